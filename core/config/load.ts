@@ -1,0 +1,102 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { z } from 'zod';
+import { configSchema, configShape, SECRET_KEYS, type Config } from './schema.js';
+
+export class ConfigError extends Error {
+  /** One line per bad key, never containing a secret value. */
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nFix these keys in the environment, .env or the config file, then start again.`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadOptions {
+  /** Defaults to process.env. */
+  env?: Record<string, string | undefined>;
+  /** JSON config file; defaults to env PALABRE_CONFIG. */
+  file?: string;
+  /** .env file to merge under the environment; defaults to ./.env when it exists. Pass null to skip. */
+  dotenvPath?: string | null;
+}
+
+const KNOWN = new Set(Object.keys(configShape));
+
+function readJsonFile(path: string, problems: string[]): Record<string, unknown> {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (err) {
+    problems.push(`config file ${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    problems.push(`config file ${path}: not valid JSON (${(err as Error).message})`);
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`config file ${path}: must hold one JSON object of KEY: value`);
+    return {};
+  }
+  const obj = parsed as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!KNOWN.has(key)) problems.push(`${key}: unknown key in ${path}`);
+  }
+  return obj;
+}
+
+/**
+ * Builds the configuration: defaults < JSON file < .env < environment.
+ * Empty strings in the environment count as unset, so `FOO=` does not fail validation.
+ * Throws ConfigError listing every bad key at once.
+ */
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const problems: string[] = [];
+  const file = opts.file ?? env.PALABRE_CONFIG;
+  const fromFile = file ? readJsonFile(resolve(file), problems) : {};
+
+  let fromDotenv: Record<string, string> = {};
+  const dotenvPath = opts.dotenvPath === undefined ? resolve('.env') : opts.dotenvPath;
+  if (dotenvPath && existsSync(dotenvPath)) fromDotenv = parseDotenv(readFileSync(dotenvPath));
+
+  const merged: Record<string, unknown> = { ...fromFile };
+  for (const source of [fromDotenv, env]) {
+    for (const [key, value] of Object.entries(source)) {
+      if (KNOWN.has(key) && value !== undefined && value !== '') merged[key] = value;
+    }
+  }
+
+  const result = configSchema.safeParse(merged);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const key = issue.path.join('.') || '(root)';
+      // zod messages may quote the received value; for secrets say only what is wrong.
+      const message = SECRET_KEYS.has(key) ? describeSecretIssue(issue) : issue.message;
+      problems.push(`${key}: ${message}`);
+    }
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
+}
+
+function describeSecretIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'too_small') return 'too short';
+  if (issue.code === 'invalid_type') return `expected ${String((issue as { expected?: string }).expected ?? 'a string')}`;
+  return 'invalid value';
+}
+
+/** A copy safe to print or serve: secrets replaced by "set" / absent. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    out[key] = SECRET_KEYS.has(key) ? (value ? '(set)' : undefined) : value;
+  }
+  return out;
+}

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { coreSection } from './sections/core.js';
+import { llmSection } from './sections/llm.js';
+import { skullSection } from './sections/skull.js';
+import { docsSection } from './sections/docs.js';
+import { correctionsSection } from './sections/corrections.js';
+import { t2Section } from './sections/t2.js';
+
+/**
+ * The one configuration schema. Each surface owns a section file; keys are environment variable
+ * names and the same names are accepted in the JSON config file. Unknown keys are ignored (the
+ * environment holds many unrelated variables), except in the JSON file where they are rejected.
+ */
+export const configShape = {
+  ...coreSection,
+  ...llmSection,
+  ...skullSection,
+  ...docsSection,
+  ...correctionsSection,
+  ...t2Section,
+};
+
+export const configSchema = z.object(configShape);
+export type Config = z.infer<typeof configSchema>;
+export type ConfigKey = keyof typeof configShape;
+
+/** Keys whose values are never printed, logged or sent to a page. */
+export const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'GEMINI_API_KEY',
+  'ADMIN_PASSWORD',
+  'SESSION_SECRET',
+  'JWT_SECRET',
+]);

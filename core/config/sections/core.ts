@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { envBool, ms, port } from './shared.js';
+
+/** Process-wide settings: HTTP, MQTT, storage, logs. */
+export const coreSection = {
+  HOST: z.string().default('127.0.0.1').describe('Interface the HTTP server listens on'),
+  PORT: port.default(3000).describe('HTTP port of `palabre serve`'),
+  PUBLIC_URL: z.string().url().optional().describe('Base URL printed and used in links (default http://HOST:PORT)'),
+  MQTT_URL: z.string().url().optional().describe('External MQTT broker (mqtt://host:port); unset = embedded broker'),
+  MQTT_EMBEDDED_PORT: port.default(1883).describe('Port of the embedded MQTT broker (aedes) when MQTT_URL is unset'),
+  MQTT_EMBEDDED_HOST: z.string().default('127.0.0.1').describe('Interface of the embedded MQTT broker'),
+  DATA_DIR: z.string().default('data').describe('Folder for the SQLite file, recordings and indexes'),
+  DB_PATH: z.string().optional().describe('SQLite file (default DATA_DIR/palabre.db)'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  LOG_FILE: z.string().optional().describe('Write JSON logs to this file instead of stdout'),
+  SHUTDOWN_TIMEOUT_MS: ms.default(5000).describe('Graceful shutdown deadline'),
+  INSPECT: z.enum(['off', 'stately']).default('off').describe('`stately` attaches @statelyai/inspect'),
+  ADMIN_PASSWORD: z.string().min(8).optional().describe('Admin login for /admin and /inspect (unset = admin pages disabled)'),
+  SESSION_SECRET: z.string().min(16).optional().describe('Cookie signing secret (default: random per process)'),
+  JWT_SECRET: z.string().min(16).optional().describe('HS256 secret for candidate tokens (default: a dev secret in DATA_DIR)'),
+  JWT_JWKS_URL: z.string().url().optional().describe('JWKS URL to verify RS256/ES256 tokens instead of JWT_SECRET'),
+  JWT_ISSUER: z.string().optional().describe('Expected `iss` of candidate tokens'),
+  TRUST_PROXY: envBool.default(false).describe('Honour X-Forwarded-* headers'),
+};

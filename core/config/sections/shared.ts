@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/**
+ * Helpers shared by the config sections. Every key is an environment variable name (UPPER_SNAKE);
+ * the optional JSON config file uses the same names.
+ */
+
+/** Booleans from the environment arrive as strings. */
+export const envBool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+export const port = z.coerce.number().int().min(0).max(65535);
+export const positiveInt = z.coerce.number().int().positive();
+export const nonNegativeInt = z.coerce.number().int().min(0);
+export const ms = z.coerce.number().int().min(0);
+export const secret = z.string().min(1).optional();

@@ -1,0 +1,76 @@
+import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type AnyActorRef, type InspectionEvent } from 'xstate';
+
+type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
+import { rootMachine, type ConversationEntry } from '../machines/root.js';
+
+export type InspectListener = (event: InspectionEvent) => void;
+
+export interface RuntimeOptions {
+  /** SimulatedClock in tests. */
+  clock?: Clock;
+}
+
+/**
+ * The one actor system of the process. Transports start a conversation here, address it by
+ * `systemId`, and stop it when their socket or device goes away (a systemId is released only when
+ * its actor is stopped). Inspection listeners (the /inspect page, metrics, Stately) subscribe here.
+ */
+export class Runtime {
+  readonly root: Actor<typeof rootMachine>;
+  private readonly listeners = new Set<InspectListener>();
+
+  constructor(opts: RuntimeOptions = {}) {
+    this.root = createActor(rootMachine, {
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      inspect: (event) => {
+        for (const listener of this.listeners) {
+          try {
+            listener(event);
+          } catch {
+            // An inspector must never break a conversation.
+          }
+        }
+      },
+    });
+    this.root.start();
+  }
+
+  /** Spawns a conversation; returns its actor. Throws if the systemId is taken. */
+  start<TLogic extends AnyActorLogic>(kind: string, systemId: string, logic: TLogic, input?: unknown): AnyActorRef {
+    if (this.get(systemId)) throw new Error(`conversation ${systemId} already exists`);
+    this.root.send({ type: 'conversation.start', systemId, kind, logic, input, at: Date.now() });
+    const ref = this.get(systemId);
+    if (!ref) throw new Error(`conversation ${systemId} did not start`);
+    return ref;
+  }
+
+  get(systemId: string): AnyActorRef | undefined {
+    return this.root.getSnapshot().context.conversations[systemId]?.ref;
+  }
+
+  stop(systemId: string): void {
+    this.root.send({ type: 'conversation.stop', systemId });
+  }
+
+  list(): Array<{ systemId: string } & ConversationEntry> {
+    return Object.entries(this.root.getSnapshot().context.conversations).map(([systemId, e]) => ({ systemId, ...e }));
+  }
+
+  /** Live conversations per machine kind (for /healthz and /metrics). */
+  countByKind(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const { kind } of this.list()) counts[kind] = (counts[kind] ?? 0) + 1;
+    return counts;
+  }
+
+  onInspect(listener: InspectListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops every conversation, then the root. */
+  shutdown(): void {
+    for (const { systemId } of this.list()) this.stop(systemId);
+    this.root.stop();
+  }
+}

@@ -1,0 +1,46 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Config } from './config/index.js';
+import type { Logger } from './log.js';
+import type { Db } from './store/db.js';
+import type { Runtime } from './runtime.js';
+import type { Metrics } from './metrics.js';
+import type { ProviderRegistry } from '../actors/llm/registry.js';
+
+/** What every surface gets when the process starts it. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  runtime: Runtime;
+  metrics: Metrics;
+  providers: ProviderRegistry;
+  /** The broker every MQTT surface connects to (embedded or MQTT_URL). */
+  mqttUrl: string;
+  /** Base URL the HTTP server is reachable at. */
+  publicUrl: string;
+}
+
+/** The HTTP server, for surfaces that add routes or WebSocket upgrades. */
+export interface HttpContext {
+  app: Express;
+  server: Server;
+}
+
+export interface RunningSurface {
+  /** Called on shutdown; must stop its actors and close its sockets. */
+  stop(): Promise<void>;
+  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. */
+  health?(): Record<string, unknown>;
+  /** URLs printed at start, e.g. { assistant: '/assistant' }. */
+  urls?: Record<string, string>;
+}
+
+/**
+ * A surface (skull, docs, corrections, t2, inspect) plugs into `palabre serve` through this.
+ * `http` is absent when the surface runs alone (e.g. `palabre skull`).
+ */
+export interface Surface {
+  name: string;
+  start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface>;
+}
