@@ -1,0 +1,43 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+/**
+ * Tests that need a Debian package (chromium, mosquitto, espeak-ng, sox) ask here. On a
+ * developer's machine without it they are skipped with the package named; with CI=true its
+ * absence fails the run, because `.ci/run` installs it.
+ *
+ *   const chromium = requireBinary('chromium', 'chromium');
+ *   describe.skipIf(!chromium.ok)(`browser (${chromium.reason})`, () => { … });
+ */
+export interface Requirement {
+  ok: boolean;
+  path: string;
+  reason: string;
+}
+
+const SEARCH_EXTRA = ['/usr/sbin', '/usr/bin', '/usr/local/bin'];
+
+export function findBinary(name: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...SEARCH_EXTRA];
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+export function requireBinary(binary: string, debianPackage: string): Requirement {
+  const path = findBinary(binary);
+  if (path) return { ok: true, path, reason: `${binary} at ${path}` };
+  const reason = `needs ${binary}: apt-get install -y ${debianPackage}`;
+  if (process.env.CI === 'true') {
+    throw new Error(`CI=true and ${reason} (.ci/run should have installed it)`);
+  }
+  return { ok: false, path: '', reason };
+}
