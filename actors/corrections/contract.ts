@@ -1,0 +1,50 @@
+/**
+ * Contract between the corrections surface (`actors/corrections/`) and its callers: the HTTP API
+ * and the T2 live session, which grades its transcript at the end and stores the production.
+ * The report's full zod schema lives in `actors/corrections/` (one source of truth); callers treat
+ * it as opaque JSON to forward.
+ */
+
+export type WrittenTask = 'EE_T1' | 'EE_T2' | 'EE_T3';
+export type OralTask = 'EO_T1' | 'EO_T2' | 'EO_T3';
+
+export interface TranscriptTurn {
+  speaker: 'candidate' | 'interlocutor';
+  text: string;
+  /** Milliseconds since the session start (optional for the HTTP API). */
+  atMs?: number;
+}
+
+export interface OralCorrectionRequest {
+  candidateId: string;
+  tache: OralTask;
+  consigne: string;
+  transcript: TranscriptTurn[];
+  /** Stored production kind; `EO_T2_LIVE` for T2 live sessions. Defaults to `tache`. */
+  kind?: string;
+  /** Extra facts stored with the production (e.g. rule-monitor counts, subject id). */
+  meta?: Record<string, unknown>;
+  /** Path of the session recording, stored with the production. */
+  audioPath?: string;
+  signal?: AbortSignal;
+}
+
+export interface WrittenCorrectionRequest {
+  candidateId: string;
+  tache: WrittenTask;
+  consigne: string;
+  texte: string;
+  signal?: AbortSignal;
+}
+
+export interface CorrectionOutcome {
+  /** Valid report (schema-checked); `detectorsOnly` says it comes from the detectors alone. */
+  report: Record<string, unknown> & { detectorsOnly?: boolean; detectorsOnlyReason?: string };
+  productionId: string;
+}
+
+export interface CorrectionService {
+  correctWritten(req: WrittenCorrectionRequest): Promise<CorrectionOutcome>;
+  /** Never rejects for a model failure: falls back to the detectors-only report. */
+  correctOral(req: OralCorrectionRequest): Promise<CorrectionOutcome>;
+}

@@ -1,0 +1,80 @@
+/**
+ * Contract between the docs assistant's core (retrieval + chat machine, `actors/docs/`,
+ * `actors/retrieval/`) and its surfaces (pages in `web/`, JSON API and CLI). The core implements
+ * `DocsAssistant`; pages and API only call it.
+ */
+
+/** Settings one answer is produced with (visitor session on /assistant, ChatConfig on /docs). */
+export interface ChatSettings {
+  model: string;
+  /** Passages retrieved. */
+  k: number;
+  /** Normalised score (0–1) under which a question is out of scope. */
+  threshold: number;
+  temperature: number;
+  maxTokens: number;
+  /** Turns of history sent to the model. */
+  historyTurns: number;
+}
+
+export interface Passage {
+  /** Stable passage id (used for citations). */
+  id: string;
+  /** Path relative to the corpus root, with `/` separators. */
+  path: string;
+  /** Heading path, e.g. "Durées de conservation › Dossier médical". */
+  section: string;
+  /** HTML anchor of the section in the rendered document (slug of the heading). */
+  anchor: string;
+  lineStart: number;
+  lineEnd: number;
+  text: string;
+  /** Normalised score in [0, 1] (see docs for its meaning). */
+  score: number;
+}
+
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface SourceRef {
+  path: string;
+  section: string;
+  /** Link that opens the document at the section in the /docs viewer. */
+  href: string;
+  anchor: string;
+}
+
+export interface ChatAnswer {
+  /** Final state of the chat machine. */
+  state: 'answered' | 'outOfScope' | 'failed';
+  /** Plain text (may contain simple Markdown); pages sanitise before rendering. */
+  answer: string;
+  outOfScope: boolean;
+  sources: SourceRef[];
+  /** Citations removed because they named no retrieved passage. */
+  flagged: string[];
+  provider: string;
+  model: string;
+  error?: string;
+}
+
+export interface DocMeta {
+  path: string;
+  title: string;
+  headings: Array<{ depth: number; text: string; anchor: string }>;
+}
+
+export interface DocsAssistant {
+  search(query: string, k: number): Passage[];
+  ask(req: { question: string; history?: ChatTurn[]; settings: ChatSettings; onDelta?: (text: string) => void; signal?: AbortSignal }): Promise<ChatAnswer>;
+  /** Default settings from configuration. */
+  defaults(): ChatSettings;
+  /** The documents of the corpus, for the viewer's navigation. */
+  documents(): DocMeta[];
+  /** Raw source of one document (path relative to the corpus root), or undefined if unknown. */
+  readDocument(path: string): { path: string; title: string; markdown: string } | undefined;
+  /** Provider name in use ("offline" when no key): pages say so. */
+  providerName(): string;
+}
