@@ -1,0 +1,154 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type Response } from 'express';
+import { html, type HtmlValue, type SafeHtml } from './html.js';
+
+export { html, escapeHtml, trusted, SafeHtml } from './html.js';
+
+/**
+ * The page shell every palabre page shares (docs assistant, T2, inspector): landmarks (header,
+ * nav, main, footer), a skip link, the site navigation, the stylesheet, and scripts only as
+ * external files from /static (the CSP forbids inline scripts, so nothing a document or a model
+ * produces can run). RGAA 4.1: one <h1> per page is the caller's job, inside `body`.
+ *
+ *   sendPage(res, renderPage({ title: 'Assistant', current: '/assistant', body: html`<h1>…</h1>`,
+ *     scripts: ['/static/chat.js'] }));
+ */
+
+export interface NavLink {
+  href: string;
+  label: string;
+  /** Lower first; ties keep registration order. */
+  order?: number;
+}
+
+const navLinks: NavLink[] = [];
+
+/** Surfaces add their entry pages at start; the nav shows what this process serves. */
+export function addNavLink(link: NavLink): void {
+  if (navLinks.some((l) => l.href === link.href)) return;
+  navLinks.push(link);
+  navLinks.sort((a, b) => (a.order ?? 50) - (b.order ?? 50));
+}
+
+export function removeNavLink(href: string): void {
+  const i = navLinks.findIndex((l) => l.href === href);
+  if (i >= 0) navLinks.splice(i, 1);
+}
+
+export function getNavLinks(): readonly NavLink[] {
+  return navLinks;
+}
+
+export interface PageOptions {
+  /** Text of <title>; " — palabre" is appended. */
+  title: string;
+  /** Page content inside <main>, starting with its <h1>. */
+  body: SafeHtml;
+  lang?: string;
+  /** Path of the current page: its nav link gets aria-current="page". */
+  current?: string;
+  /** External scripts (paths under /static), loaded as deferred modules. */
+  scripts?: string[];
+  /** Extra stylesheets after palabre.css. */
+  styles?: string[];
+  /** Shown in a status banner above the content, e.g. "offline provider in use". */
+  notice?: SafeHtml | string;
+  /** Content placed after <main> but inside <body> (e.g. an off-canvas <aside>). */
+  after?: SafeHtml;
+  /** Extra class on <body> (page-specific layout). */
+  bodyClass?: string;
+  /** Override the default navigation links. */
+  nav?: readonly NavLink[];
+}
+
+export function renderPage(opts: PageOptions): string {
+  const nav = opts.nav ?? navLinks;
+  const navItems: HtmlValue[] = nav.map((l) =>
+    l.href === opts.current
+      ? html`<li><a href="${l.href}" aria-current="page">${l.label}</a></li>`
+      : html`<li><a href="${l.href}">${l.label}</a></li>`,
+  );
+  const styles = ['/static/palabre.css', ...(opts.styles ?? [])];
+  const doc = html`<!doctype html>
+<html lang="${opts.lang ?? 'fr'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${opts.title} — palabre</title>
+${styles.map((href) => html`<link rel="stylesheet" href="${href}">
+`)}${(opts.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>
+`)}</head>
+<body${opts.bodyClass ? html` class="${opts.bodyClass}"` : ''}>
+<a class="skip-link" href="#main">Aller au contenu principal</a>
+<header class="site-header">
+<p class="site-name"><a href="/">palabre</a></p>
+${navItems.length ? html`<nav class="site-nav" aria-label="Navigation principale"><ul>${navItems}</ul></nav>` : ''}
+</header>
+${opts.notice ? html`<div class="notice" role="status">${opts.notice}</div>
+` : ''}<main id="main" tabindex="-1">
+${opts.body}
+</main>
+${opts.after ?? ''}
+<footer class="site-footer"><p>palabre — conversations IA en statecharts XState</p></footer>
+</body>
+</html>
+`;
+  return doc.value;
+}
+
+/**
+ * The pages' Content-Security-Policy: no inline script, no eval, no plugin, same-origin only.
+ * Inline styles stay forbidden too (style attributes included), so sanitised documents cannot
+ * restyle the page. `connectExtra` lets a page add e.g. a WebSocket origin.
+ */
+export function pageCsp(connectExtra: string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src ${["'self'", ...connectExtra].join(' ')}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Sends a rendered page with the strict CSP and no caching of personalised content. */
+export function sendPage(res: Response, page: string, status = 200, csp = pageCsp()): void {
+  res.status(status);
+  res.set('Content-Type', 'text/html; charset=utf-8');
+  res.set('Content-Security-Policy', csp);
+  res.set('X-Content-Type-Options', 'nosniff');
+  res.set('Referrer-Policy', 'same-origin');
+  res.set('Cache-Control', 'no-store');
+  res.send(page);
+}
+
+/** web/static, from the sources (tsx) or next to the compiled dist/web. */
+export function staticDir(): string {
+  const here = fileURLToPath(new URL('./static', import.meta.url));
+  if (existsSync(here)) return here;
+  return fileURLToPath(new URL('../../web/static', import.meta.url));
+}
+
+const mounted = new WeakSet<Express>();
+
+/** Serves web/static under /static once per app (several surfaces may ask). */
+export function mountStatic(app: Express): void {
+  if (mounted.has(app)) return;
+  mounted.add(app);
+  app.use(
+    '/static',
+    express.static(staticDir(), {
+      index: false,
+      fallthrough: true,
+      setHeaders: (res) => {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Cache-Control', 'no-cache');
+      },
+    }),
+  );
+}
