@@ -1,0 +1,14 @@
+import type { Surface } from './surface.js';
+
+/**
+ * The surfaces `palabre serve` starts, in this order (and stops in reverse order).
+ * Each entry is a lazy import so that nothing a surface needs is loaded by commands that do not
+ * start it (`palabre skull` on a Pi must not pull in the web server).
+ *
+ * Surface engineers: add ONE line for your surface, e.g.
+ *   () => import('../transports/mqtt/skullSurface.js').then((m) => m.skullSurface),
+ */
+export type SurfaceLoader = () => Promise<Surface>;
+
+export const surfaces: SurfaceLoader[] = [
+];
