@@ -1,0 +1,83 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { loadMachine, machineNames } from '../../core/machines.js';
+import { chartOf, type Chart } from '../../actors/statecharts/chart.js';
+import { toMermaid } from '../../actors/statecharts/mermaid.js';
+import { toScxml } from '../../actors/statecharts/scxml.js';
+import { chartToSvg } from '../../actors/statecharts/svg.js';
+import { EXIT, processIo, type CliIo } from '../io.js';
+
+const USAGE = `usage: palabre machines [--format json|mermaid|scxml|svg] [--out DIR] [name…]
+Exports the registered statecharts (all of them when no name is given).
+Machines: ${machineNames().join(', ')}
+With --out, writes one file per machine (<name>.json|.mmd|.scxml|.svg) instead of printing.`;
+
+const FORMATS = ['json', 'mermaid', 'scxml', 'svg'] as const;
+const Format = z.enum(FORMATS);
+type Format = z.infer<typeof Format>;
+const EXT: Record<Format, string> = { json: 'json', mermaid: 'mmd', scxml: 'scxml', svg: 'svg' };
+
+async function render(chart: Chart, format: Format): Promise<string> {
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(chart, null, 2)}\n`;
+    case 'mermaid':
+      return toMermaid(chart);
+    case 'scxml':
+      return toScxml(chart);
+    case 'svg':
+      return `${await chartToSvg(chart)}\n`;
+  }
+}
+
+export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: { format: { type: 'string'; short: 'f' }; out: { type: 'string'; short: 'o' }; help: { type: 'boolean'; short: 'h' } }; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { format: { type: 'string', short: 'f' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    io.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (parsed.values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const format = Format.safeParse(parsed.values.format ?? 'json');
+  if (!format.success) {
+    io.stderr.write(`--format must be one of ${FORMATS.join(', ')}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  const names = parsed.positionals.length > 0 ? parsed.positionals : machineNames();
+  const unknown = names.filter((n) => !machineNames().includes(n));
+  if (unknown.length > 0) {
+    io.stderr.write(`unknown machine(s): ${unknown.join(', ')}. Known: ${machineNames().join(', ')}\n`);
+    return EXIT.usage;
+  }
+  const outDir = parsed.values.out;
+  if (outDir) mkdirSync(outDir, { recursive: true });
+  const printed: string[] = [];
+  for (const name of names) {
+    const machine = await loadMachine(name);
+    if (!machine) continue;
+    const text = await render(chartOf(name, machine), format.data);
+    if (outDir) {
+      const file = join(outDir, `${name}.${EXT[format.data]}`);
+      writeFileSync(file, text);
+      io.stderr.write(`wrote ${file}\n`);
+    } else if (format.data === 'json' && names.length > 1) {
+      printed.push(text.trim());
+    } else {
+      io.stdout.write(names.length > 1 ? `%% ${name}\n${text}\n` : text);
+    }
+  }
+  // Several machines as JSON: one valid JSON array rather than concatenated objects.
+  if (printed.length > 0) io.stdout.write(`[\n${printed.join(',\n')}\n]\n`);
+  return EXIT.ok;
+}

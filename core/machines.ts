@@ -1,0 +1,21 @@
+import type { AnyStateMachine } from 'xstate';
+
+/**
+ * Every production statechart of palabre, by name. `palabre machines`, the docs images and the
+ * /inspect page read this list; the model-based coverage report checks it covers every machine.
+ * Lazy so that exporting one machine does not load the others' modules.
+ */
+export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> = {
+  root: () => import('../machines/root.js').then((m) => m.rootMachine),
+  llmCall: () => import('../machines/llmCall.js').then((m) => m.llmCallMachine),
+  breaker: () => import('../machines/breaker.js').then((m) => m.breakerMachine),
+};
+
+export function machineNames(): string[] {
+  return Object.keys(MACHINES);
+}
+
+export async function loadMachine(name: string): Promise<AnyStateMachine | undefined> {
+  const load = Object.hasOwn(MACHINES, name) ? MACHINES[name] : undefined;
+  return load ? load() : undefined;
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { DOMParser } from '@xmldom/xmldom';
+import { setup, fromPromise } from 'xstate';
+import { chartOf, allNodes, type Chart } from '../../actors/statecharts/chart.js';
+import { machineFromChart } from '../../actors/statecharts/fromChart.js';
+import { toScxml, SCXML_NS } from '../../actors/statecharts/scxml.js';
+import { toMermaid } from '../../actors/statecharts/mermaid.js';
+import { chartToSvg } from '../../actors/statecharts/svg.js';
+import { MACHINES, loadMachine } from '../../core/machines.js';
+import { run } from '../../cli/commands/machines.js';
+
+/** A machine with every construct the exporters must carry: nesting, parallel, final, guards, delays, invokes, always. */
+const sample = setup({
+  actors: { fetcher: fromPromise(async () => 1) },
+  guards: { ready: () => true },
+  delays: { patience: 300 },
+  actions: { note: () => undefined },
+}).createMachine({
+  id: 'sample',
+  initial: 'idle',
+  states: {
+    idle: { on: { go: { target: 'working', guard: 'ready', actions: 'note' } }, after: { patience: 'done', 1000: 'idle' } },
+    working: {
+      type: 'parallel',
+      invoke: { src: 'fetcher', onDone: 'done', onError: 'idle' },
+      states: {
+        left: { initial: 'a', states: { a: { on: { step: 'b' } }, b: { always: 'c' }, c: { type: 'final' } } },
+        right: { initial: 'x', states: { x: {} } },
+      },
+    },
+    done: { type: 'final' },
+  },
+});
+
+async function allCharts(): Promise<Chart[]> {
+  const charts = [chartOf('sample', sample)];
+  for (const name of Object.keys(MACHINES)) charts.push(chartOf(name, (await loadMachine(name))!));
+  return charts;
+}
+
+describe('statechart export', () => {
+  it('JSON export round-trips: the machine rebuilt from it has the same structure', async () => {
+    for (const chart of await allCharts()) {
+      const json = JSON.parse(JSON.stringify(chart)) as Chart;
+      const rebuilt = chartOf(chart.name, machineFromChart(json));
+      expect(rebuilt, chart.name).toEqual(chart);
+    }
+  });
+
+  it('the chart carries nested and parallel states, guards, delays, invokes and always', () => {
+    const chart = chartOf('sample', sample);
+    const types = Object.fromEntries(allNodes(chart).map((n) => [n.id, n.type]));
+    expect(types['sample.working']).toBe('parallel');
+    expect(types['sample.working.left.c']).toBe('final');
+    const labels = chart.transitions.map((t) => t.label);
+    expect(labels).toEqual(expect.arrayContaining(['go [ready]', 'after patience', 'after 1000ms', 'done: fetcher', 'error: fetcher', 'always', 'step']));
+    expect(allNodes(chart).find((n) => n.id === 'sample.working')?.invokes).toEqual([{ id: expect.any(String), src: 'fetcher' }]);
+  });
+
+  it('SCXML follows the W3C structure: elements, unique ids, resolvable targets and initials', async () => {
+    const allowed: Record<string, string[]> = {
+      scxml: ['state', 'parallel', 'final'],
+      state: ['state', 'parallel', 'final', 'transition', 'invoke'],
+      parallel: ['state', 'parallel', 'transition', 'invoke'],
+      final: [],
+    };
+    for (const chart of await allCharts()) {
+      const doc = new DOMParser({ onError: (level, msg) => { throw new Error(`${level}: ${msg}`); } }).parseFromString(toScxml(chart), 'text/xml');
+      const root = doc.documentElement!;
+      expect(root.localName).toBe('scxml');
+      expect(root.namespaceURI).toBe(SCXML_NS);
+      expect(root.getAttribute('version')).toBe('1.0');
+      const ids = new Set<string>();
+      const transitions: Array<{ targets: string[] }> = [];
+      const initials: Array<{ parent: string; initial: string; children: string[] }> = [];
+      const walk = (el: Element): void => {
+        const kids = Array.from(el.childNodes).filter((n): n is Element => n.nodeType === 1);
+        for (const kid of kids) {
+          expect(allowed[el.localName] ?? [], `${kid.localName} inside ${el.localName}`).toContain(kid.localName);
+          if (['state', 'parallel', 'final'].includes(kid.localName)) {
+            const id = kid.getAttribute('id')!;
+            expect(ids.has(id), `duplicate id ${id}`).toBe(false);
+            ids.add(id);
+          }
+          if (kid.localName === 'transition') transitions.push({ targets: (kid.getAttribute('target') ?? '').split(/\s+/).filter(Boolean) });
+          if (kid.localName === 'state' && kid.getAttribute('initial')) {
+            initials.push({
+              parent: kid.getAttribute('id')!,
+              initial: kid.getAttribute('initial')!,
+              children: Array.from(kid.childNodes).filter((n): n is Element => n.nodeType === 1).map((c) => c.getAttribute('id') ?? ''),
+            });
+          }
+          walk(kid);
+        }
+      };
+      walk(root);
+      expect(ids.size, chart.name).toBe(allNodes(chart).length);
+      expect(transitions.length, chart.name).toBe(chart.transitions.length);
+      for (const t of transitions) for (const target of t.targets) expect(ids.has(target), `target ${target}`).toBe(true);
+      for (const i of initials) expect(i.children, `initial of ${i.parent}`).toContain(i.initial);
+      expect(ids.has(root.getAttribute('initial')!)).toBe(true);
+    }
+  });
+
+  it('Mermaid text declares every state and every transition', async () => {
+    for (const chart of await allCharts()) {
+      const text = toMermaid(chart);
+      expect(text.startsWith('stateDiagram-v2\n')).toBe(true);
+      const arrows = text.split('\n').filter((l) => / --> /.test(l) && !l.includes('[*]'));
+      expect(arrows.length, chart.name).toBe(chart.transitions.reduce((n, t) => n + Math.max(1, t.targets.length), 0));
+      for (const node of allNodes(chart)) expect(text).toContain(`"${node.key}"`);
+    }
+  });
+
+  it('SVG draws every state as an addressable group', async () => {
+    const chart = chartOf('sample', sample);
+    const svg = await chartToSvg(chart);
+    for (const node of allNodes(chart)) expect(svg).toContain(`data-state-id="${node.id}"`);
+    expect(svg).toContain('invoke fetcher');
+    expect(svg).toContain('go [ready]');
+  });
+
+  it('`palabre machines` prints every machine in each format and rejects bad arguments', async () => {
+    const capture = () => {
+      let out = '';
+      let err = '';
+      return {
+        io: { stdout: { write: (s: string) => ((out += s), true) }, stderr: { write: (s: string) => ((err += s), true) }, env: {} } as unknown as Parameters<typeof run>[1],
+        out: () => out,
+        err: () => err,
+      };
+    };
+    const json = capture();
+    expect(await run(['--format', 'json'], json.io)).toBe(0);
+    const parsed = JSON.parse(json.out()) as Chart[];
+    expect(parsed.map((c) => c.name).sort()).toEqual(Object.keys(MACHINES).sort());
+    const scxml = capture();
+    expect(await run(['--format', 'scxml', 'llmCall'], scxml.io)).toBe(0);
+    expect(scxml.out()).toContain('<scxml');
+    const bad = capture();
+    expect(await run(['--format', 'png'], bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/--format must be one of/);
+    const unknown = capture();
+    expect(await run(['nope'], unknown.io)).toBe(2);
+    expect(unknown.err()).toMatch(/unknown machine/);
+  });
+});
