@@ -1,0 +1,76 @@
+import { stemmer as frenchStem } from '@orama/stemmers/french';
+import { stemmer as englishStem } from '@orama/stemmers/english';
+import { translate } from './glossary.js';
+import { ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, isStopWord } from './stopwords.js';
+
+/**
+ * Text analysis shared by the index and the queries: NFD diacritics folding, lower case, stop
+ * words, Snowball stemming (French or English). Folding happens BEFORE stemming on both sides, so
+ * "donnees" typed without accents meets "données" in the corpus.
+ */
+export type Lang = 'fr' | 'en';
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** Lower case without diacritics ("Sécurité" → "securite"); ligatures expanded. */
+export function fold(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/œ/gi, 'oe')
+    .replace(/æ/gi, 'ae')
+    .toLowerCase();
+}
+
+/** Folded words, stop words included (used for language detection and sentence scoring). */
+export function words(text: string): string[] {
+  return fold(text).match(WORD) ?? [];
+}
+
+export function stem(word: string, lang: Lang): string {
+  return lang === 'fr' ? frenchStem(word) : englishStem(word);
+}
+
+/** French or English, by which language's stop words are more frequent. Ties go to French. */
+export function detectLang(text: string): Lang {
+  let fr = 0;
+  let en = 0;
+  for (const w of words(text.slice(0, 20_000))) {
+    if (FRENCH_STOP_WORDS.has(w)) fr++;
+    if (ENGLISH_STOP_WORDS.has(w)) en++;
+  }
+  return en > fr ? 'en' : 'fr';
+}
+
+/** Index terms of a passage written in `lang` (stop words and 1-letter tokens dropped). */
+export function analyzeText(text: string, lang: Lang): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (w.length < 2 || isStopWord(w)) continue;
+    out.push(stem(w, lang));
+  }
+  return out;
+}
+
+/** One word of a query with the index terms it may match (French and English stems). */
+export interface QueryToken {
+  word: string;
+  variants: string[];
+}
+
+/**
+ * Query analysis: the language of a question is not trusted to be the corpus's (a French question
+ * on English MCP pages is in the eval set), so each word carries both stems; duplicates collapse.
+ */
+export function analyzeQuery(query: string): QueryToken[] {
+  const seen = new Set<string>();
+  const tokens: QueryToken[] = [];
+  for (const w of words(query)) {
+    if (w.length < 2 || isStopWord(w) || seen.has(w)) continue;
+    seen.add(w);
+    const own = [stem(w, 'fr'), stem(w, 'en')];
+    const variants = [...new Set([...own, ...translate(own)])];
+    tokens.push({ word: w, variants });
+  }
+  return tokens;
+}

@@ -1,0 +1,117 @@
+import { marked, type Token, type Tokens } from 'marked';
+import { createSlugger } from '../docs/slug.js';
+
+/**
+ * Splits one Markdown/MDX document into sections with heading paths, anchors and line ranges.
+ * The marked lexer is used (the viewer renders with marked too) so that fenced code, setext
+ * headings and HTML blocks are seen exactly as the viewer sees them.
+ */
+export interface Heading {
+  depth: number;
+  /** Heading as plain text. */
+  text: string;
+  anchor: string;
+  line: number;
+}
+
+export interface Section {
+  /** Heading path from the top, e.g. ["Fiche n°14", "Durées"]; empty before the first heading. */
+  path: string[];
+  anchor: string;
+  lineStart: number;
+  lineEnd: number;
+  /** Blocks of plain text with their first line, to cut long sections at block boundaries. */
+  blocks: Array<{ text: string; lineStart: number; lineEnd: number }>;
+}
+
+export interface ParsedDocument {
+  title: string;
+  headings: Heading[];
+  sections: Section[];
+}
+
+const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+function countLines(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+/** Inline Markdown/HTML to plain text: links keep their label, emphasis and tags go. */
+export function plainText(md: string): string {
+  return md
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__|\*|_|~~|`)/g, '')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function tokenText(token: Token): string {
+  switch (token.type) {
+    case 'space':
+    case 'hr':
+      return '';
+    case 'code':
+      return token.text;
+    case 'table': {
+      const table = token as Tokens.Table;
+      const header = table.header.map((c) => c.text).join(' | ');
+      const rows = table.rows.map((r) => r.map((c) => c.text).join(' | ')).join('\n');
+      return plainText(`${header}\n${rows}`);
+    }
+    default:
+      return plainText(token.raw);
+  }
+}
+
+/** Parses a document; `fallbackTitle` (the file name) is used when it has no title or H1. */
+export function parseMarkdown(source: string, fallbackTitle: string): ParsedDocument {
+  let body = source.replace(/^\uFEFF/, '');
+  let line = 1;
+  let title: string | undefined;
+  const fm = FRONT_MATTER.exec(body);
+  if (fm) {
+    const t = /^title:\s*["']?(.*?)["']?\s*$/m.exec(fm[1] ?? '');
+    if (t?.[1]) title = t[1];
+    line += countLines(fm[0]);
+    body = body.slice(fm[0].length);
+  }
+
+  const slug = createSlugger();
+  const headings: Heading[] = [];
+  const sections: Section[] = [];
+  const stack: string[] = [];
+  let current: Section = { path: [], anchor: '', lineStart: line, lineEnd: line, blocks: [] };
+  sections.push(current);
+
+  for (const token of marked.lexer(body)) {
+    const start = line;
+    const rawLines = countLines(token.raw);
+    line += rawLines;
+    if (token.type === 'heading') {
+      const text = plainText(token.text);
+      const anchor = slug(token.text);
+      headings.push({ depth: token.depth, text, anchor, line: start });
+      if (!title && token.depth === 1) title = text;
+      stack.length = Math.min(stack.length, token.depth - 1);
+      while (stack.length < token.depth - 1) stack.push('');
+      stack.push(text);
+      current = { path: stack.filter(Boolean), anchor, lineStart: start, lineEnd: start, blocks: [] };
+      sections.push(current);
+      continue;
+    }
+    const text = tokenText(token);
+    if (!text) continue;
+    // A block's last line: trailing newlines of raw are separators, not content.
+    const end = start + countLines(token.raw.replace(/\n+$/, ''));
+    current.blocks.push({ text, lineStart: start, lineEnd: end });
+    current.lineEnd = end;
+  }
+  return { title: title ?? fallbackTitle, headings, sections: sections.filter((s) => s.blocks.length > 0) };
+}

@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Logger } from '../../core/log.js';
+import { analyzeQuery } from './analyze.js';
+import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
+import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
+import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
+
+/**
+ * The corpus as the assistant sees it: documents, passages, the BM25 index, optional vectors.
+ * Persisted as one JSON file under DATA_DIR/index/ and brought up to date with the files at start
+ * (mtime+size, then content hash) and, while serving, on fs.watch events.
+ */
+export interface ScoredPassage extends PassageRecord {
+  /** Normalised score in [0, 1] (coverage.ts). */
+  score: number;
+}
+
+export interface SyncReport {
+  added: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  passages: number;
+  ms: number;
+}
+
+export type SyncProgress = (done: number, total: number, path: string) => void;
+
+export interface RetrieverOptions {
+  root: string;
+  /** Where the index file lives; unset = in memory only. */
+  dataDir?: string;
+  logger?: Logger;
+  embedder?: Embedder;
+}
+
+/** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
+const FORMAT = 3;
+/** Candidates each ranker contributes before fusion or cut to k. */
+const CANDIDATES = 50;
+
+interface Stored {
+  format: number;
+  root: string;
+  embeddingModel?: string;
+  docs: DocRecord[];
+  lexical: LexicalIndexJSON;
+  vectors?: Array<[string, string]>;
+}
+
+export class Retriever {
+  readonly root: string;
+  private readonly file: string | undefined;
+  private readonly logger: Logger | undefined;
+  private readonly embedder: Embedder | undefined;
+  private docs = new Map<string, DocRecord>();
+  private passages = new Map<string, PassageRecord>();
+  private lexical = new LexicalIndex();
+  private vectors = new Map<string, Float32Array>();
+  private watcher: FSWatcher | undefined;
+  private syncing: Promise<SyncReport> | undefined;
+
+  constructor(opts: RetrieverOptions) {
+    this.root = resolve(opts.root);
+    this.logger = opts.logger;
+    this.embedder = opts.embedder;
+    if (opts.dataDir) {
+      const key = createHash('sha256').update(this.root).digest('hex').slice(0, 12);
+      this.file = join(resolve(opts.dataDir), 'index', `docs-${key}.json`);
+    }
+  }
+
+  get indexFile(): string | undefined {
+    return this.file;
+  }
+
+  get passageCount(): number {
+    return this.passages.size;
+  }
+
+  get hybrid(): boolean {
+    return this.embedder !== undefined;
+  }
+
+  /** Loads the stored index if it matches this corpus and format; false when absent or stale. */
+  load(): boolean {
+    if (!this.file || !existsSync(this.file)) return false;
+    try {
+      const stored = JSON.parse(readFileSync(this.file, 'utf8')) as Stored;
+      if (stored.format !== FORMAT || stored.root !== this.root) return false;
+      const passages = stored.docs.flatMap((d) => d.passages);
+      this.lexical = LexicalIndex.fromJSON(stored.lexical, passages);
+      this.docs = new Map(stored.docs.map((d) => [d.path, d]));
+      this.passages = new Map(passages.map((p) => [p.id, p]));
+      if (this.embedder && stored.embeddingModel === this.embedder.model && stored.vectors) {
+        this.vectors = new Map(stored.vectors.map(([id, b64]) => [id, vectorFromBase64(b64)]));
+      }
+      return true;
+    } catch (err) {
+      this.logger?.warn({ err, file: this.file }, 'docs index unreadable, rebuilding');
+      return false;
+    }
+  }
+
+  save(): void {
+    if (!this.file) return;
+    const stored: Stored = {
+      format: FORMAT,
+      root: this.root,
+      docs: [...this.docs.values()],
+      lexical: this.lexical.toJSON(),
+      ...(this.embedder ? { embeddingModel: this.embedder.model, vectors: [...this.vectors].map(([id, v]) => [id, vectorToBase64(v)] as [string, string]) } : {}),
+    };
+    mkdirSync(dirname(this.file), { recursive: true });
+    // Write then rename: a crash mid-write leaves the previous index, never half a file.
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(stored));
+    renameSync(tmp, this.file);
+  }
+
+  /** Brings the index up to date with the files; concurrent calls share one run. */
+  sync(onProgress?: SyncProgress): Promise<SyncReport> {
+    if (!this.syncing) {
+      this.syncing = this.doSync(onProgress).finally(() => {
+        this.syncing = undefined;
+      });
+    }
+    return this.syncing;
+  }
+
+  private async doSync(onProgress?: SyncProgress): Promise<SyncReport> {
+    const t0 = performance.now();
+    const files = listCorpusFiles(this.root);
+    const seen = new Set<string>();
+    const report: SyncReport = { added: 0, updated: 0, removed: 0, unchanged: 0, passages: 0, ms: 0 };
+    const fresh: PassageRecord[] = [];
+    let done = 0;
+    for (const f of files) {
+      seen.add(f.path);
+      const old = this.docs.get(f.path);
+      if (old && old.mtimeMs === f.mtimeMs && old.size === f.size) {
+        report.unchanged++;
+      } else {
+        const source = readFileSync(f.abs, 'utf8');
+        if (old && old.hash === hashContent(source)) {
+          this.docs.set(f.path, { ...old, mtimeMs: f.mtimeMs, size: f.size });
+          report.unchanged++;
+        } else {
+          if (old) this.dropDoc(old);
+          const doc = ingestSource(f.path, source, f);
+          this.docs.set(doc.path, doc);
+          for (const p of doc.passages) this.passages.set(p.id, p);
+          this.lexical.add(doc.passages);
+          fresh.push(...doc.passages);
+          if (old) report.updated++;
+          else report.added++;
+        }
+      }
+      onProgress?.(++done, files.length, f.path);
+    }
+    for (const doc of [...this.docs.values()]) {
+      if (!seen.has(doc.path)) {
+        this.dropDoc(doc);
+        this.docs.delete(doc.path);
+        report.removed++;
+      }
+    }
+    if (this.embedder) {
+      const missing = [...this.passages.values()].filter((p) => !this.vectors.has(p.id));
+      if (missing.length > 0) {
+        const vecs = await this.embedder.embed(missing.map((p) => `${p.section}\n${p.text}`));
+        missing.forEach((p, i) => this.vectors.set(p.id, vecs[i]!));
+      }
+    }
+    report.passages = this.passages.size;
+    report.ms = performance.now() - t0;
+    if (report.added + report.updated + report.removed > 0 || fresh.length > 0) this.save();
+    return report;
+  }
+
+  private dropDoc(doc: DocRecord): void {
+    const ids = doc.passages.map((p) => p.id);
+    this.lexical.remove(ids);
+    for (const id of ids) {
+      this.passages.delete(id);
+      this.vectors.delete(id);
+    }
+  }
+
+  /** Lexical (BM25) top k with normalised scores; synchronous, used by /api/search and the bench. */
+  search(query: string, k: number): ScoredPassage[] {
+    const { hits } = this.lexical.search(query, Math.max(k, 1));
+    return hits.slice(0, k).map((h) => ({ ...this.passages.get(h.id)!, score: h.score }));
+  }
+
+  /**
+   * Hybrid when an embedder is configured: BM25 and cosine rankings fused by reciprocal rank.
+   * The score stays the lexical coverage of each fused passage, so the guard means the same thing
+   * with or without embeddings.
+   */
+  async retrieve(query: string, k: number, signal?: AbortSignal): Promise<ScoredPassage[]> {
+    if (!this.embedder || this.vectors.size === 0) return this.search(query, k);
+    const { hits, tokens } = this.lexical.search(query, CANDIDATES);
+    const [qv] = await this.embedder.embed([query], signal);
+    const dense = [...this.vectors]
+      .map(([id, v]) => ({ id, cos: dot(qv!, v) }))
+      .sort((a, b) => b.cos - a.cos)
+      .slice(0, CANDIDATES)
+      .map((d) => d.id);
+    const lexScore = new Map(hits.map((h) => [h.id, h.score]));
+    const q = tokens.length > 0 ? tokens : analyzeQuery(query);
+    return reciprocalRankFusion([hits.map((h) => h.id), dense])
+      .slice(0, k)
+      .filter((f) => this.passages.has(f.id))
+      .map((f) => ({ ...this.passages.get(f.id)!, score: lexScore.get(f.id) ?? this.lexical.scorePassage(q, f.id) }));
+  }
+
+  documents(): DocRecord[] {
+    return [...this.docs.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  document(path: string): DocRecord | undefined {
+    return this.docs.get(path);
+  }
+
+  passage(id: string): PassageRecord | undefined {
+    return this.passages.get(id);
+  }
+
+  /**
+   * Re-syncs when files change while serving. Events are coalesced (an editor's save is several
+   * events); `debounceMs` is passed in so tests can drive it with fake timers.
+   */
+  watch(opts: { debounceMs?: number; onSync?: (r: SyncReport) => void } = {}): () => void {
+    if (this.watcher) return () => this.unwatch();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      this.watcher = watch(this.root, { recursive: true }, () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.sync()
+            .then((r) => {
+              if (r.added + r.updated + r.removed > 0) this.logger?.info({ ...r }, 'docs index updated');
+              opts.onSync?.(r);
+            })
+            .catch((err: unknown) => this.logger?.error({ err }, 'docs index update failed'));
+        }, opts.debounceMs ?? 300);
+      });
+      this.watcher.on('error', (err) => this.logger?.warn({ err }, 'docs watcher error'));
+    } catch (err) {
+      this.logger?.warn({ err }, 'cannot watch the corpus; changes are picked up at next start');
+    }
+    return () => {
+      clearTimeout(timer);
+      this.unwatch();
+    };
+  }
+
+  private unwatch(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+}
