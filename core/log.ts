@@ -9,26 +9,36 @@ export type { Logger } from 'pino';
 export const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'api_key', '*.api_key', 'key', '*.key',
   'token', '*.token', 'jwt', '*.jwt', 'password', '*.password', 'secret', '*.secret',
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'req.headers.authorization', 'req.headers.cookie', 'headers["x-api-key"]', '*.headers["x-api-key"]',
+  'authorization', '*.authorization', 'Authorization', '*.Authorization', '*.headers.authorization', '*.headers.Authorization',
+  'req.headers.authorization', 'req.headers.Authorization', 'request.headers.authorization',
+  'req.headers.cookie', 'headers["x-api-key"]', '*.headers["x-api-key"]',
   'headers["x-goog-api-key"]', '*.headers["x-goog-api-key"]', 'cookie', '*.cookie',
   'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'JWT_SECRET', 'SESSION_SECRET', 'ADMIN_PASSWORD',
   '*.OPENAI_API_KEY', '*.ANTHROPIC_API_KEY', '*.GEMINI_API_KEY', '*.JWT_SECRET', '*.SESSION_SECRET', '*.ADMIN_PASSWORD',
 ];
 
-/** Tokens that may hide inside free text (URLs with ?key=, ?token=, bearer strings, JWTs). */
+/** Tokens that may hide inside free text (URLs with ?key=, ?token=, bearer strings, JWTs, API keys). */
 const TEXT_SECRETS: Array<[RegExp, string]> = [
-  [/([?&](?:key|token|api_key|access_token)=)[^&\s"']+/gi, '$1[redacted]'],
-  [/(Bearer\s+)[A-Za-z0-9._~+/=-]+/g, '$1[redacted]'],
+  // Backslash excluded so that a match never eats the escape of a JSON-quoted character.
+  [/([?&](?:key|token|api_key|apikey|access_token|jwt)=)[^&\s"'\\]+/gi, '$1[redacted]'],
+  [/\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{6,}/gi, '$1[redacted]'],
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, '[redacted-jwt]'],
-  [/\b(sk-(?:ant-)?[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,})/g, '[redacted-key]'],
+  [/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,})/g, '[redacted-key]'],
 ];
+
+/** In a serialized JSON line: the value of any header- or key-like field, at any depth. */
+const JSON_SECRET_FIELDS = /("(?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api[-_]?key|cookie|set-cookie)"\s*:\s*")((?:[^"\\]|\\.)*)"/gi;
 
 /** Removes secrets embedded in a free-text string (error messages, URLs). */
 export function redactText(text: string): string {
   let out = text;
   for (const [re, replacement] of TEXT_SECRETS) out = out.replace(re, replacement);
   return out;
+}
+
+/** Redacts a whole serialized log line: free-text secrets and header-like fields at any depth. */
+export function redactLine(line: string): string {
+  return redactText(line).replace(JSON_SECRET_FIELDS, (_m, head: string, value: string) => (value === '[redacted]' ? `${head}${value}"` : `${head}[redacted]"`));
 }
 
 export interface LogOptions {
@@ -38,6 +48,11 @@ export interface LogOptions {
   name?: string;
 }
 
+/**
+ * pino JSON lines. Two layers keep secrets out: `redact` paths for known fields (fast, structural),
+ * then the `streamWrite` hook scrubs the serialized line, which also covers messages, error
+ * stacks and free-text fields at any depth (e.g. a provider error quoting a URL with ?key=).
+ */
 export function createLogger(opts: LogOptions = {}): Logger {
   const destination =
     typeof opts.destination === 'string'
@@ -48,25 +63,7 @@ export function createLogger(opts: LogOptions = {}): Logger {
       name: opts.name ?? 'palabre',
       level: opts.level ?? 'info',
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      formatters: {
-        log(object) {
-          // Error messages and URLs can carry keys (e.g. Gemini's ?key=): scrub free text too.
-          if (typeof object.msg === 'string') object.msg = redactText(object.msg);
-          const err = object.err as { message?: unknown; stack?: unknown } | undefined;
-          if (err && typeof err === 'object') {
-            if (typeof err.message === 'string') err.message = redactText(err.message);
-            if (typeof err.stack === 'string') err.stack = redactText(err.stack);
-          }
-          if (typeof object.url === 'string') object.url = redactText(object.url);
-          return object;
-        },
-      },
-      hooks: {
-        logMethod(args, method) {
-          const redacted = args.map((a) => (typeof a === 'string' ? redactText(a) : a)) as typeof args;
-          method.apply(this, redacted);
-        },
-      },
+      hooks: { streamWrite: redactLine },
     },
     destination,
   );

@@ -68,8 +68,9 @@ export class Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stops every conversation, then the root. */
+  /** Stops every conversation, then the root. Calling it again does nothing. */
   shutdown(): void {
+    if (this.root.getSnapshot().status === 'stopped') return;
     for (const { systemId } of this.list()) this.stop(systemId);
     this.root.stop();
   }

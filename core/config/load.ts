@@ -36,8 +36,9 @@ function readJsonFile(path: string, problems: string[]): Record<string, unknown>
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
-  } catch (err) {
-    problems.push(`config file ${path}: not valid JSON (${(err as Error).message})`);
+  } catch {
+    // V8's message quotes the text around the error, which may be a secret: say only where.
+    problems.push(`config file ${path}: not valid JSON`);
     return {};
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

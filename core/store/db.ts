@@ -65,7 +65,7 @@ export function migrate(db: Db, migrations: Migration[], logger?: Logger): numbe
       else m.up(db);
       record.run(m.version, m.name);
     })();
-    logger?.info({ version: m.version, name: m.name }, 'migration applied');
+    logger?.info({ version: m.version, migration: m.name }, 'migration applied');
   }
   return pending.map((m) => m.version);
 }

@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../../core/config/index.js';
+import { EXIT, processIo, type CliIo } from '../io.js';
+
+const USAGE = `usage: palabre serve [--config FILE]
+Runs every surface in one process. Configuration: environment, .env, JSON file (--config or PALABRE_CONFIG).`;
+
+/** Lines printed once the process serves: one per surface with its URLs. */
+export function readyLines(version: string, urls: Record<string, Record<string, string>>, providers: Record<string, string>, mqttMode: string): string[] {
+  const offline = Object.entries(providers).filter(([, p]) => p === 'offline').map(([s]) => s);
+  const head = offline.length === 0
+    ? `palabre ${version} is serving`
+    : `palabre ${version} is serving — offline provider (deterministic, no network) for: ${offline.join(', ')}`;
+  const width = Math.max(8, ...Object.keys(urls).map((k) => k.length));
+  const lines = [head];
+  for (const [surface, map] of Object.entries(urls)) {
+    const parts = Object.entries(map).map(([key, url]) => (key === surface ? url : `${key} ${url}`));
+    if (surface === 'mqtt') parts.push(`(${mqttMode})`);
+    lines.push(`  ${surface.padEnd(width)}  ${parts.join('   ')}`);
+  }
+  return lines;
+}
+
+/**
+ * `palabre serve` (what `npm start` runs). Exit codes: 0 after a clean SIGINT/SIGTERM shutdown,
+ * 2 for invalid configuration or a busy port (one line naming the variable to change),
+ * 1 when a surface failed or the shutdown deadline was reached.
+ */
+export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
+  let values: { config?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    io.stderr.write(`palabre serve: ${(err as Error).message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig({ env: io.env, ...(values.config ? { file: values.config } : {}) });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`palabre: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+
+  // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
+  const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');
+  const { VERSION } = await import('../../core/version.js');
+
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({ config });
+  } catch (err) {
+    if (err instanceof StartupError) {
+      io.stderr.write(`${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+  const { logger } = server.ctx;
+  const providers = providersPerSurface(server.ctx);
+  io.stdout.write(`${readyLines(VERSION, server.urls, providers, server.mqttMode).join('\n')}\n`);
+  logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode }, 'palabre serving');
+
+  return new Promise<number>((resolve) => {
+    let exitCode = EXIT.ok as number;
+    const stop = (reason: string, code: number) => {
+      exitCode = Math.max(exitCode, code);
+      server.shutdown(reason).then(({ forced }) => {
+        for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, onSignal);
+        resolve(forced ? EXIT.failure : exitCode);
+      });
+    };
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals += 1;
+      if (signals > 1) {
+        // A second Ctrl-C means "now": skip the rest of the graceful path.
+        io.stderr.write('palabre: second signal, exiting now\n');
+        process.exit(EXIT.failure);
+      }
+      stop(sig, EXIT.ok);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    // A bug must not leave half a server running: log it, shut down cleanly, exit 1.
+    process.once('uncaughtException', (err) => {
+      logger.fatal({ err }, 'uncaught exception');
+      stop('uncaughtException', EXIT.failure);
+    });
+    process.once('unhandledRejection', (err) => {
+      logger.fatal({ err }, 'unhandled promise rejection');
+      stop('unhandledRejection', EXIT.failure);
+    });
+  });
+}
