@@ -1,4 +1,4 @@
-import { assign, raise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { assign, enqueueActions, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 
 /**
  * Circuit breaker shared by the LLM calls of one surface.
@@ -7,9 +7,9 @@ import { assign, raise, setup, type ActorRefFrom, type SnapshotFrom } from 'xsta
  * While `open`, callers use their fallback model; after `cooldownMs` it closes again.
  *
  * The window runs on the actor's clock, never on Date.now: each failure schedules a delayed
- * `breaker.expire` (named delay `window`) that forgets it, so `SimulatedClock` drives the window in
- * tests. Each expire carries the generation it belongs to; a success or a trip starts a new
- * generation, so expires still pending from an older one are ignored.
+ * `breaker.expire` (named delay `window`) that forgets the oldest failure, so `SimulatedClock`
+ * drives the window in tests. A success, a trip and the end of the cool-down cancel the expiries
+ * still pending, so an old expiry never forgets a newer failure.
  *
  * It emits nothing and records nothing outside: whoever wires it reads `isBreakerOpen(snapshot)`.
  */
@@ -23,17 +23,17 @@ export interface BreakerInput {
 }
 
 export interface BreakerContext extends BreakerInput {
-  /** Failures still inside the window. */
-  failures: number;
-  /** Current generation of the window; bumped on success and on every state change. */
-  generation: number;
+  /** Ids of the scheduled expiries, one per failure still inside the window, oldest first. */
+  pendingExpiries: string[];
+  /** Source of unique expiry ids. */
+  seq: number;
 }
 
 export type BreakerEvent =
   | { type: 'breaker.failure' }
   | { type: 'breaker.success' }
   /** Internal: raised `windowMs` after a failure to forget it. */
-  | { type: 'breaker.expire'; generation: number };
+  | { type: 'breaker.expire' };
 
 export const breakerMachine = setup({
   types: {
@@ -43,21 +43,24 @@ export const breakerMachine = setup({
   },
   guards: {
     /** This failure is the N-th inside the window. */
-    reachesThreshold: ({ context }) => context.failures + 1 >= context.failureThreshold,
-    /** The expiring failure belongs to the current window (not to one a success or trip cleared). */
-    isCurrentFailure: ({ context, event }) =>
-      event.type === 'breaker.expire' && event.generation === context.generation && context.failures > 0,
+    reachesThreshold: ({ context }) => context.pendingExpiries.length + 1 >= context.failureThreshold,
   },
   delays: {
     window: ({ context }) => context.windowMs,
     cooldown: ({ context }) => context.cooldownMs,
   },
   actions: {
-    countFailure: assign({ failures: ({ context }) => context.failures + 1 }),
-    scheduleExpiry: raise(({ context }) => ({ type: 'breaker.expire' as const, generation: context.generation }), { delay: 'window' }),
-    forgetFailure: assign({ failures: ({ context }) => Math.max(0, context.failures - 1) }),
-    /** Starts a new window: pending expiries of the old one become no-ops. */
-    resetWindow: assign({ failures: 0, generation: ({ context }) => context.generation + 1 }),
+    countFailure: enqueueActions(({ context, enqueue }) => {
+      const id = `breaker.expire.${context.seq}`;
+      enqueue.assign({ pendingExpiries: [...context.pendingExpiries, id], seq: context.seq + 1 });
+      enqueue.raise({ type: 'breaker.expire' }, { id, delay: 'window' });
+    }),
+    // Every expiry has the same delay, so the one firing is always the oldest.
+    forgetOldestFailure: assign({ pendingExpiries: ({ context }) => context.pendingExpiries.slice(1) }),
+    forgetAllFailures: enqueueActions(({ context, enqueue }) => {
+      for (const id of context.pendingExpiries) enqueue.cancel(id);
+      enqueue.assign({ pendingExpiries: [] });
+    }),
   },
 }).createMachine({
   id: 'breaker',
@@ -65,24 +68,24 @@ export const breakerMachine = setup({
     failureThreshold: input.failureThreshold,
     windowMs: input.windowMs,
     cooldownMs: input.cooldownMs,
-    failures: 0,
-    generation: 0,
+    pendingExpiries: [],
+    seq: 0,
   }),
   initial: 'closed',
   states: {
     closed: {
       on: {
         'breaker.failure': [
-          { guard: 'reachesThreshold', target: 'open', actions: 'resetWindow' },
-          { actions: ['countFailure', 'scheduleExpiry'] },
+          { guard: 'reachesThreshold', target: 'open', actions: 'forgetAllFailures' },
+          { actions: 'countFailure' },
         ],
-        'breaker.success': { actions: 'resetWindow' },
-        'breaker.expire': { guard: 'isCurrentFailure', actions: 'forgetFailure' },
+        'breaker.success': { actions: 'forgetAllFailures' },
+        'breaker.expire': { actions: 'forgetOldestFailure' },
       },
     },
     open: {
       // Failures and successes of fallback calls do not extend the cool-down.
-      after: { cooldown: { target: 'closed', actions: 'resetWindow' } },
+      after: { cooldown: { target: 'closed' } },
     },
   },
 });
@@ -93,4 +96,9 @@ export type BreakerSnapshot = SnapshotFrom<typeof breakerMachine>;
 /** True while the breaker is open (calls should go to the fallback model). */
 export function isBreakerOpen(snapshot: BreakerSnapshot): boolean {
   return snapshot.matches('open');
+}
+
+/** Failures currently inside the window (for metrics and tests). */
+export function breakerFailures(snapshot: BreakerSnapshot): number {
+  return snapshot.context.pendingExpiries.length;
 }
