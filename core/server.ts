@@ -193,14 +193,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   let ready = false;
   const started: StartedSurface[] = [];
-  let ctx: AppContext | undefined;
 
   expressApp.get('/healthz', (_req, res) => {
-    if (!ready || !ctx) {
+    if (!ready) {
       res.status(503).json({ status: 'starting', version: VERSION });
       return;
     }
-    const providers = providersPerSurface(ctx);
+    const providers = providersPerSurface(app);
     const offline = Object.entries(providers).filter(([, p]) => p === 'offline').map(([s]) => s);
     const surfaces: Record<string, unknown> = {};
     for (const { name, running } of started) {
@@ -218,8 +217,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       providers,
       offline: offline.length === 0
         ? 'no surface uses the offline provider'
-        : `offline provider (deterministic, no network) for: ${offline.join(', ')}${ctx.providers.available().length <= 1 ? ' — no API key is set' : ''}`,
-      actors: ctx.runtime.countByKind(),
+        : `offline provider (deterministic, no network) for: ${offline.join(', ')}${app.providers.available().length <= 1 ? ' — no API key is set' : ''}`,
+      actors: app.runtime.countByKind(),
       mqtt: broker ? 'embedded' : 'external',
       surfaces,
     });
@@ -247,7 +246,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
 
   const publicUrl = (config.PUBLIC_URL ?? `http://${displayHost(config.HOST)}:${httpPort}`).replace(/\/+$/, '');
-  ctx = {
+  const ctx: AppContext = {
     config,
     logger,
     db: app.db,
