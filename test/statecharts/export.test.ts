@@ -65,7 +65,7 @@ describe('statechart export', () => {
       final: [],
     };
     for (const chart of await allCharts()) {
-      const doc = new DOMParser({ onError: (level, msg) => { throw new Error(`${level}: ${msg}`); } }).parseFromString(toScxml(chart), 'text/xml');
+      const doc = new DOMParser({ errorHandler: { warning: (m: string) => { throw new Error(`warning: ${m}`); }, error: (m: string) => { throw new Error(`error: ${m}`); }, fatalError: (m: string) => { throw new Error(`fatal: ${m}`); } } }).parseFromString(toScxml(chart), 'text/xml');
       const root = doc.documentElement!;
       expect(root.localName).toBe('scxml');
       expect(root.namespaceURI).toBe(SCXML_NS);

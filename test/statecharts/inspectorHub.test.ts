@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { assign, setup } from 'xstate';
+import { Runtime } from '../../core/runtime.js';
+import { InspectorHub } from '../../actors/statecharts/inspectorHub.js';
+import { redactForInspection } from '../../actors/statecharts/redact.js';
+
+const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5kaWRhdGUtNDIiLCJwbGFuIjoicHJlbWl1bSJ9.c2lnbmF0dXJlLWhlcmU';
+const KEY = 'sk-ant-api03-abcdefghijklmnop';
+const AUDIO = Buffer.alloc(4096, 7).toString('base64');
+
+const session = setup({
+  types: {
+    context: {} as { apiKey: string; note: string; chunks: number; last?: unknown },
+    events: {} as { type: 'audio'; data: string } | { type: 'bytes'; pcm: Uint8Array } | { type: 'say'; text: string },
+    input: {} as { apiKey: string },
+  },
+}).createMachine({
+  id: 'session',
+  context: ({ input }) => ({ apiKey: input.apiKey, note: `token ${JWT} and url https://x.test/ws?key=${KEY}`, chunks: 0 }),
+  initial: 'listening',
+  states: {
+    listening: {
+      on: {
+        audio: { actions: assign({ chunks: ({ context }) => context.chunks + 1 }) },
+        bytes: { actions: assign({ last: ({ event }) => event.pcm }) },
+        say: 'speaking',
+      },
+    },
+    speaking: {},
+  },
+});
+
+describe('inspection redaction', () => {
+  it('replaces secrets and binary payloads, keeps the rest', () => {
+    const out = redactForInspection({
+      apiKey: KEY,
+      headers: { Authorization: `Bearer ${JWT}` },
+      message: `call with ${KEY}`,
+      audio: AUDIO,
+      pcm: new Uint8Array(32),
+      nested: { password: 'hunter22', text: 'bonjour' },
+    }) as Record<string, unknown>;
+    const text = JSON.stringify(out);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(JWT);
+    expect(text).not.toContain('hunter22');
+    expect(text).not.toContain(AUDIO.slice(0, 64));
+    expect(out.pcm).toBe('[binary 32 bytes]');
+    expect((out.nested as Record<string, unknown>).text).toBe('bonjour');
+    expect(out.audio).toMatch(/^\[binary \d+ bytes\]$/);
+  });
+});
+
+describe('InspectorHub', () => {
+  it('attributes events to their conversation and never lets a secret through', () => {
+    const runtime = new Runtime();
+    const hub = new InspectorHub(runtime);
+    const records: unknown[] = [];
+    hub.subscribe((r) => records.push(r));
+    const ref = runtime.start('t2live', 't2:abc', session, { apiKey: KEY });
+    ref.send({ type: 'audio', data: AUDIO });
+    ref.send({ type: 'bytes', pcm: new Uint8Array(640) });
+    ref.send({ type: 'say', text: 'Bonjour' });
+
+    const views = hub.conversations();
+    expect(views).toHaveLength(1);
+    expect(views[0]).toMatchObject({ systemId: 't2:abc', kind: 't2live', value: 'speaking' });
+    const recent = hub.recent('t2:abc');
+    expect(recent.map((r) => r.eventType)).toEqual(expect.arrayContaining(['audio', 'bytes', 'say']));
+    expect(recent.every((r) => r.conversation === 't2:abc' && r.kind === 't2live')).toBe(true);
+    const everything = JSON.stringify([records, views, recent]);
+    expect(everything).not.toContain(KEY);
+    expect(everything).not.toContain(JWT);
+    expect(everything).not.toContain(AUDIO.slice(0, 64));
+    expect(everything).toContain('[redacted]');
+
+    runtime.stop('t2:abc');
+    expect(hub.conversations()).toHaveLength(0);
+    expect(hub.recent('t2:abc')).toHaveLength(0);
+    hub.close();
+    runtime.shutdown();
+  });
+});
