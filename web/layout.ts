@@ -80,13 +80,13 @@ ${styles.map((href) => html`<link rel="stylesheet" href="${href}">
 `)}${(opts.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>
 `)}</head>
 <body${opts.bodyClass ? html` class="${opts.bodyClass}"` : ''}>
-<a class="skip-link" href="#main">Aller au contenu principal</a>
+<a class="skip-link" href="#page_main">Aller au contenu principal</a>
 <header class="site-header">
 <p class="site-name"><a href="/">palabre</a></p>
 ${navItems.length ? html`<nav class="site-nav" aria-label="Navigation principale"><ul>${navItems}</ul></nav>` : ''}
 </header>
 ${opts.notice ? html`<div class="notice" role="status">${opts.notice}</div>
-` : ''}<main id="main" tabindex="-1">
+` : ''}<main id="page_main" tabindex="-1">
 ${opts.body}
 </main>
 ${opts.after ?? ''}

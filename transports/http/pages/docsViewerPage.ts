@@ -1,0 +1,152 @@
+import express, { type Express, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { DocMeta } from '../../../actors/docs/contract.js';
+import { forEmbeddedChat, type ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
+import { html, renderPage, sendPage, trusted } from '../../../web/layout.js';
+import type { VisitorSession } from '../session.js';
+import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
+import type { PageDeps } from './assistantPage.js';
+import { docHref, renderDocument } from './markdown.js';
+import { chatBlock, docsTree, providerNotice } from './views.js';
+
+/**
+ * "Le chat" (/docs): the corpus viewer (navigation tree + the document as sanitised HTML) with the
+ * embedded chat in an off-canvas panel. The chat's settings are the admin's ChatConfig
+ * (forEmbeddedChat), never the visitor's. Source links are plain links to /docs/<path>#<anchor>;
+ * web/static/docs.js loads them into the viewer without a reload (`?format=json`).
+ */
+
+export interface DocsPageDeps extends PageDeps {
+  chatConfig: ChatConfigStore;
+}
+
+const PREFIX = 'c';
+
+/** A corpus-relative path: no empty, `.` or `..` segment, no backslash or NUL. */
+const docPathSchema = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((p) => !p.includes('\\') && !p.includes('\0') && p.split('/').every((s) => s !== '' && s !== '.' && s !== '..'), 'invalid path');
+
+function defaultDoc(docs: DocMeta[]): DocMeta | undefined {
+  const preferred = ['index.md', 'README.md', 'readme.md', 'index.mdx'];
+  for (const p of preferred) {
+    const d = docs.find((x) => x.path === p);
+    if (d) return d;
+  }
+  return [...docs].sort((a, b) => a.path.localeCompare(b.path))[0];
+}
+
+function pathFromParams(req: Request): string | undefined {
+  const raw = (req.params as Record<string, unknown>).path;
+  const joined = Array.isArray(raw) ? raw.join('/') : typeof raw === 'string' ? raw : '';
+  const parsed = docPathSchema.safeParse(joined);
+  return parsed.success ? parsed.data : undefined;
+}
+
+interface DocView {
+  path: string | undefined;
+  session: VisitorSession | undefined;
+  askError?: string;
+  question?: string;
+  httpStatus?: number;
+  /** Open the chat panel (after a no-JS post). */
+  panelOpen?: boolean;
+}
+
+function docBody(d: DocsPageDeps, path: string | undefined): { title: string; content: string; found: boolean } {
+  const doc = path ? d.assistant.readDocument(path) : undefined;
+  if (!doc || !path) {
+    return {
+      title: 'Document introuvable',
+      content: html`<h1 id="doc_title">Document introuvable</h1><p>Ce document n’existe pas dans le corpus. Choisissez-en un dans la liste.</p>`.value,
+      found: false,
+    };
+  }
+  const rendered = renderDocument(doc.markdown, doc.path);
+  const content = html`<p class="doc-path">${doc.path}</p>
+${rendered.hasH1 ? '' : html`<h1 id="doc_title">${doc.title}</h1>`}
+${trusted(rendered.html)}`.value;
+  return { title: doc.title, content, found: true };
+}
+
+function render(d: DocsPageDeps, res: Response, v: DocView): void {
+  const docs = d.assistant.documents();
+  const { title, content, found } = docBody(d, v.path);
+  const thread = v.session?.threads.docs ?? [];
+  const body = html`<p class="actions"><a class="button" id="chat_toggle" href="#chat_panel" aria-controls="chat_panel">Poser une question à la documentation</a></p>
+<div class="docs-layout">
+${docsTree(docs, v.path)}
+<article class="doc-content" id="doc_view" data-path="${v.path ?? ''}">
+${trusted(content)}
+</article>
+</div>`;
+  const after = html`<aside id="chat_panel" class="offcanvas" aria-labelledby="chat_title" data-open="${v.panelOpen ? 'true' : 'false'}">
+<div class="offcanvas-header"><h2 id="chat_title">Questions sur la documentation</h2><button type="button" class="secondary" id="chat_close" hidden>Fermer le panneau</button></div>
+${chatBlock({ action: '/docs/ask', clearAction: '/docs/clear', thread, prefix: PREFIX, headingLevel: 3, hidden: { doc: v.path ?? '' }, ...(v.askError ? { error: v.askError } : {}), ...(v.question ? { question: v.question } : {}) })}
+</aside>`;
+  const notice = providerNotice(d.assistant.providerName());
+  sendPage(
+    res,
+    renderPage({ title, current: '/docs', body, after, bodyClass: 'docs-page', scripts: ['/static/chat.js', '/static/docs.js'], ...(notice ? { notice } : {}) }),
+    v.httpStatus ?? (found ? 200 : 404),
+  );
+}
+
+export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
+  const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
+
+  app.get('/docs', (req: Request, res: Response) => {
+    render(d, res, { path: defaultDoc(d.assistant.documents())?.path, session: d.sessions.load(req) });
+  });
+
+  app.post('/docs/ask', form, async (req: Request, res: Response) => {
+    const mode = askMode(req);
+    const parsed = askBodySchema.safeParse(req.body);
+    const session = d.sessions.ensure(req, res);
+    const docParsed = docPathSchema.safeParse((req.body as Record<string, unknown> | undefined)?.doc);
+    const path = docParsed.success ? docParsed.data : defaultDoc(d.assistant.documents())?.path;
+    if (!parsed.success) {
+      const message = parsed.error.issues[0]?.message ?? 'Question invalide.';
+      if (mode !== 'page') {
+        res.status(400).json({ error: message });
+        return;
+      }
+      render(d, res, { path, session, askError: message, httpStatus: 400, panelOpen: true });
+      return;
+    }
+    const settings = forEmbeddedChat(d.assistant.defaults(), d.chatConfig.get()?.settings);
+    const thread = session.threads.docs ?? [];
+    const exchange = await answerQuestion({
+      req, res, mode, logger: d.logger, assistant: d.assistant, settings,
+      question: parsed.data.question,
+      history: historyFrom(thread, settings.historyTurns),
+      fragmentId: `${PREFIX}_x${thread.length}`,
+      headingLevel: 3,
+    });
+    d.sessions.append(session, 'docs', exchange);
+    if (mode === 'page') render(d, res, { path, session, panelOpen: true });
+  });
+
+  app.post('/docs/clear', form, (req: Request, res: Response) => {
+    const session = d.sessions.load(req);
+    if (session) d.sessions.clearThread(session, 'docs');
+    res.redirect(303, '/docs');
+  });
+
+  app.get('/docs/*path', (req: Request, res: Response) => {
+    const path = pathFromParams(req);
+    if (req.query.format === 'json') {
+      const doc = path ? d.assistant.readDocument(path) : undefined;
+      if (!doc) {
+        res.status(404).json({ error: 'unknown document' });
+        return;
+      }
+      const { title, content } = docBody(d, path);
+      res.set('Cache-Control', 'no-store').json({ path: doc.path, title, href: docHref(doc.path), html: content });
+      return;
+    }
+    render(d, res, { path, session: d.sessions.load(req) });
+  });
+}

@@ -1,0 +1,46 @@
+import type { Express } from 'express';
+import type { DocsAssistant } from '../../../actors/docs/contract.js';
+import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
+import type { Config } from '../../../core/config/index.js';
+import type { Logger } from '../../../core/log.js';
+import type { Db } from '../../../core/store/db.js';
+import { addNavLink, mountStatic } from '../../../web/layout.js';
+import { adminAuth, type AdminAuth } from '../admin.js';
+import { VisitorSessions } from '../session.js';
+import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
+import { mountAssistantPage } from './assistantPage.js';
+import { mountDocsViewerPage } from './docsViewerPage.js';
+
+/** Mounts /assistant, /docs, /admin/chat/params (and /admin/login, /static) on an express app. */
+
+export interface DocsPagesDeps {
+  app: Express;
+  db: Db;
+  config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
+  logger: Logger;
+  assistant: DocsAssistant;
+  /** Extra model names suggested in the settings forms (the configured default is always there). */
+  models?: string[];
+}
+
+export interface DocsPages {
+  sessions: VisitorSessions;
+  chatConfig: ChatConfigStore;
+  admin: AdminAuth;
+}
+
+export function mountDocsPages(d: DocsPagesDeps): DocsPages {
+  mountStatic(d.app);
+  const sessions = new VisitorSessions(d.db, { ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
+  const chatConfig = new ChatConfigStore(d.db, d.logger);
+  const admin = adminAuth({ app: d.app, db: d.db, config: d.config, logger: d.logger });
+  const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
+  const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
+  mountAssistantPage(d.app, pageDeps);
+  mountDocsViewerPage(d.app, { ...pageDeps, chatConfig });
+  mountAdminChatParamsPage(d.app, { assistant: d.assistant, chatConfig, admin, logger: d.logger, models });
+  addNavLink({ href: '/assistant', label: 'Assistant', order: 10 });
+  addNavLink({ href: '/docs', label: 'Documentation', order: 11 });
+  if (admin.enabled) addNavLink({ href: '/admin/chat/params', label: 'Admin du chat', order: 90 });
+  return { sessions, chatConfig, admin };
+}

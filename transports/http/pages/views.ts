@@ -1,0 +1,149 @@
+import type { ChatSettings, DocMeta } from '../../../actors/docs/contract.js';
+import { html, trusted, type SafeHtml } from '../../../web/layout.js';
+import type { Exchange } from '../session.js';
+import { docHref, renderAnswer } from './markdown.js';
+
+/** HTML fragments shared by /assistant, /docs and /admin/chat/params. */
+
+export const OFFLINE_NOTICE =
+  'Fournisseur hors ligne : aucun modèle de langage n’est appelé. Les réponses sont extractives — les phrases les plus pertinentes des passages trouvés, avec leurs sources.';
+
+export function providerNotice(providerName: string): string | undefined {
+  return providerName === 'offline' ? OFFLINE_NOTICE : undefined;
+}
+
+/** One question and its answer with sources. `headingLevel` keeps the page outline correct. */
+export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3): SafeHtml {
+  const h = `h${headingLevel}`;
+  const hs = `h${headingLevel + 1}`;
+  const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : 'answer';
+  const meta = ex.provider === 'offline' ? 'Réponse extractive (fournisseur hors ligne)' : `Modèle : ${ex.model} (${ex.provider})`;
+  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}">
+${trusted(`<${h} class="question" id="${id}_q">`)}<span class="visually-hidden">Question : </span>${ex.question}${trusted(`</${h}>`)}
+<div class="answer-text">${trusted(renderAnswer(ex.answer))}</div>
+${ex.sources.length
+    ? html`${trusted(`<${hs} class="sources-title">`)}Sources${trusted(`</${hs}>`)}
+<ul class="sources">${ex.sources.map(
+        (s) => html`<li><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${s.section}` : ''}</a></li>`,
+      )}</ul>`
+    : ''}
+<p class="meta">${meta}</p>
+</article>`;
+}
+
+export interface ChatBlockOptions {
+  /** Form action (POSTed without JS, fetched with JS). */
+  action: string;
+  thread: Exchange[];
+  /** Id prefix, unique per page. */
+  prefix: string;
+  headingLevel: 2 | 3;
+  /** Extra hidden fields (e.g. the document being viewed). */
+  hidden?: Record<string, string>;
+  error?: string;
+  question?: string;
+  /** Where "new conversation" posts. */
+  clearAction: string;
+}
+
+/**
+ * The conversation: earlier exchanges, the latest one inside the aria-live region (so a no-JS
+ * POST and the JS flow put the new answer in the same place), then the question form.
+ */
+export function chatBlock(o: ChatBlockOptions): SafeHtml {
+  const earlier = o.thread.slice(0, -1);
+  const latest = o.thread.at(-1);
+  const p = o.prefix;
+  return html`<div class="thread" id="${p}_thread">
+${earlier.length ? html`<div class="earlier">${earlier.map((ex, i) => exchangeView(ex, `${p}_x${i}`, o.headingLevel))}</div>` : ''}
+<div id="${p}_answer" class="answer-region" aria-live="polite" aria-busy="false" data-next-index="${o.thread.length}">${latest ? exchangeView(latest, `${p}_x${o.thread.length - 1}`, o.headingLevel) : ''}</div>
+</div>
+<form class="ask-form" id="${p}_form" method="post" action="${o.action}" data-chat data-answer="${p}_answer" data-prefix="${p}" data-level="${o.headingLevel}">
+${Object.entries(o.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<div class="field">
+<label for="${p}_question">Votre question</label>
+<textarea id="${p}_question" name="question" rows="3" maxlength="2000" required aria-describedby="${p}_hint${o.error ? ` ${p}_error` : ''}"${o.error ? html` aria-invalid="true"` : ''}>${o.question ?? ''}</textarea>
+<p class="hint" id="${p}_hint">Réponse fondée uniquement sur la documentation, avec ses sources.</p>
+${o.error ? html`<p class="form-error" id="${p}_error" role="alert">${o.error}</p>` : ''}
+</div>
+<div class="actions">
+<button type="submit">Envoyer la question</button>
+<p class="chat-status muted" id="${p}_status" role="status"></p>
+</div>
+</form>
+${o.thread.length ? html`<form method="post" action="${o.clearAction}" class="clear-form"><button type="submit" class="secondary">Nouvelle conversation</button></form>` : ''}`;
+}
+
+export interface SettingsFieldErrors {
+  [key: string]: string | undefined;
+}
+
+const FIELD_INFO: Array<{ key: keyof ChatSettings; label: string; hint: string; step?: string; min?: string; max?: string }> = [
+  { key: 'model', label: 'Modèle', hint: 'Identifiant du modèle du fournisseur.' },
+  { key: 'k', label: 'Passages (k)', hint: 'Nombre de passages retrouvés, 1 à 50.', step: '1', min: '1', max: '50' },
+  { key: 'threshold', label: 'Seuil de score', hint: 'Score normalisé 0–1 sous lequel la question est hors documentation.', step: '0.01', min: '0', max: '1' },
+  { key: 'temperature', label: 'Température', hint: '0 à 1 ; basse pour la factualité.', step: '0.05', min: '0', max: '1' },
+  { key: 'maxTokens', label: 'Jetons maximum', hint: 'Longueur maximale de la réponse, 16 à 8192.', step: '1', min: '16', max: '8192' },
+  { key: 'historyTurns', label: 'Historique (tours)', hint: 'Tours de conversation envoyés au modèle, 0 à 20.', step: '1', min: '0', max: '20' },
+];
+
+/** The six settings as labelled inputs (visitor form and admin ChatConfig form). */
+export function settingsFields(values: Record<string, string | number>, errors: SettingsFieldErrors, prefix: string, models: string[]): SafeHtml {
+  return html`<div class="fields-grid">${FIELD_INFO.map((f) => {
+    const id = `${prefix}_${f.key}`;
+    const err = errors[f.key];
+    const describedBy = `${id}_hint${err ? ` ${id}_err` : ''}`;
+    const value = String(values[f.key] ?? '');
+    const input =
+      f.key === 'model'
+        ? html`<input type="text" id="${id}" name="${f.key}" value="${value}" list="${prefix}_models" required autocomplete="off" aria-describedby="${describedBy}"${err ? html` aria-invalid="true"` : ''}>
+<datalist id="${prefix}_models">${models.map((m) => html`<option value="${m}"></option>`)}</datalist>`
+        : html`<input type="number" id="${id}" name="${f.key}" value="${value}" step="${f.step}" min="${f.min}" max="${f.max}" required aria-describedby="${describedBy}"${err ? html` aria-invalid="true"` : ''}>`;
+    return html`<div class="field">
+<label for="${id}">${f.label}</label>
+${input}
+<p class="hint" id="${id}_hint">${f.hint}</p>
+${err ? html`<p class="form-error" id="${id}_err">${err}</p>` : ''}
+</div>`;
+  })}</div>`;
+}
+
+interface TreeNode {
+  name: string;
+  docs: DocMeta[];
+  dirs: Map<string, TreeNode>;
+}
+
+function buildTree(docs: DocMeta[]): TreeNode {
+  const root: TreeNode = { name: '', docs: [], dirs: new Map() };
+  for (const d of [...docs].sort((a, b) => a.path.localeCompare(b.path))) {
+    const parts = d.path.split('/');
+    let node = root;
+    for (const dir of parts.slice(0, -1)) {
+      let child = node.dirs.get(dir);
+      if (!child) {
+        child = { name: dir, docs: [], dirs: new Map() };
+        node.dirs.set(dir, child);
+      }
+      node = child;
+    }
+    node.docs.push(d);
+  }
+  return root;
+}
+
+function treeList(node: TreeNode, current: string | undefined): SafeHtml {
+  return html`<ul>${node.docs.map((d) =>
+    d.path === current
+      ? html`<li><a href="${docHref(d.path)}" aria-current="page" data-doc-link>${d.title}</a></li>`
+      : html`<li><a href="${docHref(d.path)}" data-doc-link>${d.title}</a></li>`,
+  )}${[...node.dirs.values()].map((dir) => html`<li><span class="dir">${dir.name}/</span>${treeList(dir, current)}</li>`)}</ul>`;
+}
+
+/** The viewer's navigation tree (folders as nested lists). */
+export function docsTree(docs: DocMeta[], current: string | undefined): SafeHtml {
+  return html`<nav class="docs-tree" aria-labelledby="docs_tree_title" id="docs_tree">
+<h2 id="docs_tree_title">Documents</h2>
+${docs.length ? treeList(buildTree(docs), current) : html`<p>Aucun document dans le corpus.</p>`}
+</nav>`;
+}

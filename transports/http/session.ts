@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { Logger } from '../../core/log.js';
+import { migrate, type Db, type Migration } from '../../core/store/db.js';
+import { chatSettingsOverridesSchema, type ChatSettingsOverrides } from '../../actors/docs/chatConfigStore.js';
+import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
+
+/**
+ * Server-side visitor sessions: one row per browser (signed cookie → row), holding the visitor's
+ * /assistant settings and the recent conversation threads of both chat surfaces, so that a page
+ * rendered without JavaScript shows the same conversation as one driven by fetch.
+ * No personal data: questions and answers only, kept for SESSION_TTL_DAYS after the last use.
+ */
+
+export const VISITOR_COOKIE = 'palabre_sid';
+const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** Exchanges kept per thread: enough for the page and for CHAT_HISTORY_TURNS ≤ 20. */
+export const MAX_THREAD = 20;
+
+export const visitorMigrations: Migration[] = [
+  {
+    version: 301,
+    name: 'docs_visitor_sessions',
+    up: `CREATE TABLE visitor_sessions (
+      id_hash TEXT PRIMARY KEY,
+      settings TEXT NOT NULL DEFAULT '{}',
+      threads TEXT NOT NULL DEFAULT '{}',
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
+  },
+];
+
+const sourceSchema = z.object({ path: z.string(), section: z.string(), href: z.string(), anchor: z.string() });
+export const exchangeSchema = z.object({
+  question: z.string(),
+  answer: z.string(),
+  state: z.enum(['answered', 'outOfScope', 'failed']),
+  sources: z.array(sourceSchema),
+  provider: z.string(),
+  model: z.string(),
+  at: z.number(),
+});
+export type Exchange = z.infer<typeof exchangeSchema>;
+export type ThreadName = 'assistant' | 'docs';
+const threadsSchema = z.record(z.string(), z.array(exchangeSchema));
+
+export interface VisitorSession {
+  /** The raw session id (never stored: the row is keyed by its hash). */
+  id: string;
+  settings: ChatSettingsOverrides;
+  threads: Partial<Record<ThreadName, Exchange[]>>;
+}
+
+function hashId(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
+function parseJson<T>(text: string, schema: z.ZodType<T>, fallback: T): T {
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+export class VisitorSessions {
+  private readonly secret: Buffer;
+  private readonly now: () => number;
+  private readonly stmts;
+
+  constructor(db: Db, opts: { sessionSecret?: string; logger?: Logger; now?: () => number } = {}) {
+    migrate(db, visitorMigrations, opts.logger);
+    this.secret = cookieSecret(opts.sessionSecret);
+    this.now = opts.now ?? Date.now;
+    this.stmts = {
+      get: db.prepare<[string, number], { settings: string; threads: string }>(
+        'SELECT settings, threads FROM visitor_sessions WHERE id_hash = ? AND updated_at > ?',
+      ),
+      insert: db.prepare('INSERT INTO visitor_sessions (id_hash, created_at, updated_at) VALUES (?, ?, ?)'),
+      settings: db.prepare('UPDATE visitor_sessions SET settings = ?, updated_at = ? WHERE id_hash = ?'),
+      threads: db.prepare('UPDATE visitor_sessions SET threads = ?, updated_at = ? WHERE id_hash = ?'),
+      purge: db.prepare('DELETE FROM visitor_sessions WHERE updated_at <= ?'),
+    };
+  }
+
+  /** The browser's session, if its cookie is valid and the row alive. */
+  load(req: Request): VisitorSession | undefined {
+    const raw = readCookie(req, VISITOR_COOKIE);
+    const id = raw ? unsign(this.secret, raw) : undefined;
+    if (!id) return undefined;
+    const row = this.stmts.get.get(hashId(id), this.now() - SESSION_TTL_MS);
+    if (!row) return undefined;
+    return {
+      id,
+      settings: parseJson(row.settings, chatSettingsOverridesSchema, {}),
+      threads: parseJson(row.threads, threadsSchema, {}),
+    };
+  }
+
+  /** The browser's session, created (row + cookie) when it has none. */
+  ensure(req: Request, res: Response): VisitorSession {
+    const existing = this.load(req);
+    if (existing) return existing;
+    const t = this.now();
+    this.stmts.purge.run(t - SESSION_TTL_MS);
+    const id = newToken();
+    this.stmts.insert.run(hashId(id), t, t);
+    writeCookie(req, res, VISITOR_COOKIE, sign(this.secret, id), { sameSite: 'Lax', maxAgeS: SESSION_TTL_MS / 1000 });
+    return { id, settings: {}, threads: {} };
+  }
+
+  saveSettings(session: VisitorSession, settings: ChatSettingsOverrides): void {
+    session.settings = chatSettingsOverridesSchema.parse(settings);
+    this.stmts.settings.run(JSON.stringify(session.settings), this.now(), hashId(session.id));
+  }
+
+  resetSettings(session: VisitorSession): void {
+    this.saveSettings(session, {});
+  }
+
+  append(session: VisitorSession, thread: ThreadName, exchange: Exchange): void {
+    const list = [...(session.threads[thread] ?? []), exchange].slice(-MAX_THREAD);
+    session.threads[thread] = list;
+    this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
+  }
+
+  clearThread(session: VisitorSession, thread: ThreadName): void {
+    delete session.threads[thread];
+    this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
+  }
+}
