@@ -49,6 +49,11 @@ export interface GenerateRequest {
   json?: boolean;
   /** Aborts the HTTP request in flight. */
   signal?: AbortSignal;
+  /**
+   * Deadline of this one request (ms); when it passes the request is aborted and fails with kind
+   * `timeout`. llmCall may instead abort `signal` with `AbortSignal.timeout()`: same result.
+   */
+  timeoutMs?: number;
   /** Called with each text delta when the caller wants streaming. */
   onDelta?: (delta: string) => void;
   /**

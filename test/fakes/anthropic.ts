@@ -15,8 +15,10 @@
  * A request with `stream: true` is answered with the real event sequence (message_start,
  * content_block_start/delta/stop incl. citations_delta, message_delta with usage, message_stop).
  * Default reply: `{ text: 'ok' }`; the model answered defaults to the one asked.
+ * Like API version 2026-10-21 (the SDK's default), a request with temperature/top_p/top_k or without
+ * max_tokens gets a 400 without consuming a scripted reply; `{ strict: false }` accepts anything.
  */
-import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type Protocol, type RecordedRequest, type WireFake } from './base.js';
+import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type FakeOptions, type Protocol, type RecordedRequest, type WireFake } from './base.js';
 
 export interface AnthropicCitationReply {
   /** Index of the cited `search_result` block among those of the request. */
@@ -83,6 +85,19 @@ function usageOf(reply: AnthropicReply, phase: 'start' | 'final'): Record<string
 
 let seq = 0;
 
+/** The 400s of API version 2026-10-21, which the SDK (≥ 1.0) sends by default. */
+function validate(req: RecordedRequest): string | undefined {
+  const body = req.body as Record<string, unknown> | undefined;
+  if (!body || typeof body.model !== 'string') return 'model: Field required';
+  if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
+  if (!Array.isArray(body.messages)) return 'messages: Field required';
+  if (req.headers['anthropic-version'] !== '2026-10-21') return undefined;
+  for (const k of ['temperature', 'top_p', 'top_k']) {
+    if (body[k] !== undefined) return `${k}: Extra inputs are not permitted`;
+  }
+  return undefined;
+}
+
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -97,6 +112,7 @@ const ERROR_TYPES: Record<number, string> = {
 const protocol: Protocol<AnthropicReply> = {
   name: 'Anthropic',
   matches: (method, path) => method === 'POST' && path.endsWith('/v1/messages'),
+  validate,
   errorBody: (status, message) => ({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message } }),
   render(reply: AnthropicReply & CommonReply, req: RecordedRequest) {
     const body = req.body as { model?: unknown; stream?: unknown } | undefined;
@@ -133,6 +149,6 @@ const protocol: Protocol<AnthropicReply> = {
   },
 };
 
-export function startAnthropicFake(defaultReply: AnthropicReply & CommonReply = { text: 'ok' }): Promise<AnthropicFake> {
-  return startWireFake(protocol, defaultReply);
+export function startAnthropicFake(opts: FakeOptions<AnthropicReply> = {}): Promise<AnthropicFake> {
+  return startWireFake(protocol, opts.defaultReply ?? { text: 'ok' }, opts.strict ?? true);
 }

@@ -69,6 +69,11 @@ export interface Protocol<R> {
   render(reply: R & CommonReply, req: RecordedRequest): Rendered;
   /** The protocol's error JSON for a status. */
   errorBody(status: number, message: string): unknown;
+  /**
+   * What the real API rejects with HTTP 400 (e.g. `temperature` sent to a GPT-5 model): the message,
+   * or undefined when the request is acceptable. A rejected request does not consume a scripted reply.
+   */
+  validate?(req: RecordedRequest): string | undefined;
 }
 
 export interface WireFake<R> {
@@ -128,7 +133,14 @@ function renderOverride<R>(protocol: Protocol<R>, reply: CommonReply): Rendered 
   return undefined;
 }
 
-export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & CommonReply): Promise<WireFake<R>> {
+export interface FakeOptions<R> {
+  /** The reply used when no scripted reply is queued. */
+  defaultReply?: R & CommonReply;
+  /** Reject what the real API rejects (default true); false accepts any body. */
+  strict?: boolean;
+}
+
+export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & CommonReply, strict = true): Promise<WireFake<R>> {
   const queue: Array<R & CommonReply> = [];
   let fallback = defaultReply;
   const requests: RecordedRequest[] = [];
@@ -178,6 +190,11 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
     if (!protocol.matches(recorded.method, recorded.path)) {
       const body = protocol.errorBody(404, `${protocol.name} fake: no route ${recorded.method} ${recorded.path}`);
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return;
+    }
+    const invalid = strict ? protocol.validate?.(recorded) : undefined;
+    if (invalid !== undefined) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(protocol.errorBody(400, invalid)));
       return;
     }
     const reply = queue.shift() ?? fallback;

@@ -13,7 +13,7 @@
  *   await fake.close();
  * Default reply: `{ text: 'ok' }`; `modelVersion` defaults to the model of the path.
  */
-import { startWireFake, type CommonReply, type Protocol, type RecordedRequest, type WireFake } from './base.js';
+import { startWireFake, type CommonReply, type FakeOptions, type Protocol, type RecordedRequest, type WireFake } from './base.js';
 
 export interface GeminiReply {
   text?: string;
@@ -80,6 +80,6 @@ const protocol: Protocol<GeminiReply> = {
   },
 };
 
-export function startGeminiFake(defaultReply: GeminiReply & CommonReply = { text: 'ok' }): Promise<GeminiFake> {
-  return startWireFake(protocol, defaultReply);
+export function startGeminiFake(opts: FakeOptions<GeminiReply> = {}): Promise<GeminiFake> {
+  return startWireFake(protocol, opts.defaultReply ?? { text: 'ok' }, opts.strict ?? true);
 }

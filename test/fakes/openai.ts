@@ -14,8 +14,10 @@
  * A request with `stream: true` is answered as SSE (deltas, then a usage chunk when
  * `stream_options.include_usage` is set, then `data: [DONE]`). Unscripted requests get the default
  * reply (`setDefault`), initially `{ text: 'ok' }`. The `model` answered defaults to the one asked.
+ * Like the real API, GPT-5 / o-series requests carrying `max_tokens`, `temperature` ≠ 1 or `top_p`
+ * get a 400 (without consuming a scripted reply); `startOpenAIFake({ strict: false })` accepts anything.
  */
-import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type Protocol, type RecordedRequest, type WireFake } from './base.js';
+import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type FakeOptions, type Protocol, type RecordedRequest, type WireFake } from './base.js';
 
 export interface OpenAIReply {
   text?: string;
@@ -47,9 +49,25 @@ function usageOf(reply: OpenAIReply): Record<string, unknown> {
 
 let seq = 0;
 
+/** Reasoning models as the real API treats them (gpt-5*-chat variants are not reasoning models). */
+const REASONING_MODEL = /^(?:gpt-5(?!(?:\.\d+)?-chat)|o\d)/;
+
+/** The 400s the real API gives reasoning models (verified facts, DESIGN.md "Providers"). */
+function validate(req: RecordedRequest): string | undefined {
+  const body = req.body as Record<string, unknown> | undefined;
+  if (!body || typeof body.model !== 'string') return "you must provide a model parameter";
+  if (!Array.isArray(body.messages)) return "'messages' is a required property";
+  if (!REASONING_MODEL.test(body.model)) return undefined;
+  if (body.max_tokens !== undefined) return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+  if (body.temperature !== undefined && body.temperature !== 1) return "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported.";
+  if (body.top_p !== undefined) return "Unsupported parameter: 'top_p' is not supported with this model.";
+  return undefined;
+}
+
 const protocol: Protocol<OpenAIReply> = {
   name: 'OpenAI',
   matches: (method, path) => method === 'POST' && path.endsWith('/chat/completions'),
+  validate,
   errorBody: (status, message) => ({
     error: {
       message,
@@ -90,6 +108,6 @@ const protocol: Protocol<OpenAIReply> = {
   },
 };
 
-export function startOpenAIFake(defaultReply: OpenAIReply & CommonReply = { text: 'ok' }): Promise<OpenAIFake> {
-  return startWireFake(protocol, defaultReply);
+export function startOpenAIFake(opts: FakeOptions<OpenAIReply> = {}): Promise<OpenAIFake> {
+  return startWireFake(protocol, opts.defaultReply ?? { text: 'ok' }, opts.strict ?? true);
 }
