@@ -20,6 +20,16 @@ export const configShape = {
   ...t2Section,
 };
 
+/** The sections in documentation order, with the title the generated tables use. */
+export const CONFIG_SECTIONS: ReadonlyArray<{ title: string; shape: Record<string, z.ZodType> }> = [
+  { title: 'Process (HTTP, MQTT, storage, logs)', shape: coreSection },
+  { title: 'LLM providers and resilience', shape: llmSection },
+  { title: 'Skull', shape: skullSection },
+  { title: 'Docs assistant', shape: docsSection },
+  { title: 'Corrections', shape: correctionsSection },
+  { title: 'T2 live', shape: t2Section },
+];
+
 export const configSchema = z.object(configShape);
 export type Config = z.infer<typeof configSchema>;
 export type ConfigKey = keyof typeof configShape;

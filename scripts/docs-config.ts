@@ -1,0 +1,23 @@
+// `npm run docs:config`: regenerates the configuration tables in README.md and
+// docs/configuration.md from the zod schema's `.describe()` texts.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONFIG_DOC_FILES, undocumentedKeys, withConfigTables } from '../core/config/docs.js';
+import { PROJECT_ROOT } from '../core/version.js';
+
+const missing = undocumentedKeys();
+if (missing.length > 0) {
+  console.error(`keys without .describe(): ${missing.join(', ')}`);
+  process.exitCode = 1;
+}
+for (const file of CONFIG_DOC_FILES) {
+  const path = join(PROJECT_ROOT, file);
+  const before = readFileSync(path, 'utf8');
+  const after = withConfigTables(before, file);
+  if (after !== before) {
+    writeFileSync(path, after);
+    console.log(`${file}: configuration table updated`);
+  } else {
+    console.log(`${file}: up to date`);
+  }
+}
