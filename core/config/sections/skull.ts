@@ -12,10 +12,12 @@ export const skullSection = {
   AI_LANG: z.string().default('fr').describe('Reply language'),
   SKULL_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for Skull'),
   SKULL_PROMPT_FILE: z.string().default('prompts/skull/prompt.txt').describe('Default system prompt file (the spec\'s /opt/Skull/config/prompt.txt)'),
-  SKULL_TOPIC_PREFIX: z.string().default('').describe('Optional topic prefix for fleets (`<prefix>/asr/text`)'),
+  SKULL_TOPIC_PREFIX: z.string().regex(/^[^#+]*$/, 'no MQTT wildcards').default('').describe('Optional topic prefix for fleets (`<prefix>/asr/text`)'),
   SKULL_DEVICE_ID: z.string().default('skull').describe('Device id (MQTT client id and actor systemId)'),
   SKULL_DEBOUNCE_MS: ms.default(300).describe('Identical ASR text within this window → one generation'),
   SKULL_MAX_IN_FLIGHT: positiveInt.default(3).describe('ai/request queue bound'),
   SKULL_HEALTH_INTERVAL_MS: ms.default(2000).describe('ai/health period'),
+  SKULL_MAX_SENTENCES: positiveInt.max(10).default(3).describe('Longest reply, in sentences'),
+  SKULL_MAX_TOKENS_CAP: positiveInt.default(512).describe('Largest max_tokens a device may ask (ai/capabilities); it is the 30 % of the turn budget kept for output'),
   SKULL_LOG_FILE: z.string().optional().describe('JSON log file of `palabre skull` (the spec\'s /opt/Skull/logs/ai.log)'),
 };

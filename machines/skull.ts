@@ -1,0 +1,389 @@
+import { and, assign, fromPromise, raise, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { breakerMachine, type BreakerRef } from './breaker.js';
+import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
+import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
+import { postProcess } from '../actors/skull/postprocess.js';
+import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
+import { o200k } from '../actors/skull/tokens.js';
+import {
+  APOLOGY_TEXT,
+  INTERRUPTED_TEXT,
+  type IaConfig,
+  type Job,
+  type Outgoing,
+  type ReplyKind,
+  type SkullSettings,
+  type SkullStats,
+} from '../actors/skull/types.js';
+
+/**
+ * One Skull device's conversation (specs/skull-ai.fr.md), as two parallel regions:
+ *
+ * `turn`: idle → routing → responding → publishing → idle
+ *   - routing: a sensitive input (politics, health, money, personal data) goes straight to
+ *     publishing with the polite redirect, without calling the model.
+ *   - responding invokes `llmCall` (retries, backoff, attempt timeout; it consults the device's
+ *     `breaker` and uses the fallback model while it is open). A final failure on the primary model
+ *     goes to fallingBack (one more llmCall on the fallback model); a final failure there publishes
+ *     the apology. A reply empty after post-processing is retried once, then apologised for.
+ *   - ai.cancel while responding/fallingBack stops the call (its AbortSignal aborts the HTTP
+ *     request) and publishes "(interrompu)"; busy is freed.
+ *   - busy: asr.text while a turn runs is ignored (counted); ai.request is queued while fewer than
+ *     `maxInFlight` jobs are in flight, else dropped (counted). Never an unbounded queue.
+ *   - publishing invokes `publishReply` (QoS 1: waits for the broker's ack), then takes the next
+ *     queued job or goes idle.
+ * `debounce`: quiet ⇄ window. An accepted asr.text opens a `debounceMs` window during which the
+ *   same text is a duplicate (one generation for two identical ASR messages).
+ *
+ * Retained config (`config.ia`, `config.prompt`) is taken in any state and applies to the next
+ * turn. No I/O: `llmCall` and `publishReply` are provided at wiring time; time comes from the
+ * actor system's clock (delays) and `input.now` (latency figures).
+ */
+
+export interface SkullInput {
+  deviceId: string;
+  settings: SkullSettings;
+  /** Text of the default prompt file (used when no retained prompt_system is set). */
+  defaultPrompt: string;
+  /** Clock for latency figures; the system's clock in tests (SimulatedClock.now). */
+  now?: () => number;
+  /** Jitter source handed to llmCall. */
+  random?: () => number;
+}
+
+export type SkullEvent =
+  | { type: 'asr.text'; text: string }
+  | { type: 'ai.request'; text: string }
+  | { type: 'ai.cancel' }
+  | { type: 'config.ia'; config: IaConfig | null }
+  | { type: 'config.prompt'; text: string | null }
+  /** Internal: raised when an asr.text is accepted, opens the debounce window. */
+  | { type: 'asr.accepted' };
+
+export interface SkullContext {
+  deviceId: string;
+  settings: SkullSettings;
+  defaultPrompt: string;
+  retainedPrompt: string | null;
+  retainedIa: IaConfig | null;
+  now: () => number;
+  random: () => number;
+  breaker: BreakerRef;
+  history: Turn[];
+  queue: Job[];
+  current: Job | null;
+  /** Last accepted ASR text (normalised), for the debounce. */
+  lastAsr: string | null;
+  /** Empty replies retried in this turn. */
+  emptyRetries: number;
+  outgoing: Outgoing | null;
+  replyKind: ReplyKind | null;
+  /** Latencies of the last model replies, ms (ai/health latency_p50). */
+  latencies: number[];
+  stats: SkullStats;
+}
+
+const LATENCY_WINDOW = 50;
+
+/** ASR texts that differ only in case, spacing or final punctuation are the same utterance. */
+export function normaliseAsr(text: string): string {
+  return text.toLowerCase().replace(/[\s.!?…,]+/g, ' ').trim();
+}
+
+/** Model and knobs of the next turn: retained skull/config/ia over the environment. */
+export function effectiveModel(ctx: Pick<SkullContext, 'settings' | 'retainedIa'>): string {
+  return ctx.retainedIa?.model ?? ctx.settings.model;
+}
+
+function callInput(ctx: SkullContext, model: string, allowFallback: boolean): LlmCallInput {
+  const job = ctx.current!;
+  const ia = ctx.retainedIa ?? {};
+  const built = buildPrompt(
+    {
+      system: ctx.retainedPrompt ?? ctx.defaultPrompt,
+      user: job.text,
+      context: trimHistory(ctx.history, contextTurnsFor(model)),
+      lang: ia.lang ?? ctx.settings.lang,
+    },
+    ctx.settings.tokenBudget,
+    o200k,
+  );
+  const outputReserve = ctx.settings.tokenBudget - built.budget;
+  return {
+    request: {
+      model,
+      system: built.system,
+      messages: [{ role: 'user', content: built.user }],
+      maxTokens: Math.min(ia.max_tokens ?? ctx.settings.maxTokens, ctx.settings.maxTokensCap, outputReserve),
+      temperature: ia.temperature ?? ctx.settings.temperature,
+      topP: ia.top_p ?? ctx.settings.topP,
+      reasoningEffort: 'minimal',
+      purpose: 'skull',
+      offlineHints: { user: job.text },
+    },
+    maxRetries: ctx.settings.maxRetries,
+    attemptTimeoutMs: ctx.settings.timeoutMs,
+    backoffBaseMs: ctx.settings.backoffBaseMs,
+    retryAfterCapMs: ctx.settings.retryAfterCapMs,
+    ...(allowFallback && model !== ctx.settings.fallbackModel ? { fallbackModel: ctx.settings.fallbackModel } : {}),
+    breaker: ctx.breaker,
+    random: ctx.random,
+  };
+}
+
+function cleaned(ctx: SkullContext, out: LlmCallOutput): string {
+  return out.ok ? postProcess(out.result.text, { maxSentences: ctx.settings.maxSentences, userText: ctx.current?.text ?? '' }) : '';
+}
+
+function reply(ctx: SkullContext, text: string): Outgoing {
+  return { response: { ts_ms: ctx.now(), text } };
+}
+
+export function latencyP50(latencies: readonly number[]): number | null {
+  if (latencies.length === 0) return null;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+const emptyStats = (): SkullStats => ({
+  responses: 0,
+  dropped: 0,
+  busyIgnored: 0,
+  duplicates: 0,
+  redirected: 0,
+  cancelled: 0,
+  apologies: 0,
+  fallbacks: 0,
+  publishErrors: 0,
+});
+
+type Bump = keyof SkullStats;
+const bump = (stats: SkullStats, key: Bump): SkullStats => ({ ...stats, [key]: stats[key] + 1 });
+
+export const skullMachine = setup({
+  types: {
+    input: {} as SkullInput,
+    context: {} as SkullContext,
+    events: {} as SkullEvent,
+  },
+  actors: {
+    llmCall: llmCallMachine,
+    breaker: breakerMachine,
+    // Provided at wiring time by the MQTT transport (publishes ai/response then ai/usage, QoS 1).
+    publishReply: fromPromise<void, Outgoing>(async () => {
+      throw new Error('skull: the publishReply actor is not provided');
+    }),
+  },
+  guards: {
+    isDuplicateAsr: and([
+      stateIn({ debounce: 'window' }),
+      ({ context, event }) => event.type === 'asr.text' && normaliseAsr(event.text) === context.lastAsr,
+    ]),
+    isSensitive: ({ context }) => context.current !== null && detectSensitive(context.current.text) !== null,
+    hasRoom: ({ context }) => context.queue.length + 1 < context.settings.maxInFlight,
+    hasQueued: ({ context }) => context.queue.length > 0,
+    replyUsable: ({ context, event }) => {
+      const out = (event as unknown as { output: LlmCallOutput }).output;
+      return out.ok && cleaned(context, out) !== '';
+    },
+    replyEmpty: ({ context, event }) => {
+      const out = (event as unknown as { output: LlmCallOutput }).output;
+      return out.ok && cleaned(context, out) === '' && context.emptyRetries < 1;
+    },
+    canFallBack: ({ context, event }) => {
+      const out = (event as unknown as { output: LlmCallOutput }).output;
+      return !out.ok && out.model !== context.settings.fallbackModel;
+    },
+  },
+  delays: {
+    debounce: ({ context }) => context.settings.debounceMs,
+  },
+  actions: {
+    acceptAsr: assign(({ context, event }) => {
+      const text = (event as { text: string }).text;
+      return { current: { source: 'asr' as const, text, at: context.now() }, lastAsr: normaliseAsr(text), emptyRetries: 0 };
+    }),
+    openDebounce: raise({ type: 'asr.accepted' }),
+    acceptRequest: assign(({ context, event }) => ({
+      current: { source: 'request' as const, text: (event as { text: string }).text, at: context.now() },
+      emptyRetries: 0,
+    })),
+    enqueue: assign({
+      queue: ({ context, event }) => [...context.queue, { source: 'request' as const, text: (event as { text: string }).text, at: context.now() }],
+    }),
+    dequeue: assign(({ context }) => ({ current: context.queue[0] ?? null, queue: context.queue.slice(1), emptyRetries: 0 })),
+    countDrop: assign({ stats: ({ context }) => bump(context.stats, 'dropped') }),
+    countBusy: assign({ stats: ({ context }) => bump(context.stats, 'busyIgnored') }),
+    countDuplicate: assign({ stats: ({ context }) => bump(context.stats, 'duplicates') }),
+    countEmptyRetry: assign({ emptyRetries: ({ context }) => context.emptyRetries + 1 }),
+    countFallback: assign({ stats: ({ context }) => bump(context.stats, 'fallbacks') }),
+    countPublishError: assign({ stats: ({ context }) => bump(context.stats, 'publishErrors') }),
+    prepareRedirect: assign(({ context }) => ({
+      outgoing: reply(context, postProcess(REDIRECT_TEXT, { maxSentences: 3 })),
+      replyKind: 'redirect' as const,
+      stats: bump(context.stats, 'redirected'),
+    })),
+    prepareApology: assign(({ context }) => ({
+      outgoing: reply(context, APOLOGY_TEXT),
+      replyKind: 'apology' as const,
+      stats: bump(context.stats, 'apologies'),
+    })),
+    prepareInterrupted: assign(({ context }) => ({
+      outgoing: reply(context, INTERRUPTED_TEXT),
+      replyKind: 'interrupted' as const,
+      stats: bump(context.stats, 'cancelled'),
+    })),
+    prepareReply: assign(({ context, event }) => {
+      const out = (event as unknown as { output: LlmCallOutput }).output;
+      if (!out.ok) return {};
+      const text = cleaned(context, out);
+      const now = context.now();
+      const latency = Math.max(0, now - (context.current?.at ?? now));
+      const usage = out.result.usage;
+      const history = trimHistory(
+        [...context.history, { role: 'user' as const, text: context.current?.text ?? '' }, { role: 'assistant' as const, text }],
+        2,
+      );
+      return {
+        outgoing: {
+          response: { ts_ms: now, text },
+          usage: {
+            ts_ms: now,
+            latency_ms: latency,
+            input_tokens: usage.inputTokens,
+            output_tokens: usage.outputTokens,
+            model: out.model,
+            cached: usage.cachedTokens > 0,
+          },
+        },
+        replyKind: 'model' as const,
+        history,
+        latencies: [...context.latencies, latency].slice(-LATENCY_WINDOW),
+      };
+    }),
+    finishTurn: assign(({ context }) => ({
+      current: null,
+      outgoing: null,
+      replyKind: null,
+      stats: bump(context.stats, 'responses'),
+    })),
+    applyIa: assign({ retainedIa: ({ event }) => (event.type === 'config.ia' ? event.config : null) }),
+    applyPrompt: assign({ retainedPrompt: ({ event }) => (event.type === 'config.prompt' ? event.text : null) }),
+  },
+}).createMachine({
+  id: 'skull',
+  type: 'parallel',
+  context: ({ input, spawn }) => ({
+    deviceId: input.deviceId,
+    settings: input.settings,
+    defaultPrompt: input.defaultPrompt,
+    retainedPrompt: null,
+    retainedIa: null,
+    now: input.now ?? Date.now,
+    random: input.random ?? Math.random,
+    breaker: spawn('breaker', { id: 'breaker', input: input.settings.breaker }),
+    history: [],
+    queue: [],
+    current: null,
+    lastAsr: null,
+    emptyRetries: 0,
+    outgoing: null,
+    replyKind: null,
+    latencies: [],
+    stats: emptyStats(),
+  }),
+  on: {
+    'config.ia': { actions: 'applyIa' },
+    'config.prompt': { actions: 'applyPrompt' },
+  },
+  states: {
+    turn: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            'asr.text': [
+              { guard: 'isDuplicateAsr', actions: 'countDuplicate' },
+              { target: 'routing', actions: ['acceptAsr', 'openDebounce'] },
+            ],
+            'ai.request': { target: 'routing', actions: 'acceptRequest' },
+          },
+        },
+        routing: {
+          always: [{ guard: 'isSensitive', target: 'publishing', actions: 'prepareRedirect' }, { target: 'responding' }],
+        },
+        responding: {
+          invoke: {
+            id: 'llm',
+            src: 'llmCall',
+            input: ({ context }) => callInput(context, effectiveModel(context), true),
+            onDone: [
+              { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
+              { guard: 'replyEmpty', target: 'responding', reenter: true, actions: 'countEmptyRetry' },
+              { guard: 'canFallBack', target: 'fallingBack', actions: 'countFallback' },
+              { target: 'publishing', actions: 'prepareApology' },
+            ],
+          },
+          on: {
+            'asr.text': { actions: 'countBusy' },
+            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
+            'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' },
+          },
+        },
+        fallingBack: {
+          invoke: {
+            id: 'llmFallback',
+            src: 'llmCall',
+            input: ({ context }) => callInput(context, context.settings.fallbackModel, false),
+            onDone: [
+              { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
+              { target: 'publishing', actions: 'prepareApology' },
+            ],
+          },
+          on: {
+            'asr.text': { actions: 'countBusy' },
+            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
+            'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' },
+          },
+        },
+        publishing: {
+          invoke: {
+            id: 'publish',
+            src: 'publishReply',
+            input: ({ context }) => context.outgoing ?? reply(context, APOLOGY_TEXT),
+            onDone: [
+              { guard: 'hasQueued', target: 'routing', actions: ['finishTurn', 'dequeue'] },
+              { target: 'idle', actions: 'finishTurn' },
+            ],
+            onError: [
+              { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
+              { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
+            ],
+          },
+          on: {
+            'asr.text': { actions: 'countBusy' },
+            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
+          },
+        },
+      },
+    },
+    debounce: {
+      initial: 'quiet',
+      states: {
+        quiet: { on: { 'asr.accepted': 'window' } },
+        window: {
+          after: { debounce: 'quiet' },
+          on: { 'asr.accepted': { target: 'window', reenter: true } },
+        },
+      },
+    },
+  },
+});
+
+export type SkullActorRef = ActorRefFrom<typeof skullMachine>;
+export type SkullSnapshot = SnapshotFrom<typeof skullMachine>;
+
+/** Jobs in flight: the one running (if any) plus those queued. */
+export function inFlight(snapshot: SkullSnapshot): number {
+  return snapshot.context.queue.length + (snapshot.matches({ turn: 'idle' }) ? 0 : 1);
+}

@@ -1,0 +1,113 @@
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { Logger } from '../../core/log.js';
+
+/**
+ * An MQTT connection that negotiates the protocol: MQTT 5 where the broker accepts it (mosquitto),
+ * 3.1.1 otherwise (the embedded aedes 1.x refuses 5 with "Unacceptable protocol version").
+ * After the first connection it reconnects by itself with exponential backoff (1 s doubling to
+ * 30 s, reset on success), keeping the negotiated version.
+ */
+export interface ConnectOptions {
+  url: string;
+  clientId: string;
+  logger: Logger;
+  will?: { topic: string; payload: string; retain: boolean; qos: 0 | 1 };
+  /** First reconnect delay, ms. */
+  reconnectBaseMs?: number;
+  reconnectMaxMs?: number;
+  /** Gives up the first connection after this long (ms); default: keep trying. */
+  connectTimeoutMs?: number;
+}
+
+export interface MqttConnection {
+  client: MqttClient;
+  protocolVersion: 4 | 5;
+}
+
+function isVersionRefused(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return e?.code === 1 || e?.code === 132 || /protocol version/i.test(message);
+}
+
+function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
+  const options: IClientOptions = {
+    clientId: opts.clientId,
+    protocolVersion: version,
+    reconnectPeriod: 0,
+    connectTimeout: 5000,
+    clean: true,
+    keepalive: 10,
+    ...(opts.will ? { will: { ...opts.will } } : {}),
+  };
+  return new Promise((resolve, reject) => {
+    const client = mqtt.connect(opts.url, options);
+    const onConnect = () => {
+      client.off('error', onError);
+      resolve(client);
+    };
+    const onError = (err: Error) => {
+      client.off('connect', onConnect);
+      client.end(true);
+      reject(err);
+    };
+    client.once('connect', onConnect);
+    client.once('error', onError);
+    client.once('close', () => {
+      if (!client.connected) onError(new Error('connection closed before CONNACK'));
+    });
+  });
+}
+
+export async function connectMqtt(opts: ConnectOptions): Promise<MqttConnection> {
+  const base = opts.reconnectBaseMs ?? 1000;
+  const max = opts.reconnectMaxMs ?? 30_000;
+  const deadline = opts.connectTimeoutMs !== undefined ? Date.now() + opts.connectTimeoutMs : Infinity;
+  let delay = base;
+  let version: 4 | 5 = 5;
+  for (;;) {
+    try {
+      const client = await attempt(opts, version);
+      keepReconnecting(client, opts.logger, base, max);
+      opts.logger.info({ protocolVersion: version, url: redactUrl(opts.url) }, 'mqtt connected');
+      return { client, protocolVersion: version };
+    } catch (err) {
+      if (version === 5 && isVersionRefused(err)) {
+        opts.logger.info('broker refused MQTT 5, using 3.1.1');
+        version = 4;
+        continue;
+      }
+      if (Date.now() + delay > deadline) throw err;
+      opts.logger.warn({ err: (err as Error).message, retryInMs: delay }, 'mqtt connection failed');
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(max, delay * 2);
+    }
+  }
+}
+
+/** mqtt.js reads `options.reconnectPeriod` each time it schedules a reconnect: grow it on failure. */
+function keepReconnecting(client: MqttClient, logger: Logger, base: number, max: number): void {
+  client.options.reconnectPeriod = base;
+  client.on('connect', () => {
+    client.options.reconnectPeriod = base;
+  });
+  client.on('close', () => {
+    if (client.disconnecting) return;
+    logger.warn({ retryInMs: client.options.reconnectPeriod }, 'mqtt connection lost');
+  });
+  client.on('reconnect', () => {
+    client.options.reconnectPeriod = Math.min(max, (client.options.reconnectPeriod ?? base) * 2);
+  });
+  client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
+}
+
+/** Strips credentials from a broker URL before it is logged. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = 'redacted';
+    return u.toString();
+  } catch {
+    return '(invalid url)';
+  }
+}
