@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import type { DocsAssistant } from '../../../actors/docs/contract.js';
+import { silentLogger } from '../../../core/log.js';
+import { openStore, type Db } from '../../../core/store/db.js';
+import { mountDocsPages, type DocsPages } from '../../../transports/http/pages/mount.js';
+import { stopgapAssistant } from './stopgapAssistant.js';
+
+export const FIXTURE_CORPUS = fileURLToPath(new URL('../fixtures/corpus', import.meta.url));
+export const ADMIN_PASSWORD = 'correct horse battery';
+
+export interface PagesServer {
+  url: string;
+  db: Db;
+  assistant: DocsAssistant;
+  pages: DocsPages;
+  close(): Promise<void>;
+}
+
+/** The docs pages on a real socket (127.0.0.1, port 0) with a real SQLite file in a temp dir. */
+export async function startPagesServer(opts: { corpus?: string; adminPassword?: string | null; assistant?: DocsAssistant } = {}): Promise<PagesServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'palabre-web-'));
+  const db = openStore({ path: join(dir, 'palabre.db') });
+  const assistant = opts.assistant ?? (await stopgapAssistant(opts.corpus ?? FIXTURE_CORPUS));
+  const app = express();
+  const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
+  const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    assistant,
+    pages,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
