@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CONFIG_SECTIONS, SECRET_KEYS } from './schema.js';
+import { CONFIG_SECTIONS, SECRET_KEYS, configShape } from './schema.js';
 
 /**
  * Renders the configuration tables (name, default, meaning) from the zod schema's `.describe()`
@@ -65,14 +65,21 @@ function meaning(key: string, schema: z.ZodType): string {
   return cell(text);
 }
 
+/** CONFIG_SECTIONS, plus an "Other" table for keys of the schema no section lists. */
+function sections(): Array<{ title: string; shape: Record<string, z.ZodType> }> {
+  const listed = new Set(CONFIG_SECTIONS.flatMap(({ shape }) => Object.keys(shape)));
+  const other = Object.fromEntries(Object.entries(configShape as Record<string, z.ZodType>).filter(([key]) => !listed.has(key)));
+  return Object.keys(other).length > 0 ? [...CONFIG_SECTIONS, { title: 'Other', shape: other }] : [...CONFIG_SECTIONS];
+}
+
 /** Keys without a `.describe()` text: the test reports them. */
 export function undocumentedKeys(): string[] {
-  return CONFIG_SECTIONS.flatMap(({ shape }) => Object.entries(shape).filter(([, s]) => !s.description).map(([k]) => k));
+  return sections().flatMap(({ shape }) => Object.entries(shape).filter(([, s]) => !s.description).map(([k]) => k));
 }
 
 export function renderConfigTables(): string {
   const parts: string[] = [];
-  for (const { title, shape } of CONFIG_SECTIONS) {
+  for (const { title, shape } of sections()) {
     parts.push(`**${title}**`, '', '| name | default | meaning |', '| --- | --- | --- |');
     for (const [key, schema] of Object.entries(shape)) {
       parts.push(`| \`${key}\` | ${formatDefault(key, schema)} | ${meaning(key, schema)} |`);

@@ -1,0 +1,123 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactConfig } from '../../core/config/index.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'palabre-config-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  dirs.length = 0;
+});
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the embedded defaults with an empty environment', () => {
+    const config = loadConfig({ env: {}, dotenvPath: null });
+    expect(config.PORT).toBe(3000);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.MQTT_URL).toBeUndefined();
+    expect(config.MQTT_EMBEDDED_PORT).toBe(1883);
+    expect(config.DATA_DIR).toBe('data');
+    expect(config.SHUTDOWN_TIMEOUT_MS).toBe(5000);
+    expect(config.OPENAI_API_KEY).toBeUndefined();
+  });
+
+  it('rejects bad values with every bad key named at once', () => {
+    const err = configError(() =>
+      loadConfig({
+        env: { PORT: 'eighty', LOG_LEVEL: 'loud', MQTT_URL: 'not a url', SHUTDOWN_TIMEOUT_MS: '-5', TRUST_PROXY: 'maybe', CHAT_TOP_K: '0' },
+        dotenvPath: null,
+      }),
+    );
+    const keys = ['PORT', 'LOG_LEVEL', 'MQTT_URL', 'SHUTDOWN_TIMEOUT_MS', 'TRUST_PROXY', 'CHAT_TOP_K'];
+    for (const key of keys) expect(err.message).toContain(`${key}:`);
+    expect(err.problems).toHaveLength(keys.length);
+  });
+
+  it('never prints a secret value, whatever is wrong with it', () => {
+    const dir = tempDir();
+    const file = join(dir, 'palabre.json');
+    writeFileSync(file, JSON.stringify({ OPENAI_API_KEY: 987654321, PORT: 'x' }));
+    const err = configError(() =>
+      loadConfig({
+        env: { ADMIN_PASSWORD: 'hunter2', JWT_SECRET: 'short-jwt', SESSION_SECRET: 'tiny-sess', PORT: '70000' },
+        file,
+        dotenvPath: null,
+      }),
+    );
+    expect(err.message).toContain('ADMIN_PASSWORD:');
+    expect(err.message).toContain('JWT_SECRET:');
+    expect(err.message).toContain('SESSION_SECRET:');
+    expect(err.message).toContain('OPENAI_API_KEY:');
+    expect(err.message).toContain('PORT:');
+    for (const secret of ['hunter2', 'short-jwt', 'tiny-sess', '987654321']) expect(err.message).not.toContain(secret);
+  });
+
+  it('does not quote the file when its JSON is broken (it may hold a key)', () => {
+    const dir = tempDir();
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '{"ANTHROPIC_API_KEY": "sk-ant-secretsecret123" oops}');
+    const err = configError(() => loadConfig({ env: {}, file, dotenvPath: null }));
+    expect(err.message).toContain('not valid JSON');
+    expect(err.message).not.toContain('sk-ant-secretsecret123');
+  });
+
+  it('layers defaults < JSON file < .env < environment', () => {
+    const dir = tempDir();
+    const file = join(dir, 'palabre.json');
+    writeFileSync(file, JSON.stringify({ PORT: 4000, LOG_LEVEL: 'debug', HOST: '0.0.0.0', DATA_DIR: '/from/file' }));
+    const dotenv = join(dir, '.env');
+    writeFileSync(dotenv, 'PORT=5000\nLOG_LEVEL=warn\nDATA_DIR=/from/dotenv\nUNRELATED=1\n');
+    const config = loadConfig({ env: { PORT: '6000', DATA_DIR: '' }, file, dotenvPath: dotenv });
+    expect(config.PORT).toBe(6000); // environment beats .env and file
+    expect(config.LOG_LEVEL).toBe('warn'); // .env beats file
+    expect(config.HOST).toBe('0.0.0.0'); // file beats default
+    expect(config.DATA_DIR).toBe('/from/dotenv'); // an empty variable counts as unset
+    expect(config.MQTT_EMBEDDED_PORT).toBe(1883); // default
+  });
+
+  it('reads the file named by PALABRE_CONFIG', () => {
+    const dir = tempDir();
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ MQTT_URL: 'mqtt://10.0.0.2:1883' }));
+    expect(loadConfig({ env: { PALABRE_CONFIG: file }, dotenvPath: null }).MQTT_URL).toBe('mqtt://10.0.0.2:1883');
+  });
+
+  it('rejects unknown keys in the JSON file but ignores unrelated environment variables', () => {
+    const dir = tempDir();
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ PORT: 3001, PROT: 3002, LOGLEVEL: 'info' }));
+    const err = configError(() => loadConfig({ env: {}, file, dotenvPath: null }));
+    expect(err.message).toContain('PROT: unknown key');
+    expect(err.message).toContain('LOGLEVEL: unknown key');
+    expect(err.message).not.toContain('PORT: unknown');
+    expect(loadConfig({ env: { PATH: '/bin', PROT: 'x' }, dotenvPath: null }).PORT).toBe(3000);
+  });
+
+  it('names a missing config file', () => {
+    const err = configError(() => loadConfig({ env: {}, file: '/nonexistent/palabre.json', dotenvPath: null }));
+    expect(err.message).toMatch(/palabre\.json: cannot be read \(ENOENT\)/);
+  });
+
+  it('redactConfig hides every secret', () => {
+    const config = loadConfig({ env: { OPENAI_API_KEY: 'sk-abcdefghijkl', ADMIN_PASSWORD: 'long-enough-pw' }, dotenvPath: null });
+    const safe = JSON.stringify(redactConfig(config));
+    expect(safe).not.toContain('sk-abcdefghijkl');
+    expect(safe).not.toContain('long-enough-pw');
+    expect(redactConfig(config).OPENAI_API_KEY).toBe('(set)');
+  });
+});

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate, openStore, type Migration } from '../../core/store/db.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'palabre-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite store', () => {
+  it('opens in WAL mode and applies the core migrations once', () => {
+    const path = join(dir, 'nested', 'palabre.db');
+    const db = openStore({ path });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+    expect(versions).toContain(1);
+    db.prepare("INSERT INTO kv (key, value) VALUES ('a', '1')").run();
+    db.close();
+
+    // Reopening applies nothing again and keeps the data.
+    const again = openStore({ path });
+    expect(again.prepare('SELECT COUNT(*) FROM schema_migrations WHERE version = 1').pluck().get()).toBe(1);
+    expect(again.prepare("SELECT value FROM kv WHERE key = 'a'").pluck().get()).toBe('1');
+    again.close();
+  });
+
+  it('applies pending migrations in version order, each once, and rolls back a failing one', () => {
+    const db = openStore({ path: join(dir, 'm.db') });
+    const ran: number[] = [];
+    const mine: Migration[] = [
+      { version: 902, name: 'second', up: (d) => { ran.push(902); d.exec('ALTER TABLE t ADD COLUMN b TEXT'); } },
+      { version: 901, name: 'first', up: (d) => { ran.push(901); d.exec('CREATE TABLE t (a TEXT)'); } },
+    ];
+    expect(migrate(db, mine)).toEqual([901, 902]);
+    expect(ran).toEqual([901, 902]);
+    expect(migrate(db, mine)).toEqual([]);
+    expect(ran).toEqual([901, 902]);
+
+    const broken: Migration = { version: 903, name: 'broken', up: 'CREATE TABLE u (x TEXT); CREATE TABLE t (dup TEXT);' };
+    expect(() => migrate(db, [broken])).toThrow(/already exists/);
+    // The transaction rolled back: neither table u nor a record of 903.
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'u'").pluck().get()).toBe(0);
+    expect(db.prepare('SELECT COUNT(*) FROM schema_migrations WHERE version = 903').pluck().get()).toBe(0);
+    db.close();
+  });
+});
