@@ -1,4 +1,20 @@
 /**
+ * CHANGES (DOCS-CORE → DOCS-PAGES), all backward compatible:
+ * - Added `DocsAssistant.retrieve(query, k, signal?)`: async search, hybrid (BM25 + embeddings,
+ *   RRF) when EMBEDDINGS_PROVIDER is set; `search` stays synchronous and lexical. Scores mean the
+ *   same in both (docs/docs-assistant.md § Score).
+ * - Who builds what: `createDocsAssistant(deps)` in actors/docs/assistant.ts builds the assistant;
+ *   the docs surface (transports/http/docsSurface.ts, DOCS-CORE) creates it once, mounts the JSON API
+ *   (transports/http/docsApi.ts) and calls `mountDocsPages({app, db, config, logger, assistant})`
+ *   from transports/http/pages/mount.ts. `getDocsAssistant()` (docsSurface.ts) returns the running
+ *   instance for anything else in the process.
+ * - Anchors: `slugify`/`createSlugger` in actors/docs/slug.ts, applied to marked heading tokens'
+ *   `.text` in document order after stripping a leading `---` front matter block.
+ * - Source hrefs are `/docs/<path, each segment URL-encoded>#<anchor>` (`docHref` in assistant.ts).
+ * - Streaming: POST /api/chat/stream (SSE): events `delta` {text}, then `answer` (a ChatAnswer), or
+ *   `error` {message}. `onDelta` receives the model's text as it comes; with the offline provider
+ *   the whole extractive answer comes in word deltas.
+ *
  * Contract between the docs assistant's core (retrieval + chat machine, `actors/docs/`,
  * `actors/retrieval/`) and its surfaces (pages in `web/`, JSON API and CLI). The core implements
  * `DocsAssistant`; pages and API only call it.
@@ -68,6 +84,8 @@ export interface DocMeta {
 
 export interface DocsAssistant {
   search(query: string, k: number): Passage[];
+  /** Like `search`, hybrid when embeddings are configured (added by DOCS-CORE; optional for fakes). */
+  retrieve?(query: string, k: number, signal?: AbortSignal): Promise<Passage[]>;
   ask(req: { question: string; history?: ChatTurn[]; settings: ChatSettings; onDelta?: (text: string) => void; signal?: AbortSignal }): Promise<ChatAnswer>;
   /** Default settings from configuration. */
   defaults(): ChatSettings;

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createActor, fromPromise, type AnyActorRef } from 'xstate';
+import type { Config } from '../../core/config/index.js';
+import type { Logger } from '../../core/log.js';
+import type { Metrics } from '../../core/metrics.js';
+import type { Runtime } from '../../core/runtime.js';
+import { chatMachine, type ChatInput, type ChatOutput } from '../../machines/chat.js';
+import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
+import { runLlmCall } from '../llm/llmCallActor.js';
+import { registerOfflineResponder } from '../llm/offline.js';
+import type { ProviderRegistry } from '../llm/registry.js';
+import type { LlmProvider } from '../llm/types.js';
+import { createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
+import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
+import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from './contract.js';
+import { extractiveAnswer } from './offlineAnswer.js';
+
+/** The offline provider answers chat questions extractively from the passages it is sent. */
+registerOfflineResponder('chat', extractiveAnswer);
+
+export const FAILED_ANSWER = 'La réponse n’a pas pu être produite pour le moment. Réessayez dans un instant.';
+
+export type DocsConfig = Pick<
+  Config,
+  | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_TEMPERATURE'
+  | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'
+  | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
+>;
+
+export interface DocsAssistantDeps {
+  config: DocsConfig;
+  providers: ProviderRegistry;
+  logger?: Logger;
+  metrics?: Pick<Metrics, 'llmRetries'>;
+  /** When given, every question runs as a `chat` conversation of the process's actor system. */
+  runtime?: Runtime;
+  /** Overrides the embedder built from configuration (tests). */
+  embedder?: Embedder;
+  /** Keep the index in memory only (tests, `palabre ask --no-save`). */
+  persist?: boolean;
+}
+
+/** The DocsAssistant plus what the surface and the CLI need to run it. */
+export interface DocsCore extends DocsAssistant {
+  readonly retriever: Retriever;
+  /** Loads the stored index and brings it up to date with the files. */
+  ready(onProgress?: (done: number, total: number, path: string) => void): Promise<SyncReport>;
+  /** Re-indexes on file changes until the returned function is called. */
+  watch(): () => void;
+}
+
+function toPassage(p: ScoredPassage): Passage {
+  return { id: p.id, path: p.path, section: p.section, anchor: p.anchor, lineStart: p.lineStart, lineEnd: p.lineEnd, text: p.text, score: Math.round(p.score * 1000) / 1000 };
+}
+
+/** Link opening a document in the /docs viewer at a section (each path segment URL-encoded). */
+export function docHref(path: string, anchor: string): string {
+  const encoded = path.split('/').map(encodeURIComponent).join('/');
+  return `/docs/${encoded}${anchor ? `#${anchor}` : ''}`;
+}
+
+export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor'>): SourceRef {
+  return { path: p.path, section: p.section, anchor: p.anchor, href: docHref(p.path, p.anchor) };
+}
+
+function buildEmbedder(config: DocsConfig, logger?: Logger): Embedder | undefined {
+  if (config.EMBEDDINGS_PROVIDER === 'none') return undefined;
+  if (config.EMBEDDINGS_PROVIDER === 'openai' && config.OPENAI_API_KEY) {
+    return createOpenAiEmbedder({ apiKey: config.OPENAI_API_KEY, model: config.EMBEDDINGS_MODEL, ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}) });
+  }
+  logger?.warn({ provider: config.EMBEDDINGS_PROVIDER }, 'embeddings provider unavailable (no key, or not supported): lexical retrieval only');
+  return undefined;
+}
+
+export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
+  const { config, logger } = deps;
+  const retriever = new Retriever({
+    root: config.CORPUS_DIR,
+    ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
+    ...(logger ? { logger } : {}),
+    ...((deps.embedder ?? buildEmbedder(config, logger)) ? { embedder: deps.embedder ?? buildEmbedder(config, logger)! } : {}),
+  });
+  const provider = (): LlmProvider => deps.providers.resolve(config.CHAT_PROVIDER);
+  const call: Omit<LlmCallInput, 'request'> = {
+    maxRetries: config.LLM_MAX_RETRIES,
+    attemptTimeoutMs: config.LLM_ATTEMPT_TIMEOUT_MS,
+    backoffBaseMs: config.LLM_BACKOFF_BASE_MS,
+    retryAfterCapMs: config.LLM_RETRY_AFTER_CAP_MS,
+  };
+
+  function defaults(): ChatSettings {
+    return {
+      model: config.CHAT_MODEL,
+      k: config.CHAT_TOP_K,
+      threshold: config.CHAT_SCORE_THRESHOLD,
+      temperature: config.CHAT_TEMPERATURE,
+      maxTokens: config.CHAT_MAX_TOKENS,
+      historyTurns: config.CHAT_HISTORY_TURNS,
+    };
+  }
+
+  async function runChat(input: ChatInput, llm: LlmProvider, onDelta?: (t: string) => void, signal?: AbortSignal): Promise<ChatOutput> {
+    const logic = chatMachine.provide({
+      actors: {
+        retrieve: fromPromise<Passage[], { question: string; k: number }>(async ({ input: q, signal: s }) =>
+          (await retriever.retrieve(q.question, q.k, s)).map(toPassage),
+        ),
+        generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
+          runLlmCall(llm, req, { signal: s, ...(onDelta ? { onDelta } : {}), ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
+        ),
+      },
+    });
+    const systemId = `chat:${randomUUID()}`;
+    const ref: AnyActorRef = deps.runtime ? deps.runtime.start('chat', systemId, logic, input) : createActor(logic, { input }).start();
+    try {
+      return await new Promise<ChatOutput>((resolve) => {
+        const settle = (): boolean => {
+          const snap = ref.getSnapshot() as { status: string; output?: ChatOutput };
+          if (snap.status === 'done' && snap.output) {
+            resolve(snap.output);
+            return true;
+          }
+          return false;
+        };
+        if (settle()) return;
+        const sub = ref.subscribe({ next: () => settle() && sub.unsubscribe(), complete: () => settle() });
+        if (signal) {
+          if (signal.aborted) ref.send({ type: 'chat.cancel' });
+          else signal.addEventListener('abort', () => ref.send({ type: 'chat.cancel' }), { once: true });
+        }
+      });
+    } finally {
+      if (deps.runtime) deps.runtime.stop(systemId);
+      else ref.stop();
+    }
+  }
+
+  const assistant: DocsCore = {
+    retriever,
+    ready(onProgress) {
+      retriever.load();
+      return retriever.sync(onProgress);
+    },
+    watch: () => retriever.watch(),
+    search: (query, k) => retriever.search(query, k).map(toPassage),
+    retrieve: async (query, k, signal) => (await retriever.retrieve(query, k, signal)).map(toPassage),
+    defaults,
+    providerName: () => provider().name,
+    documents(): DocMeta[] {
+      return retriever.documents().map((d) => ({ path: d.path, title: d.title, headings: d.headings.map((h) => ({ depth: h.depth, text: h.text, anchor: h.anchor })) }));
+    },
+    readDocument(path) {
+      // Only indexed paths are served: no traversal outside the corpus whatever `path` holds.
+      const doc = retriever.document(path);
+      if (!doc) return undefined;
+      try {
+        return { path: doc.path, title: doc.title, markdown: readFileSync(join(retriever.root, doc.path), 'utf8') };
+      } catch {
+        return undefined;
+      }
+    },
+    async ask(req): Promise<ChatAnswer> {
+      const llm = provider();
+      const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, req.onDelta, req.signal);
+      const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged };
+      if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
+      if (out.state === 'failed') {
+        logger?.warn({ error: out.error }, 'chat: question failed');
+        return { ...base, state: 'failed', answer: FAILED_ANSWER, outOfScope: false, sources: [], ...(out.error ? { error: out.error } : {}) };
+      }
+      if (out.state === 'outOfScope') return { ...base, state: 'outOfScope', answer: out.answer, outOfScope: true, sources: [] };
+      return { ...base, state: 'answered', answer: out.answer, outOfScope: false, sources: out.cited.map(toSourceRef) };
+    },
+  };
+  return assistant;
+}
