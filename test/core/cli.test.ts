@@ -1,0 +1,53 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS, main } from '../../cli/main.js';
+import type { CliIo } from '../../cli/io.js';
+import { PROJECT_ROOT, VERSION } from '../../core/version.js';
+
+function io(): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const sink = (append: (s: string) => void) => new Writable({ write(chunk, _enc, cb) { append(String(chunk)); cb(); } });
+  return { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)), env: {}, out: () => out, err: () => err };
+}
+
+describe('palabre CLI dispatch', () => {
+  it('prints the version from package.json', async () => {
+    const t = io();
+    expect(await main(['--version'], t)).toBe(0);
+    expect(t.out().trim()).toBe(VERSION);
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('lists every command in help', async () => {
+    const t = io();
+    expect(await main(['--help'], t)).toBe(0);
+    for (const name of Object.keys(COMMANDS)) expect(t.out()).toContain(`palabre ${name}`);
+  });
+
+  it('refuses an unknown command with exit code 2', async () => {
+    const t = io();
+    expect(await main(['frobnicate'], t)).toBe(2);
+    expect(t.err()).toContain('unknown command "frobnicate"');
+  });
+
+  it('says "not available in this build" for a command whose file is absent', async () => {
+    for (const [name, entry] of Object.entries(COMMANDS)) {
+      if (existsSync(join(PROJECT_ROOT, 'cli/commands', `${entry.file}.ts`))) continue;
+      const t = io();
+      expect(await main([name], t)).toBe(2);
+      expect(t.err()).toContain(`"${name}" is not available in this build`);
+    }
+  });
+
+  it('passes options to serve (the default command)', async () => {
+    const t = io();
+    expect(await main(['serve', '--help'], t)).toBe(0);
+    expect(t.out()).toContain('usage: palabre serve');
+    const u = io();
+    expect(await main(['--bogus'], u)).toBe(2); // `palabre --bogus` is `palabre serve --bogus`
+    expect(u.err()).toContain('palabre serve:');
+  });
+});
