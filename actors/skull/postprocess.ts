@@ -8,7 +8,7 @@ import { limitSentences } from './sentences.js';
 
 export const NNBSP = '\u202f';
 
-const URLISH = /(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
+const URLISH = /(?:https?:\/\/|www\.)\S*[^\s.,;:!?…»)"']|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
 
 /** Did the user ask for code? Then code blocks are kept (as plain text), not dropped. */
 export function asksForCode(userText: string): boolean {

@@ -82,18 +82,28 @@ export function buildPrompt(parts: PromptParts, totalTokens: number, tokens: Tok
     if (!cut.includes('context')) cut.push('context');
     built = whole();
   }
-  if (!tokens.fits(built.text, budget)) {
-    // Everything but the system text must still fit; the system text gets what is left.
-    const others = tokens.count(whole().text) - tokens.count(system);
-    system = tokens.cut(system, Math.max(0, budget - others));
+  const systemRoom = () => budget - (tokens.count(built.text) - tokens.count(system));
+  if (!tokens.fits(built.text, budget) && systemRoom() > 0) {
+    // Everything but the system text fits; it gets what is left. Token counts of joined strings
+    // are not quite additive, so shrink by a few tokens until the whole fits.
+    const full = system;
+    let room = systemRoom();
+    do {
+      system = tokens.cut(full, room);
+      built = whole();
+      room -= 2;
+    } while (room > 0 && !tokens.fits(built.text, budget));
     cut.push('system');
-    built = whole();
   }
   if (!tokens.fits(built.text, budget)) {
-    const others = tokens.count(built.text) - tokens.count(user);
-    user = tokens.cut(user, Math.max(0, budget - others));
+    const full = user;
+    let room = budget - (tokens.count(built.text) - tokens.count(user));
+    do {
+      user = tokens.cut(full, room);
+      built = whole();
+      room -= 2;
+    } while (room > 0 && !tokens.fits(built.text, budget));
     cut.push('user');
-    built = whole();
   }
   return { ...built, budget, cut };
 }

@@ -14,7 +14,7 @@ const NEVER_FINAL = new Set([
 
 const TERMINAL = new Set(['.', '!', '?', '…']);
 const CLOSERS = new Set(['»', '"', '”', '’', "'", ')', ']', '\u202f', '\u00a0']);
-const URLISH = /(?:https?:\/\/|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
+const URLISH = /(?:https?:\/\/|www\.)\S*[^\s.,;:!?…»)"']|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
 
 /** Replaces URLs and e-mails by same-length placeholders so that their dots never split. */
 function maskUrls(text: string): string {
@@ -45,7 +45,12 @@ export function splitSentences(input: string): string[] {
     if (!TERMINAL.has(ch)) continue;
     // Consume a run of terminals ("?!", "...") and closers ("! »").
     let end = i + 1;
-    while (end < masked.length && (TERMINAL.has(masked[end]!) || CLOSERS.has(masked[end]!))) end++;
+    for (;;) {
+      if (end < masked.length && (TERMINAL.has(masked[end]!) || CLOSERS.has(masked[end]!))) end++;
+      // "! »": a space then a closing guillemet still belongs to this sentence.
+      else if (masked[end] === ' ' && (masked[end + 1] === '»' || masked[end + 1] === '”')) end += 2;
+      else break;
+    }
     if (end >= masked.length) break;
     if (masked[end] !== ' ') continue; // "3.5", "a.b", "…suite"
     const next = masked[end + 1];
