@@ -55,12 +55,12 @@ export class InspectorHub {
   }
 
   /** The conversation an actor belongs to: itself or its nearest ancestor that the root spawned. */
-  private conversationOf(ref: AnyActorRef): { systemId: string; kind: string } | undefined {
+  private conversationOf(ref: AnyActorRef): { systemId: string; kind: string; ref: AnyActorRef } | undefined {
     const entries = this.runtime.list();
     let current: (AnyActorRef & WithParent) | undefined = ref as AnyActorRef & WithParent;
     for (let depth = 0; current && depth < 20; depth++) {
       const match = entries.find((e) => e.ref === current);
-      if (match) return { systemId: match.systemId, kind: match.kind };
+      if (match) return { systemId: match.systemId, kind: match.kind, ref: match.ref };
       current = current._parent;
     }
     return undefined;
@@ -74,7 +74,8 @@ export class InspectorHub {
       at: this.now(),
       conversation: owner.systemId,
       kind: owner.kind,
-      actor: (e.actorRef as AnyActorRef & WithParent).id ?? (e.actorRef as AnyActorRef).sessionId,
+      // The conversation itself is named by its systemId; invoked children by their own id.
+      actor: owner.ref === e.actorRef ? owner.systemId : ((e.actorRef as AnyActorRef & WithParent).id ?? (e.actorRef as AnyActorRef).sessionId),
     };
     let record: InspectRecord;
     if (e.type === '@xstate.event') {

@@ -48,6 +48,11 @@ function toElkNode(node: ChartNode): ElkNode {
 export interface SvgOptions {
   /** Title shown as the SVG's accessible name. */
   title?: string;
+  /**
+   * Embed the stylesheet (default). Pages with a strict CSP inline the SVG without it and style
+   * the same classes from their own CSS (`web/static/inspect.css`).
+   */
+  embedStyle?: boolean;
 }
 
 export async function chartToSvg(chart: Chart, opts: SvgOptions = {}): Promise<string> {
@@ -137,14 +142,15 @@ export async function chartToSvg(chart: Chart, opts: SvgOptions = {}): Promise<s
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-labelledby="title-${esc(chart.name)}" class="statechart">`,
     `<title id="title-${esc(chart.name)}">${title}</title>`,
     '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>',
-    `<style>${SVG_STYLE}</style>`,
-    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    opts.embedStyle === false ? '' : `<style>${SVG_STYLE}</style>`,
+    `<rect class="background" width="${width}" height="${height}" fill="#fff"/>`,
     ...parts,
     '</svg>',
   ].join('\n');
 }
 
-const SVG_STYLE = [
+/** The chart's stylesheet; the inspector page serves the same rules from its CSS file. */
+export const SVG_STYLE = [
   '.statechart text{font:12px system-ui,-apple-system,"DejaVu Sans",sans-serif;fill:#1a1a1a}',
   '.state rect{fill:#f7f9fc;stroke:#46566b;stroke-width:1.2}',
   '.state-compound>rect,.state-parallel>rect{fill:#eef2f7}',

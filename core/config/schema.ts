@@ -5,6 +5,7 @@ import { skullSection } from './sections/skull.js';
 import { docsSection } from './sections/docs.js';
 import { correctionsSection } from './sections/corrections.js';
 import { t2Section } from './sections/t2.js';
+import { inspectSection } from './sections/inspect.js';
 
 /**
  * The one configuration schema. Each surface owns a section file; keys are environment variable
@@ -18,6 +19,7 @@ export const configShape = {
   ...docsSection,
   ...correctionsSection,
   ...t2Section,
+  ...inspectSection,
 };
 
 /** The sections in documentation order, with the title the generated tables use. */

@@ -1,0 +1,94 @@
+import type { Surface, RunningSurface } from '../../core/surface.js';
+import { loadMachine, machineNames } from '../../core/machines.js';
+import { chartOf } from '../../actors/statecharts/chart.js';
+import { chartToSvg } from '../../actors/statecharts/svg.js';
+import { InspectorHub } from '../../actors/statecharts/inspectorHub.js';
+import { attachStatelyInspector } from '../../actors/statecharts/stately.js';
+import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
+import { adminAuth } from './admin.js';
+import { attachInspectSocket } from '../ws/inspect.js';
+
+/**
+ * `/inspect`: every live actor of the process with its statechart drawn from the machine
+ * definition (offline: ELK layout, SVG), the current state highlighted and the event log
+ * streaming over `/inspect/ws`. Admin only. `INSPECT=stately` also attaches Stately's inspector.
+ */
+export const inspectSurface: Surface = {
+  name: 'inspect',
+  async start(ctx, http): Promise<RunningSurface> {
+    const hub = new InspectorHub(ctx.runtime);
+    const stately = ctx.config.INSPECT === 'stately' ? attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
+    if (!http) {
+      return {
+        async stop() {
+          stately?.stop();
+          hub.close();
+        },
+      };
+    }
+    const { app, server } = http;
+    mountStatic(app);
+    const admin = adminAuth({ app, db: ctx.db, config: ctx.config, logger: ctx.logger });
+    if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
+
+    const svgCache = new Map<string, string>();
+    app.get('/inspect/charts/:name', admin.requireAdmin, async (req, res) => {
+      const name = String(req.params.name).replace(/\.svg$/, '');
+      if (!machineNames().includes(name)) {
+        res.status(404).type('text/plain').send(`No machine named ${name}.\n`);
+        return;
+      }
+      let svg = svgCache.get(name);
+      if (!svg) {
+        const machine = await loadMachine(name);
+        svg = await chartToSvg(chartOf(name, machine!), { embedStyle: false, title: `Statechart ${name}` });
+        svgCache.set(name, svg);
+      }
+      res.type('image/svg+xml').set('Cache-Control', 'no-store').send(svg);
+    });
+
+    app.get('/inspect/api/conversations', admin.requireAdmin, (_req, res) => {
+      res.json({ conversations: hub.conversations() });
+    });
+
+    app.get('/inspect', admin.requireAdmin, (_req, res) => {
+      const body = html`<h1>Inspecteur de statecharts</h1>
+<p class="lead">Chaque conversation vivante du processus, son statechart et ses événements en direct. Les clés, jetons et flux audio sont retirés avant de quitter l'acteur.</p>
+<div class="inspect-layout">
+<section class="inspect-actors" aria-labelledby="actors-title">
+<h2 id="actors-title">Acteurs vivants</h2>
+<p id="actors-empty" class="muted">Aucune conversation en cours.</p>
+<ul id="actors" class="actor-list"></ul>
+</section>
+<section class="inspect-chart" aria-labelledby="chart-title">
+<h2 id="chart-title">Statechart</h2>
+<p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez un acteur.</p>
+<div id="chart" class="chart-box"></div>
+</section>
+<section class="inspect-log" aria-labelledby="log-title">
+<h2 id="log-title">Journal des événements</h2>
+<div class="log-controls">
+<button type="button" id="pause" aria-pressed="false">Pause</button>
+<button type="button" id="clear">Effacer</button>
+<label for="filter">Filtrer par type d'événement</label>
+<input type="text" id="filter" name="filter" autocomplete="off" spellcheck="false">
+</div>
+<p id="connection" class="muted" role="status">Connexion…</p>
+<ol id="log" class="event-log"></ol>
+</section>
+</div>`;
+      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'] }));
+    });
+
+    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: (req) => Boolean(admin.sessionOf(req)) });
+    return {
+      urls: admin.enabled ? { inspector: '/inspect' } : {},
+      health: () => ({ inspector: admin.enabled ? 'enabled' : 'disabled (set ADMIN_PASSWORD)', stately: Boolean(stately) }),
+      async stop() {
+        await socket.close();
+        stately?.stop();
+        hub.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,109 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
+import { z } from 'zod';
+import type { Logger } from '../../core/log.js';
+import type { InspectorHub, InspectRecord } from '../../actors/statecharts/inspectorHub.js';
+
+/**
+ * WebSocket `/inspect/ws`: streams the inspector hub's redacted records to admin pages.
+ *
+ * server → client: `{"type":"conversations","conversations":[…]}` (on connect and when the list
+ * changes), `{"type":"record","record":{…}}`, `{"type":"history","systemId":…,"records":[…]}`,
+ * `{"type":"error","message":…}`.
+ * client → server: `{"type":"history","systemId":"…"}` only. Anything else gets an error message.
+ */
+
+export const INSPECT_WS_PATH = '/inspect/ws';
+const MAX_CLIENT_FRAME = 4 * 1024;
+const LIST_INTERVAL_MS = 500;
+
+const clientMessage = z.object({ type: z.literal('history'), systemId: z.string().min(1).max(200) }).strict();
+
+export interface InspectSocketDeps {
+  server: Server;
+  hub: InspectorHub;
+  logger: Logger;
+  /** True when the upgrade request carries an admin session. */
+  isAdmin(req: IncomingMessage): boolean;
+}
+
+function sameOrigin(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (!origin) return true; // non-browser clients send none; the admin cookie is still required
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+function reject(socket: Duplex, status: number, text: string): void {
+  socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\n${text}\n`);
+  socket.destroy();
+}
+
+export function attachInspectSocket({ server, hub, logger, isAdmin }: InspectSocketDeps): { close(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME });
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== INSPECT_WS_PATH) return; // another surface's socket
+    if (!isAdmin(req)) return reject(socket, 401, 'Unauthorized');
+    // Cookies ride along on cross-site WebSocket handshakes: refuse foreign origins.
+    if (!sameOrigin(req)) return reject(socket, 403, 'Forbidden');
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  };
+  server.on('upgrade', onUpgrade);
+
+  const send = (ws: WebSocket, message: unknown): void => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  };
+
+  let lastList = '';
+  const listTimer = setInterval(() => {
+    if (wss.clients.size === 0) return;
+    const conversations = hub.conversations();
+    const text = JSON.stringify(conversations.map((c) => [c.systemId, c.kind]));
+    if (text === lastList) return;
+    lastList = text;
+    for (const ws of wss.clients) send(ws, { type: 'conversations', conversations });
+  }, LIST_INTERVAL_MS);
+  listTimer.unref();
+
+  const unsubscribe = hub.subscribe((record: InspectRecord) => {
+    for (const ws of wss.clients) send(ws, { type: 'record', record });
+  });
+
+  wss.on('connection', (ws: WebSocket) => {
+    logger.info({ event: 'inspect_connected' }, 'inspector connected');
+    send(ws, { type: 'conversations', conversations: hub.conversations() });
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      let parsed: z.infer<typeof clientMessage> | undefined;
+      if (!isBinary) {
+        try {
+          const result = clientMessage.safeParse(JSON.parse(data.toString()));
+          if (result.success) parsed = result.data;
+        } catch {
+          parsed = undefined;
+        }
+      }
+      if (!parsed) {
+        send(ws, { type: 'error', message: 'Unknown message: send {"type":"history","systemId":"…"}' });
+        return;
+      }
+      send(ws, { type: 'history', systemId: parsed.systemId, records: hub.recent(parsed.systemId) });
+    });
+    ws.on('error', (err) => logger.warn({ err }, 'inspector socket error'));
+  });
+
+  return {
+    async close() {
+      clearInterval(listTimer);
+      unsubscribe();
+      server.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
