@@ -60,6 +60,19 @@ function isMissingCommandFile(err: unknown, file: string): boolean {
   return text.includes(`commands/${file}.`) || text.includes(`commands\\${file}.`);
 }
 
+/** The command module `cli/commands/<file>`, or undefined when that file is not in this build. */
+export async function loadCommand(file: string): Promise<CommandModule | undefined> {
+  try {
+    // A plain variable, not a template literal: bundlers (vite in tests) would otherwise turn the
+    // import into a fixed glob of the files present at build time.
+    const specifier = './commands/' + file + '.js';
+    return (await import(specifier)) as CommandModule;
+  } catch (err) {
+    if (isMissingCommandFile(err, file)) return undefined;
+    throw err;
+  }
+}
+
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v' || first === 'version') {
@@ -78,15 +91,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     io.stderr.write(`palabre: unknown command "${name}". Run \`palabre help\` for the list.\n`);
     return EXIT.usage;
   }
-  let mod: CommandModule;
-  try {
-    mod = (await import(`./commands/${entry.file}.js`)) as CommandModule;
-  } catch (err) {
-    if (isMissingCommandFile(err, entry.file)) {
-      io.stderr.write(`palabre: "${name}" is not available in this build.\n`);
-      return EXIT.usage;
-    }
-    throw err;
+  const mod = await loadCommand(entry.file);
+  if (!mod) {
+    io.stderr.write(`palabre: "${name}" is not available in this build.\n`);
+    return EXIT.usage;
   }
   return mod.run(args, io);
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, main } from '../../cli/main.js';
+import { COMMANDS, loadCommand, main } from '../../cli/main.js';
 import type { CliIo } from '../../cli/io.js';
 import { PROJECT_ROOT, VERSION } from '../../core/version.js';
 
@@ -34,6 +34,8 @@ describe('palabre CLI dispatch', () => {
   });
 
   it('says "not available in this build" for a command whose file is absent', async () => {
+    expect(await loadCommand('no-such-command')).toBeUndefined();
+    expect(typeof (await loadCommand('serve'))?.run).toBe('function');
     for (const [name, entry] of Object.entries(COMMANDS)) {
       if (existsSync(join(PROJECT_ROOT, 'cli/commands', `${entry.file}.ts`))) continue;
       const t = io();
