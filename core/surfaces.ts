@@ -11,4 +11,6 @@ import type { Surface } from './surface.js';
 export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
+  // Last: the inspector sees every other surface's actors.
+  () => import('../transports/http/inspect.js').then((m) => m.inspectSurface),
 ];
