@@ -11,6 +11,7 @@ import type { Surface } from './surface.js';
 export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
+  () => import('../transports/http/docsSurface.js').then((m) => m.docsSurface),
   // Last: the inspector sees every other surface's actors.
   () => import('../transports/http/inspect.js').then((m) => m.inspectSurface),
 ];

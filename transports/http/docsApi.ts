@@ -1,0 +1,105 @@
+import express, { type Express, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Metrics } from '../../core/metrics.js';
+import type { Logger } from '../../core/log.js';
+import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../actors/docs/contract.js';
+
+/**
+ * The docs assistant's JSON API for programs (issue 5 §4):
+ *   GET  /api/search?q=…&k=…          → {passages: [{path, section, anchor, score, text, lines}]}
+ *   POST /api/chat {question, history?} → {answer, outOfScope, sources: [{path, section, href}], …}
+ *   POST /api/chat/stream (same body)   → text/event-stream: `delta` {text}…, then `answer` | `error`
+ * Parse + validate + route only. Bad input → 400 with the zod issues; nothing else happens.
+ */
+export const MAX_QUESTION_CHARS = 2000;
+
+export const searchQuerySchema = z.object({
+  q: z.string().trim().min(1, 'q is required').max(MAX_QUESTION_CHARS),
+  k: z.coerce.number().int().min(1).max(50).default(5),
+});
+
+const turnSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(8000) });
+
+export const chatBodySchema = z.object({
+  question: z.string().trim().min(1, 'question is required').max(MAX_QUESTION_CHARS),
+  history: z.array(turnSchema).max(40).optional(),
+});
+
+export interface DocsApiDeps {
+  assistant: DocsAssistant;
+  /** Settings of API answers (the configured defaults, unless the surface says otherwise). */
+  settings?: () => ChatSettings;
+  logger?: Logger;
+  metrics?: Pick<Metrics, 'inputRejected'>;
+}
+
+function badRequest(res: Response, deps: DocsApiDeps, reason: string, issues: z.core.$ZodIssue[]): void {
+  deps.metrics?.inputRejected.inc({ surface: 'docs', reason });
+  res.status(400).json({ error: 'invalid request', issues: issues.map((i) => ({ path: i.path, code: i.code, message: i.message })) });
+}
+
+/** What leaves the API for one answer: paths relative to the corpus root, no internals. */
+export function answerJson(a: ChatAnswer): Record<string, unknown> {
+  return {
+    answer: a.answer,
+    outOfScope: a.outOfScope,
+    state: a.state,
+    sources: a.sources.map((s) => ({ path: s.path, section: s.section, href: s.href })),
+    flagged: a.flagged,
+    provider: a.provider,
+    model: a.model,
+  };
+}
+
+export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
+  const settings = deps.settings ?? (() => deps.assistant.defaults());
+  const json = express.json({ limit: '64kb' });
+
+  app.get('/api/search', async (req: Request, res: Response) => {
+    const parsed = searchQuerySchema.safeParse(req.query);
+    if (!parsed.success) return badRequest(res, deps, 'search_params', parsed.error.issues);
+    const { q, k } = parsed.data;
+    const passages = deps.assistant.retrieve ? await deps.assistant.retrieve(q, k) : deps.assistant.search(q, k);
+    res.json({
+      passages: passages.map((p) => ({ path: p.path, section: p.section, anchor: p.anchor, score: p.score, text: p.text, lines: [p.lineStart, p.lineEnd] })),
+    });
+  });
+
+  app.post('/api/chat', json, async (req: Request, res: Response) => {
+    const parsed = chatBodySchema.safeParse(req.body ?? {});
+    if (!parsed.success) return badRequest(res, deps, 'chat_body', parsed.error.issues);
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    const answer = await deps.assistant.ask({ question: parsed.data.question, history: parsed.data.history ?? [], settings: settings(), signal: controller.signal });
+    res.status(answer.state === 'failed' ? 503 : 200).json(answerJson(answer));
+  });
+
+  app.post('/api/chat/stream', json, async (req: Request, res: Response) => {
+    const parsed = chatBodySchema.safeParse(req.body ?? {});
+    if (!parsed.success) return badRequest(res, deps, 'chat_body', parsed.error.issues);
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    const send = (event: string, data: unknown): void => {
+      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    try {
+      const answer = await deps.assistant.ask({
+        question: parsed.data.question,
+        history: parsed.data.history ?? [],
+        settings: settings(),
+        signal: controller.signal,
+        onDelta: (text) => send('delta', { text }),
+      });
+      send('answer', answerJson(answer));
+    } catch (err) {
+      deps.logger?.error({ err }, 'chat stream failed');
+      send('error', { message: 'internal error' });
+    }
+    res.end();
+  });
+}
