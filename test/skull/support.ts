@@ -123,6 +123,24 @@ export class Listener {
     return this.on(topic);
   }
 
+  /** Waits (real time, bounded) until a message on `topic` satisfies `pred`. */
+  async waitMatch(topic: string, pred: (m: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = this.on(topic).find(pred);
+      if (hit) return hit;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timeout waiting for a matching message on ${topic}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+
   async publish(topic: string, payload: string | Buffer, opts: { retain?: boolean } = {}): Promise<void> {
     await this.client.publishAsync(topic, payload, { qos: 1, retain: opts.retain ?? false });
   }

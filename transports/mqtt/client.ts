@@ -44,18 +44,19 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
     const client = mqtt.connect(opts.url, options);
     const onConnect = () => {
       client.off('error', onError);
+      client.off('close', onClose);
       resolve(client);
     };
     const onError = (err: Error) => {
       client.off('connect', onConnect);
+      client.off('close', onClose);
       client.end(true);
       reject(err);
     };
+    const onClose = () => onError(new Error('connection closed before CONNACK'));
     client.once('connect', onConnect);
     client.once('error', onError);
-    client.once('close', () => {
-      if (!client.connected) onError(new Error('connection closed before CONNACK'));
-    });
+    client.once('close', onClose);
   });
 }
 
