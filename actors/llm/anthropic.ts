@@ -170,6 +170,8 @@ export function createAnthropicProvider(opts: AnthropicProviderOptions): LlmProv
           break;
       }
     }
+    // The SDK's stream ends quietly when its signal fires: an abort mid-answer is still an abort.
+    if (signal?.aborted) throw abortError('anthropic', signal);
     model ||= req.model;
     if (!text.trim()) throw emptyText('anthropic', model);
     return { text, model, provider: 'anthropic', usage: usageOf(usage, elapsed(t0)), citations: req.documents ? citations : undefined, finishReason };

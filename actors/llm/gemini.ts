@@ -116,6 +116,7 @@ export function createGeminiProvider(opts: GeminiProviderOptions): LlmProvider {
       last = r;
       finishReason = r.candidates?.[0]?.finishReason;
     }
+    if (signal?.aborted) throw abortError('gemini', signal);
     const answered = last?.modelVersion || model;
     if (!text.trim()) throw emptyText('gemini', answered);
     return { text, model: answered, provider: 'gemini', usage: usageOf(last, elapsed(t0)), citations: citationsFromMarkers(text, req.documents), finishReason };

@@ -123,6 +123,8 @@ export function createOpenAIProvider(opts: OpenAIProviderOptions): LlmProvider {
       }
       if (choice?.finish_reason) finishReason = choice.finish_reason;
     }
+    // The SDK's stream ends quietly when its signal fires: an abort mid-answer is still an abort.
+    if (signal?.aborted) throw abortError('openai', signal);
     model ||= req.model;
     if (!text.trim()) throw emptyText('openai', model);
     return { text, model, provider: 'openai', usage: usageOf(usage, elapsed(t0)), citations: citationsFromMarkers(text, req.documents), finishReason };

@@ -27,6 +27,12 @@ export interface CommonReply {
   /** Wait this long between streamed (SSE) events. */
   chunkDelayMs?: number;
   /**
+   * Streaming: send all but the last N events at once, then hang for `stallMs` (default 60 s) —
+   * a stream that stops mid-way, for aborting in the middle of an answer.
+   */
+  stallBeforeLast?: number;
+  stallMs?: number;
+  /**
    * Destroy the socket: `true`/`'before-headers'` answers nothing at all, `'mid-body'` sends the
    * headers and the first part of the body, then cuts.
    */
@@ -216,9 +222,11 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
       setImmediate(() => req.socket.destroy());
       return;
     }
+    const stallAt = reply.stallBeforeLast !== undefined ? rendered.chunks.length - reply.stallBeforeLast : -1;
     for (const [i, chunk] of rendered.chunks.entries()) {
       if (closed.signal.aborted) return;
       if (i > 0) await sleep(reply.chunkDelayMs ?? 0, closed.signal);
+      if (i === stallAt) await sleep(reply.stallMs ?? 60_000, closed.signal);
       if (closed.signal.aborted) return;
       res.write(chunk);
     }
