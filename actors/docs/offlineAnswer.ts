@@ -42,9 +42,11 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
       candidates.push({ text: s.length > MAX_SENTENCE_CHARS ? `${s.slice(0, MAX_SENTENCE_CHARS)}…` : s, doc: i, order, score: hit - i * 0.01 });
     });
   });
+  const seen = new Set<string>();
   const best = candidates
     .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score || a.doc - b.doc || a.order - b.order)
+    .filter((c) => !seen.has(c.text) && seen.add(c.text) !== undefined)
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.doc - b.doc || a.order - b.order);
   if (best.length === 0 && docs[0]) {
