@@ -1,0 +1,141 @@
+import { always, finding, isWritten, wordRe, type Detector, type DetectorContext, type Finding } from './context.js';
+
+/** Word lists: SMS abbreviations, anglicisms, homophones, repeated words and connectors. */
+
+const SMS: Record<string, string> = {
+  bjr: 'bonjour', bsr: 'bonsoir', slt: 'salut', svp: "s'il vous plaît", stp: "s'il te plaît", mdr: '(à supprimer)', ptdr: '(à supprimer)',
+  pk: 'pourquoi', pq: 'pourquoi', pcq: 'parce que', pck: 'parce que', tkt: "ne t'inquiète pas", jsp: 'je ne sais pas', dsl: 'désolé',
+  bcp: 'beaucoup', qq: 'quelques', qqn: "quelqu'un", qqch: 'quelque chose', tjrs: 'toujours', tjs: 'toujours', auj: "aujourd'hui",
+  rdv: 'rendez-vous', biz: 'bises', bisous: '', jtm: 'je t’aime', cc: 'coucou', ds: 'dans', pr: 'pour', tt: 'tout', mm: 'même', ac: 'avec', vrmt: 'vraiment', msg: 'message', bb: 'bébé',
+};
+delete SMS.bisous;
+/** Abbreviations the SMS detector reports (the spelling detector leaves them to it). */
+export const SMS_WORDS: ReadonlySet<string> = new Set(Object.keys(SMS));
+const SMS_RE = wordRe(Object.keys(SMS).join('|'), 'giu');
+
+export const abreviationsSms: Detector = {
+  name: 'sms',
+  codes: ['abreviations_sms'],
+  applies: isWritten,
+  detect(ctx) {
+    return [...ctx.text.matchAll(SMS_RE)].map((m) =>
+      finding('sms', 'abreviations_sms', ctx, m.index, m.index + m[0].length, `Écrivez le mot en entier : « ${SMS[m[0].toLowerCase()]} ».`));
+  },
+};
+
+/** Anglicisms with the French word to use. Loan words the dictionaries accept (week-end, parking) are left out. */
+export const ANGLICISMS: Record<string, string> = {
+  meeting: 'réunion', meetings: 'réunions', deadline: 'date limite', deadlines: 'dates limites', feedback: 'retour, avis', email: 'courriel',
+  emails: 'courriels', team: 'équipe', staff: 'personnel', call: 'appel', skills: 'compétences', cash: 'argent comptant', business: 'affaires',
+  timing: 'calendrier, moment', update: 'mise à jour', random: 'au hasard', anyway: 'de toute façon', so: 'donc', full: 'complet', cheap: 'bon marché',
+  checker: 'vérifier', checké: 'vérifié', checkée: 'vérifiée', checkés: 'vérifiés', checke: 'vérifie', checkez: 'vérifiez',
+  booker: 'réserver', booké: 'réservé', bookée: 'réservée', bookés: 'réservés', canceller: 'annuler', cancellé: 'annulé', cancellée: 'annulée',
+  forwarder: 'transférer', forwardé: 'transféré', downloader: 'télécharger', uploader: 'téléverser', liker: 'aimer', scroller: 'faire défiler',
+  updater: 'mettre à jour', updaté: 'mis à jour', meeter: 'rencontrer', shopper: 'magasiner', online: 'en ligne', offline: 'hors ligne',
+  computer: 'ordinateur', laptop: 'ordinateur portable', weekend: 'fin de semaine', job: 'emploi', jobs: 'emplois', fun: 'amusant',
+};
+const ANGLICISM_RE = wordRe(Object.keys(ANGLICISMS).join('|'), 'giu');
+
+export const anglicisme: Detector = {
+  name: 'anglicisme',
+  codes: ['anglicisme'],
+  applies: always,
+  detect(ctx) {
+    return [...ctx.text.matchAll(ANGLICISM_RE)].map((m) =>
+      finding('anglicisme', 'anglicisme', ctx, m.index, m.index + m[0].length, `Anglicisme : dites « ${ANGLICISMS[m[0].toLowerCase()]} ».`));
+  },
+};
+
+/** Homophone confusions a pattern can decide alone. */
+const HOMOPHONES: Array<[RegExp, string]> = [
+  [wordRe("(?:il|elle|on|qui|y) à", 'giu'), '« a » (verbe avoir) et non « à »'],
+  [wordRe('(?:ils|elles) on', 'giu'), '« ont » (verbe avoir) et non « on »'],
+  [wordRe('sa (?:va|fait|dépend|marche|me plaît|m\'intéresse)', 'giu'), '« ça » (pronom) et non « sa »'],
+  [wordRe('(?:il|elle|on) (?:et|est) (?:allé|allée|venu|venue|parti|partie|arrivé|arrivée)', 'giu'), 'vérifiez « est » / « et »'],
+  [wordRe("(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:et)", 'giu'), '« est » (verbe être) et non « et »'],
+  [wordRe('ces (?:un|une)', 'giu'), "« c'est » et non « ces »"],
+];
+
+export const homophones: Detector = {
+  name: 'homophones',
+  codes: ['confusion_homophones'],
+  applies: isWritten,
+  detect(ctx) {
+    const out: Finding[] = [];
+    for (const [re, fix] of HOMOPHONES) {
+      for (const m of ctx.text.matchAll(re)) {
+        if (out.some((f) => f.start === m.index)) continue;
+        out.push(finding('homophones', 'confusion_homophones', ctx, m.index, m.index + m[0].length, `Homophone : ${fix}.`));
+      }
+    }
+    return out.sort((a, b) => a.start - b.start);
+  },
+};
+
+/** Connector → how many uses in one production count as « en boucle ». */
+const CONNECTORS: Record<string, number> = {
+  et: 8, mais: 4, donc: 4, 'parce que': 4, car: 4, alors: 4, aussi: 4, ensuite: 3, après: 4, puis: 3, 'en plus': 3, 'de plus': 3, 'par contre': 3, 'en fait': 3, enfin: 3,
+};
+
+export const connecteursRepetes: Detector = {
+  name: 'connecteurs',
+  codes: ['connecteurs_repetes'],
+  applies: always,
+  detect(ctx) {
+    const out: Finding[] = [];
+    const text = ctx.text.replace(/’/g, "'");
+    // Speech repeats connectors more than writing does: allow half as many again in a transcript.
+    const factor = ctx.production.epreuve === 'EO' ? 1.5 : 1;
+    for (const [connector, max] of Object.entries(CONNECTORS)) {
+      const hits = [...text.matchAll(wordRe(connector.replace(' ', '\\s+'), 'giu'))];
+      if (hits.length < Math.ceil(max * factor)) continue;
+      const last = hits[hits.length - 1]!;
+      out.push(finding('connecteurs', 'connecteurs_repetes', ctx, last.index, last.index + last[0].length,
+        `« ${connector} » revient ${hits.length} fois : variez (${VARIANTS[connector] ?? 'autres connecteurs'}).`));
+    }
+    return out;
+  },
+};
+
+const VARIANTS: Record<string, string> = {
+  et: 'de plus, également, ainsi que', mais: 'cependant, pourtant, toutefois', donc: 'ainsi, par conséquent, c’est pourquoi', 'parce que': 'car, puisque, étant donné que',
+  car: 'puisque, en effet', alors: 'ainsi, dans ce cas', aussi: 'également, de même', ensuite: 'puis, par la suite', après: 'ensuite, par la suite', puis: 'ensuite, après cela',
+  'en plus': 'de surcroît, par ailleurs', 'de plus': 'en outre, par ailleurs', 'par contre': 'en revanche, toutefois', 'en fait': 'en réalité, effectivement', enfin: 'finalement, pour conclure',
+};
+
+/** Frequent words that are not « répétition lexicale » when they recur. */
+const STOP = new Set((
+  "alors aussi autre autres avant avec avoir beaucoup besoin bien cela celle celui cette chaque chose choses comme comment depuis dans donc elles encore entre était étaient être faire fait parce pendant personne personnes peut peuvent plus pour pourquoi pourrais pourriez pouvez pouvons quand quelque sans selon sont sous suis toujours tous tout toute toutes très votre vôtre notre leurs leur nous vous avons avez voudrais aimerais merci bonjour mais aujourd'hui quelques même mêmes plusieurs part également ainsi cependant moins souvent aussi dont jamais après entre contre vers chez ceux celles quoi ici beaucoup trop déjà vraiment pense crois serait seront sera était avait avaient ayant étant faut doit doivent")
+  .split(/\s+/));
+
+function stem(w: string): string {
+  return w.replace(/(s|x)$/u, '');
+}
+
+export const repetitionLexicale: Detector = {
+  name: 'repetition',
+  codes: ['repetition_lexicale'],
+  applies: always,
+  detect(ctx: DetectorContext) {
+    const counts = new Map<string, { n: number; lastStart: number; lastEnd: number; word: string }>();
+    for (const t of ctx.tokens) {
+      const w = t.lower.replace(/^(?:l|d|j|qu|n|s|c|m|t)'/, '');
+      if (w.length < 5 || STOP.has(w) || /\d/.test(w)) continue;
+      const key = stem(w);
+      const c = counts.get(key) ?? { n: 0, lastStart: 0, lastEnd: 0, word: w };
+      c.n += 1;
+      c.lastStart = t.start;
+      c.lastEnd = t.end;
+      counts.set(key, c);
+    }
+    const threshold = Math.max(5, Math.ceil(ctx.tokens.length / 40));
+    // The topic's own words (from the consigne) recur naturally in an argument: a higher bar.
+    const topic = new Set((ctx.consigne.toLowerCase().match(/\p{L}{5,}/gu) ?? []).map(stem));
+    const out: Finding[] = [];
+    for (const [key, c] of counts) {
+      if (c.n < (topic.has(key) ? threshold + 1 : threshold)) continue;
+      out.push(finding('repetition', 'repetition_lexicale', ctx, c.lastStart, c.lastEnd, `« ${c.word} » revient ${c.n} fois : employez un synonyme ou un pronom.`));
+    }
+    return out.sort((a, b) => a.start - b.start);
+  },
+};
