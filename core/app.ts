@@ -5,8 +5,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { openStore, type Db } from './store/db.js';
 import { Runtime } from './runtime.js';
 import type { AppContext } from './surface.js';
-import type { ProviderRegistry } from '../actors/llm/registry.js';
-import { fallbackProviders } from './fallbackProviders.js';
+import { createProviders } from '../actors/llm/providers.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */
 export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl'>;
@@ -40,7 +39,8 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const db = openStore({ path: dbPathOf(config), logger });
   const runtime = new Runtime();
   const metrics = createMetrics();
-  const providers = await loadProviders(config, logger, metrics);
+  // SDKs load lazily on a provider's first call: building the registry costs nothing.
+  const providers = createProviders(config, { logger, metrics });
 
   let closed: Promise<void> | undefined;
   return {
@@ -70,31 +70,6 @@ export function flushLogger(logger: Logger): Promise<void> {
       resolve();
     }
   });
-}
-
-interface ProvidersModule {
-  createProviders(config: Config, deps: { logger: Logger; metrics: Metrics }): ProviderRegistry;
-}
-
-/**
- * The provider registry from `actors/llm/providers.ts`. Until that module is part of the build,
- * a minimal registry answers with the offline provider only, so `palabre serve` still runs.
- */
-async function loadProviders(config: Config, logger: Logger, metrics: Metrics): Promise<ProviderRegistry> {
-  // A variable specifier keeps the typechecker from requiring the module while it does not exist.
-  const specifier = '../actors/llm/providers.js';
-  let mod: ProvidersModule;
-  try {
-    mod = (await import(specifier)) as ProvidersModule;
-  } catch (err) {
-    const e = err as { code?: string; message?: string };
-    if (e.code === 'ERR_MODULE_NOT_FOUND' && e.message?.includes('providers')) {
-      logger.warn('actors/llm/providers is not in this build: using the offline provider only');
-      return fallbackProviders();
-    }
-    throw err;
-  }
-  return mod.createProviders(config, { logger, metrics });
 }
 
 export type { Db, Metrics, Runtime };

@@ -30,6 +30,7 @@ export const CONFIG_SECTIONS: ReadonlyArray<{ title: string; shape: Record<strin
   { title: 'Docs assistant', shape: docsSection },
   { title: 'Corrections', shape: correctionsSection },
   { title: 'T2 live', shape: t2Section },
+  { title: 'Inspector', shape: inspectSection },
 ];
 
 export const configSchema = z.object(configShape);
