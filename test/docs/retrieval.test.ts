@@ -1,0 +1,151 @@
+import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeQuery, fold } from '../../actors/retrieval/analyze.js';
+import { createOpenAiEmbedder } from '../../actors/retrieval/embeddings.js';
+import { ingestSource } from '../../actors/retrieval/ingest.js';
+import { Retriever } from '../../actors/retrieval/retriever.js';
+import { createSlugger, slugify } from '../../actors/docs/slug.js';
+import { startEmbeddingsFake, type EmbeddingsFake } from '../fakes/embeddings.js';
+
+const RGPD = `---
+title: Conservation
+---
+# Fiche n°14 : Gérer la durée de conservation
+
+Intro sur les durées.
+
+## Quelques exemples de durée
+
+Les **données figurant dans un dossier médical** doivent être conservées 20 ans.
+
+\`\`\`
+# pas un titre
+\`\`\`
+
+## Quelques exemples de durée
+
+Second section with the same heading.
+`;
+
+const MCP = `# Cancellation
+
+## Cancellation Flow
+
+When a party wants to cancel an in-progress request, it sends a notifications/cancelled notification with the requestId.
+`;
+
+let root: string;
+let data: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'palabre-corpus-'));
+  data = mkdtempSync(join(tmpdir(), 'palabre-data-'));
+  mkdirSync(join(root, 'rgpd'));
+  mkdirSync(join(root, 'mcp'));
+  writeFileSync(join(root, 'rgpd', '14-durée.md'), RGPD);
+  writeFileSync(join(root, 'mcp', 'cancellation.mdx'), MCP);
+  writeFileSync(join(root, 'notes.txt'), 'Un fichier texte sur la mayonnaise maison.\n\nDeuxième paragraphe.');
+  writeFileSync(join(root, 'data.json'), '{"ignored": true}');
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(data, { recursive: true, force: true });
+});
+
+describe('analysis and anchors', () => {
+  it('folds diacritics and stems French and English', () => {
+    expect(fold('Sécurité Œuvre')).toBe('securite oeuvre');
+    const [t] = analyzeQuery('données');
+    const [u] = analyzeQuery('donnees');
+    expect(t!.variants).toEqual(u!.variants);
+    expect(analyzeQuery('Comment faut-il le faire ?')).toEqual([]);
+    expect(analyzeQuery('requests')[0]!.variants).toContain('request');
+  });
+
+  it('slugs headings like the viewer and keeps them unique per document', () => {
+    expect(slugify('Fiche n°14 : Gérer la durée')).toBe('fiche-n-14-gerer-la-duree');
+    expect(slugify('H2 `code` **bold**')).toBe('h2-code-bold');
+    const s = createSlugger();
+    expect([s('A'), s('A'), s('A')]).toEqual(['a', 'a-1', 'a-2']);
+  });
+});
+
+describe('ingest', () => {
+  it('keeps path, heading path, anchor and line range; front matter and fenced # are not headings', () => {
+    const doc = ingestSource('rgpd/14-durée.md', RGPD, { mtimeMs: 1, size: RGPD.length });
+    expect(doc.title).toBe('Conservation');
+    expect(doc.headings.map((h) => h.anchor)).toEqual(['fiche-n-14-gerer-la-duree-de-conservation', 'quelques-exemples-de-duree', 'quelques-exemples-de-duree-1']);
+    const p = doc.passages.find((x) => x.text.includes('20 ans'))!;
+    expect(p.section).toBe('Fiche n°14 : Gérer la durée de conservation › Quelques exemples de durée');
+    expect(p.anchor).toBe('quelques-exemples-de-duree');
+    expect(RGPD.split('\n')[p.lineStart - 1]).toContain('dossier médical');
+    expect(RGPD.split('\n')[p.lineEnd - 1]).toBe('```');
+    expect(p.text).toContain('# pas un titre');
+    expect(doc.lang).toBe('fr');
+  });
+});
+
+describe('Retriever', () => {
+  it('indexes md, mdx and txt (not json), scores in [0, 1], persists and reloads', async () => {
+    const r = new Retriever({ root, dataDir: data });
+    const first = await r.sync();
+    expect(first.added).toBe(3);
+    expect(r.documents().map((d) => d.path)).toEqual(['mcp/cancellation.mdx', 'notes.txt', 'rgpd/14-durée.md']);
+    const hits = r.search('Combien de temps conserver un dossier médical ?', 3);
+    expect(hits[0]!.path).toBe('rgpd/14-durée.md');
+    expect(hits[0]!.score).toBeGreaterThan(0.5);
+    expect(hits[0]!.score).toBeLessThanOrEqual(1);
+    const out = r.search('How do I factory reset an iPhone?', 3);
+    expect(Math.max(0, ...out.map((h) => h.score))).toBeLessThan(0.3);
+
+    const again = new Retriever({ root, dataDir: data });
+    expect(again.load()).toBe(true);
+    const report = await again.sync();
+    expect(report).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: 3 });
+    expect(again.search('dossier médical', 1)[0]!.id).toBe(hits[0]!.id);
+  });
+
+  it('updates the index when a file changes, is touched, appears or disappears', async () => {
+    const r = new Retriever({ root, dataDir: data });
+    r.load();
+    await r.sync();
+    const touched = join(root, 'notes.txt');
+    utimesSync(touched, new Date(), new Date(Date.now() + 5000));
+    expect((await r.sync()).unchanged).toBe(3);
+    writeFileSync(join(root, 'mcp', 'cancellation.mdx'), `${MCP}\n## Timeouts\n\nA kumquat timeout applies.\n`);
+    writeFileSync(join(root, 'extra.md'), '# Extra\n\nLes pamplemousses sont jaunes.\n');
+    const report = await r.sync();
+    expect(report).toMatchObject({ added: 1, updated: 1 });
+    expect(r.search('kumquat', 1)[0]!.path).toBe('mcp/cancellation.mdx');
+    expect(r.search('pamplemousses', 1)[0]!.path).toBe('extra.md');
+    rmSync(join(root, 'extra.md'));
+    expect((await r.sync()).removed).toBe(1);
+    expect(r.search('pamplemousses', 1)).toEqual([]);
+  });
+});
+
+describe('hybrid retrieval (embeddings through the OpenAI SDK, fused by RRF)', () => {
+  let fake: EmbeddingsFake;
+  beforeAll(async () => {
+    fake = await startEmbeddingsFake({ synonyms: { stoppee: 'cancelled', interrompue: 'cancelled' } });
+  });
+  afterAll(() => fake.close());
+
+  it('finds by meaning what BM25 misses, keeping the lexical score meaning', async () => {
+    const embedder = createOpenAiEmbedder({ apiKey: 'test', baseURL: fake.url, model: 'text-embedding-3-small' });
+    const r = new Retriever({ root, embedder });
+    await r.sync();
+    expect(fake.requests[0]!.model).toBe('text-embedding-3-small');
+    const lexical = r.search('interrompue stoppee', 3);
+    expect(lexical).toEqual([]);
+    const hybrid = await r.retrieve('interrompue stoppee', 3);
+    expect(hybrid[0]!.path).toBe('mcp/cancellation.mdx');
+    expect(hybrid[0]!.score).toBe(0);
+    const both = await r.retrieve('dossier médical', 2);
+    expect(both[0]!.path).toBe('rgpd/14-durée.md');
+    expect(both[0]!.score).toBeGreaterThan(0.5);
+  });
+});
