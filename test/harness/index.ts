@@ -1,0 +1,121 @@
+import { SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom } from 'xstate';
+import { MachineCoverage, formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';
+import { generatePaths, type EventSamples, type ModelPath } from './paths.js';
+import { replayPath, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
+
+/**
+ * Model-based testing of a production statechart: see test/harness/README.md.
+ *
+ * `runModel(spec)` generates paths from the machine (xstate/graph), replays each one against a
+ * running actor with its invoked actors made controllable and time driven by SimulatedClock,
+ * and writes what was covered to `coverage/model/<name>.json`.
+ */
+export interface ModelVariant<M extends AnyStateMachine> {
+  /** A name for this configuration (e.g. `breaker open`). */
+  name: string;
+  /** Called once for the traversal and once per replayed path, with that path's clock. */
+  input: (ctx: { clock: SimulatedClock; onCleanup: (fn: () => unknown) => void }) => InputFrom<M>;
+}
+
+export interface ModelSpec<M extends AnyStateMachine> {
+  /** Coverage file name (`coverage/model/<name>.json`); usually the machine id. */
+  name: string;
+  /** The production machine, wired as in production where that matters (provided actions). */
+  machine: M;
+  /** One or more inputs; their coverage adds up (a guard may depend on input). */
+  variants: ModelVariant<M>[];
+  /** Payloads of events: `output` of done events, `error` of error events, plain event fields. */
+  events?: EventSamples;
+  /** Invoked actor sources to make controllable; default every actor named in `setup()`. */
+  controlled?: string[];
+  /** Vertex identity for the traversal (default: value + whole context). */
+  serializeState?: (snapshot: AnyMachineSnapshot) => string;
+  /** What must equal between model and actor after each step (default: state value). */
+  project?: (snapshot: AnyMachineSnapshot) => unknown;
+  /** Max simple paths kept (default 200; false: none). */
+  simplePaths?: number | false;
+  /** Traversal bound (default 20 000 iterations). */
+  limit?: number;
+  /** Simulated ms between steps (default 0). */
+  stepMs?: number;
+  /** Build the real wired actor (runtime, transport); default `createActor(machine, {input, clock, inspect})`. */
+  start?: (ctx: StartContext<M>) => RunningActor | Promise<RunningActor>;
+  describeEvent?: (event: EventObject) => string;
+  /** Print the coverage line (default true). */
+  print?: boolean;
+}
+
+export interface ModelRunResult {
+  paths: ModelPath[];
+  failures: ReplayFailure[];
+  /** What this run covered (this spec only). */
+  coverage: CoverageFile;
+  /** The file as written (merged with other specs of the same machine in this run). */
+  written: CoverageFile;
+}
+
+const byName = new Map<string, MachineCoverage>();
+
+export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): Promise<ModelRunResult> {
+  // Specs of the same machine in one process add up.
+  const coverage = byName.get(spec.name) ?? new MachineCoverage(spec.name, spec.machine);
+  byName.set(spec.name, coverage);
+  const own = new MachineCoverage(spec.name, spec.machine);
+  const controlled = spec.controlled ?? Object.keys(spec.machine.implementations.actors);
+  const allPaths: ModelPath[] = [];
+  const failures: ReplayFailure[] = [];
+  for (const variant of spec.variants) {
+    const cleanups: Array<() => unknown> = [];
+    const input = variant.input({ clock: new SimulatedClock(), onCleanup: (fn) => cleanups.push(fn) });
+    let generated;
+    try {
+      generated = generatePaths(spec.machine, {
+        input,
+        ...(spec.events ? { samples: spec.events } : {}),
+        ...(spec.serializeState ? { serializeState: spec.serializeState } : {}),
+        ...(spec.simplePaths !== undefined ? { simplePaths: spec.simplePaths } : {}),
+        ...(spec.limit !== undefined ? { limit: spec.limit } : {}),
+        ...(spec.describeEvent ? { describeEvent: spec.describeEvent } : {}),
+      });
+    } finally {
+      for (const fn of cleanups.reverse()) await fn();
+    }
+    for (const cov of [coverage, own]) {
+      cov.variants.push(variant.name);
+      cov.paths.shortest += generated.counts.shortest;
+      cov.paths.simple += generated.counts.simple;
+      cov.paths.transition += generated.counts.transition;
+    }
+    for (const path of generated.paths) {
+      allPaths.push(path);
+      const injectedBefore = own.injectedAfterEvents;
+      const failure = await replayPath(path, {
+        machine: spec.machine,
+        variant: variant.name,
+        input: variant.input,
+        controlled,
+        ...(spec.start ? { start: spec.start } : {}),
+        project: spec.project ?? ((s) => s.value),
+        stepMs: spec.stepMs ?? 0,
+        coverage: own,
+      });
+      coverage.injectedAfterEvents += own.injectedAfterEvents - injectedBefore;
+      for (const cov of [coverage, own]) {
+        cov.paths.replayed++;
+        if (failure) cov.paths.failed++;
+      }
+      if (failure) failures.push(failure);
+    }
+  }
+  for (const s of own.states) coverage.states.add(s);
+  for (const t of own.transitions) coverage.transitions.add(t);
+  const written = writeCoverage(coverage);
+  if (spec.print !== false) console.log(`[model] ${formatCoverageLine(written)}`);
+  return { paths: allPaths, failures, coverage: own.toJSON(), written };
+}
+
+export { Controls, settle, type Invocation } from './controls.js';
+export { generatePaths, type EventSamples, type ModelPath } from './paths.js';
+export { replayPath, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
+export { inventory, transitionId } from './inventory.js';
+export { formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';

@@ -1,0 +1,102 @@
+import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, StateValue } from 'xstate';
+import { getStateNodes } from 'xstate/graph';
+
+/**
+ * The states and transitions of a machine, named so that a coverage report can be read by a
+ * person and compared across machine instances (`machine.provide()` makes new node objects, so
+ * names, not identities, are what is counted).
+ */
+export interface Inventory {
+  states: string[];
+  transitions: string[];
+}
+
+function eventLabel(t: AnyTransitionDefinition): string {
+  return t.eventType === '' ? 'always' : t.eventType;
+}
+
+function guardLabel(t: AnyTransitionDefinition): string {
+  const g: unknown = t.guard;
+  if (g === undefined) return '';
+  if (typeof g === 'string') return ` [${g}]`;
+  if (typeof g === 'function') return ` [${g.name || 'inline guard'}]`;
+  if (typeof g === 'object' && g !== null && 'type' in g) return ` [${String((g as { type: unknown }).type)}]`;
+  return ' [guard]';
+}
+
+function siblings(t: AnyTransitionDefinition): AnyTransitionDefinition[] {
+  const source = t.source;
+  if (t.eventType === '') return source.always ?? [];
+  return source.transitions.get(t.eventType) ?? [];
+}
+
+function baseLabel(t: AnyTransitionDefinition): string {
+  const targets = t.target && t.target.length ? t.target.map((n) => n.id).join(', ') : '(stays)';
+  return `${t.source.id} —${eventLabel(t)}${guardLabel(t)}→ ${targets}`;
+}
+
+/** Stable, readable name of a transition, e.g. `llmCall.attempting —xstate.error.actor.generate→ llmCall.decidingRetry`. */
+export function transitionId(t: AnyTransitionDefinition): string {
+  const label = baseLabel(t);
+  const same = siblings(t).filter((s) => baseLabel(s) === label);
+  return same.length > 1 ? `${label} #${same.indexOf(t)}` : label;
+}
+
+function allNodes(machine: AnyStateMachine): AnyStateNode[] {
+  return [machine.root, ...getStateNodes(machine.root)];
+}
+
+export function transitionsOf(node: AnyStateNode): AnyTransitionDefinition[] {
+  return [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+}
+
+export function inventory(machine: AnyStateMachine): Inventory {
+  return {
+    states: getStateNodes(machine.root).map((n) => n.id),
+    transitions: allNodes(machine).flatMap(transitionsOf).map(transitionId),
+  };
+}
+
+/** State nodes active in a state value (root excluded). */
+export function activeNodes(machine: AnyStateMachine, value: StateValue): AnyStateNode[] {
+  const nodes: AnyStateNode[] = [];
+  const walk = (node: AnyStateNode, v: StateValue): void => {
+    if (typeof v === 'string') {
+      const child = node.states[v];
+      if (child) nodes.push(child);
+      return;
+    }
+    for (const [key, sub] of Object.entries(v)) {
+      const child = node.states[key];
+      if (!child) continue;
+      nodes.push(child);
+      if (sub !== undefined) walk(child, sub);
+    }
+  };
+  walk(machine.root, value);
+  return nodes;
+}
+
+/** Ids of the state nodes active in a state value (root excluded). */
+export function activeStateIds(machine: AnyStateMachine, value: StateValue): string[] {
+  return activeNodes(machine, value).map((n) => n.id);
+}
+
+/**
+ * Event types the active states handle (the graph's "own event descriptors"), without the
+ * wildcard ones (`*`, `foo.*`), which a spec must list explicitly as samples.
+ */
+export function handledEventTypes(machine: AnyStateMachine, value: StateValue): string[] {
+  const types = new Set<string>();
+  for (const node of [machine.root, ...activeNodes(machine, value)]) {
+    for (const type of node.transitions.keys()) if (!type.endsWith('*')) types.add(type);
+  }
+  return [...types];
+}
+
+/** A node and its ancestors up to (excluding) the root. */
+export function withAncestors(node: AnyStateNode): string[] {
+  const ids: string[] = [];
+  for (let n: AnyStateNode | undefined = node; n && n.parent; n = n.parent) ids.push(n.id);
+  return ids;
+}
