@@ -318,7 +318,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     mqtt: { broker: withoutPassword(mqttUrl) },
   };
   for (const { name, running } of started) {
-    if (!running.urls) continue;
+    if (!running.urls || Object.keys(running.urls).length === 0) continue;
     const abs: Record<string, string> = {};
     for (const [key, path] of Object.entries(running.urls)) abs[key] = /^[a-z]+:\/\//.test(path) ? path : `${publicUrl}${path.startsWith('/') ? '' : '/'}${path}`;
     urls[name] = abs;
