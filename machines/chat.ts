@@ -131,6 +131,7 @@ export const chatMachine = setup({
   states: {
     retrieving: {
       invoke: {
+        id: 'retrieve',
         src: 'retrieve',
         input: ({ context }) => ({ question: context.question, k: context.settings.k }),
         onDone: { target: 'guarding', actions: { type: 'keepPassages', params: ({ event }) => event.output } },
@@ -145,6 +146,7 @@ export const chatMachine = setup({
     },
     generating: {
       invoke: {
+        id: 'generate',
         src: 'generate',
         input: ({ context }) => ({ ...context.call, request: buildLlmRequest(context) }),
         onDone: [
