@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { ms } from './shared.js';
+import { ms, positiveInt } from './shared.js';
 
 /** T2 live (specs/t2-live.fr.md). Owned by the T2 surface. */
 export const t2Section = {
-  T2_LIVE_MODEL: z.string().default('gemini-2.5-flash-native-audio-preview-09-2025').describe('Gemini Live model'),
-  T2_EXAM_DURATION_MS: ms.default(330000).describe('Exam timer (5 min 30 s)'),
-  T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning before the automatic end'),
-  T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame'),
+  T2_LIVE_MODEL: z.string().min(1).default('gemini-live-2.5-flash-native-audio')
+    .describe('Gemini Live model of the interlocutor (spec §10 default; e.g. gemini-2.5-flash-native-audio-preview-09-2025 on the Developer API)'),
+  T2_EXAM_DURATION_MS: ms.default(330000).describe('Exam timer (5 min 30 s), then the session ends by itself'),
+  T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning sent this long before the automatic end'),
+  T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame from the candidate'),
+  T2_CONNECT_TIMEOUT_MS: ms.default(15000).describe('Limit for the Gemini Live connection (setupComplete)'),
+  T2_MAX_FRAME_BYTES: positiveInt.default(65536).describe('Largest client frame accepted on /t2/live (bytes); larger ones get an error message'),
+  T2_MAX_SESSIONS: positiveInt.default(500).describe('Concurrent /t2/live sessions; more are closed with 4429'),
+  T2_RECORDINGS_DIR: z.string().optional().describe('Folder of the session recordings (default DATA_DIR/t2-audio)'),
+  T2_TEXT_PROVIDER: z.enum(['offline', 'auto', 'openai', 'anthropic', 'gemini']).default('offline')
+    .describe('Provider of the text-mode interlocutor used when GEMINI_API_KEY is unset (offline = answers from the fact sheet)'),
 };

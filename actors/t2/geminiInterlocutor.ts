@@ -1,0 +1,186 @@
+import { EndSensitivity, Modality, type GoogleGenAI, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
+import { fromCallback } from 'xstate';
+import type { Logger } from '../../core/log.js';
+import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
+
+/**
+ * The Gemini Live interlocutor (spec §6 steps 6–12) as a callback actor: it opens the Live
+ * session with the setup of step 7, forwards the candidate's 16 kHz PCM as realtimeInput, and
+ * sends back the model's 24 kHz audio (every inlineData part of every message), both
+ * transcriptions, turn boundaries, interruptions and usage.
+ *
+ * A Live connection lives about 10 minutes: on `goAway` (or an unexpected close once a resumption
+ * handle is known) it opens a new connection with the last `sessionResumptionUpdate` handle and
+ * swaps to it, so one T2 session outlives one connection. Audio arriving meanwhile still goes to
+ * the old connection, which stays valid until it closes; audio during a gap is queued (bounded).
+ */
+
+export const INPUT_MIME = 'audio/pcm;rate=16000';
+/** Audio held while no connection is usable: 10 s of 16 kHz PCM16. */
+const MAX_QUEUED_BYTES = 10 * 16000 * 2;
+
+export interface GeminiInterlocutorDeps {
+  ai: GoogleGenAI;
+  model: string;
+  /** The §3 prompt for this subject. */
+  systemPrompt: (sujetId: string) => string;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** The setup of spec §6 step 7 (plus transcriptions and resumption, issue 6 §4). */
+export function liveConfig(systemPrompt: string, handle?: string): LiveConnectConfig {
+  return {
+    responseModalities: [Modality.AUDIO],
+    systemInstruction: systemPrompt,
+    realtimeInputConfig: {
+      automaticActivityDetection: {
+        endOfSpeechSensitivity: EndSensitivity.END_SENSITIVITY_LOW,
+        silenceDurationMs: 2000,
+      },
+    },
+    inputAudioTranscription: {},
+    outputAudioTranscription: {},
+    sessionResumption: handle ? { handle } : {},
+  };
+}
+
+export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
+  const now = deps.now ?? Date.now;
+  return fromCallback<ToInterlocutor, InterlocutorInput>(({ sendBack, receive, input }) => {
+    const send = (e: InterlocutorEvent): void => sendBack(e);
+    const log = deps.logger.child({ session: input.sessionId });
+    const prompt = deps.systemPrompt(input.sujetId);
+    const t0 = now();
+    let current: Session | undefined;
+    let handle: string | undefined;
+    let stopped = false;
+    let ready = false;
+    let swapping = false;
+    let queue: string[] = [];
+    let queuedBytes = 0;
+
+    const onMessage = (msg: LiveServerMessage): void => {
+      const sc = msg.serverContent;
+      if (sc) {
+        for (const part of sc.modelTurn?.parts ?? []) {
+          const data = part.inlineData?.data;
+          if (data) send({ type: 'interlocutor.audio', pcm: Buffer.from(data, 'base64') });
+        }
+        if (sc.inputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'candidate', text: sc.inputTranscription.text, atMs: now() - t0 });
+        if (sc.outputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: sc.outputTranscription.text, atMs: now() - t0 });
+        if (sc.interrupted) send({ type: 'interlocutor.interrupted' });
+        if (sc.turnComplete) send({ type: 'interlocutor.turnComplete' });
+      }
+      if (msg.sessionResumptionUpdate?.resumable && msg.sessionResumptionUpdate.newHandle) {
+        handle = msg.sessionResumptionUpdate.newHandle;
+      }
+      if (msg.usageMetadata) {
+        const u = msg.usageMetadata;
+        send({ type: 'interlocutor.usage', usage: { promptTokens: u.promptTokenCount ?? 0, responseTokens: u.responseTokenCount ?? 0, totalTokens: u.totalTokenCount ?? 0 } });
+      }
+      if (msg.goAway) {
+        log.info({ timeLeft: msg.goAway.timeLeft }, 'gemini live goAway: resuming on a new connection');
+        void resume();
+      }
+    };
+
+    const connect = async (resumeHandle?: string): Promise<Session> => {
+      let session: Session | undefined;
+      session = await deps.ai.live.connect({
+        model: deps.model,
+        config: liveConfig(prompt, resumeHandle),
+        callbacks: {
+          onmessage: (m) => {
+            if (!stopped && session === current) onMessage(m);
+          },
+          onerror: (e) => log.warn({ err: e.message }, 'gemini live socket error'),
+          onclose: (e) => {
+            if (stopped || session !== current) return;
+            log.warn({ code: e.code, reason: e.reason }, 'gemini live connection closed');
+            if (handle) void resume();
+            else send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
+          },
+        },
+      });
+      return session;
+    };
+
+    const flush = (): void => {
+      if (!current) return;
+      for (const data of queue) current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+      queue = [];
+      queuedBytes = 0;
+    };
+
+    async function resume(): Promise<void> {
+      if (swapping || stopped) return;
+      swapping = true;
+      const old = current;
+      try {
+        const next = await connect(handle);
+        if (stopped) {
+          next.close();
+          return;
+        }
+        current = next;
+        flush();
+        send({ type: 'interlocutor.resumed', handle: handle ?? '' });
+        try {
+          old?.close();
+        } catch {
+          // already closed
+        }
+      } catch (err) {
+        if (!stopped) send({ type: 'interlocutor.failed', message: `reprise de session impossible: ${(err as Error).message}` });
+      } finally {
+        swapping = false;
+      }
+    }
+
+    connect()
+      .then((s) => {
+        if (stopped) {
+          s.close();
+          return;
+        }
+        current = s;
+        ready = true;
+        flush();
+        send({ type: 'interlocutor.ready' });
+      })
+      .catch((err: unknown) => {
+        if (!stopped) send({ type: 'interlocutor.failed', message: (err as Error).message });
+      });
+
+    receive((event) => {
+      if (stopped) return;
+      switch (event.type) {
+        case 'candidate.audio': {
+          const data = Buffer.from(event.pcm.buffer, event.pcm.byteOffset, event.pcm.byteLength).toString('base64');
+          if (current && ready) current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+          else if (queuedBytes < MAX_QUEUED_BYTES) {
+            queue.push(data);
+            queuedBytes += event.pcm.byteLength;
+          }
+          break;
+        }
+        case 'candidate.text':
+          current?.sendClientContent({ turns: event.text, turnComplete: true });
+          break;
+        case 'candidate.end':
+          current?.sendRealtimeInput({ audioStreamEnd: true });
+          break;
+      }
+    });
+
+    return () => {
+      stopped = true;
+      try {
+        current?.close();
+      } catch {
+        // the socket may already be gone
+      }
+    };
+  });
+}

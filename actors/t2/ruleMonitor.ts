@@ -1,0 +1,131 @@
+/**
+ * Rule monitor (issue 6 §6): each interlocutor reply's transcript is checked against the §3 rules
+ * that text can show. The spec admits the model gives no guarantee (TD-22); palabre measures it and
+ * the report carries counts and examples.
+ */
+
+export type RuleId =
+  | 'no_question' // §3.7: no question, no "?" (the §2.4 relance is counted apart)
+  | 'length_15_25' // §3.4: 15 to 25 words
+  | 'no_list' // §3.11: no list nor numbered structure
+  | 'no_closing_formula' // §3.10: no closing politeness formula
+  | 'no_ai_mention' // §3.12: never says it is an AI or a model
+  | 'french_only' // §2.1 / §3.1: French only
+  | 'not_first_to_speak'; // §2.7 / §3.13: never speaks first
+
+export const RULES: Record<RuleId, string> = {
+  no_question: '§3 règle 7 — aucune question, aucun point d’interrogation',
+  length_15_25: '§3 règle 4 — réponses de 15 à 25 mots',
+  no_list: '§3 règle 11 — jamais de listes ni de structure numérotée',
+  no_closing_formula: '§3 règle 10 — aucune formule de politesse de fin',
+  no_ai_mention: '§3 règle 12 — ne mentionne jamais être une IA ou un modèle',
+  french_only: '§2 règle 1, §3 règle 1 — uniquement en français',
+  not_first_to_speak: '§2 règle 7, §3 règle 13 — ne parle pas en premier',
+};
+
+export interface RuleCount {
+  rule: RuleId;
+  label: string;
+  violations: number;
+  /** Up to 3 offending replies (truncated). */
+  examples: string[];
+}
+
+export interface RuleReport {
+  replies: number;
+  /** Replies with no violation at all. */
+  compliant: number;
+  /** "Avez-vous d'autres questions ?" — the one relance §2.4 allows; counted, not a violation. */
+  allowedRelance: number;
+  rules: RuleCount[];
+}
+
+/** The §2.4 relance, the only question the interlocutor may ask. */
+const ALLOWED_RELANCE = /^\s*avez-vous d['’]autres questions\s*\?\s*$/i;
+const CLOSING = [
+  /n['’]h[ée]sitez pas/i,
+  /j['’]esp[èe]re que (?:ça|cela) vous aide/i,
+  /qu['’]en pensez-vous/i,
+  /\bet vous\s*\?/i,
+  /bonne (?:journée|soirée|fin de journée)/i,
+  /au plaisir/i,
+  /je reste à (?:votre )?disposition/i,
+  /avez-vous d['’]autres questions/i,
+];
+const AI_MENTION = /\b(?:(?:une|l['’])\s*ia\b|intelligence artificielle|mod[èe]le de langage|\bmod[èe]le\b (?:d['’]ia|linguistique)|assistant virtuel|je suis un (?:robot|programme|mod[èe]le)|chatbot|\bAI\b|language model|gemini)/i;
+const LIST = /(?:^|\n)\s*(?:[-*•]|\d+[.)])\s+/;
+const INLINE_ENUM = /\b(?:premi[èe]rement|deuxi[èe]mement|troisi[èe]mement)\b/i;
+
+/** Very common English / Spanish function words: a reply where they dominate is not French. */
+const FOREIGN = new Set(['the', 'and', 'is', 'are', 'you', 'your', 'with', 'this', 'that', 'have', 'it', 'of', 'to', 'for', 'what', 'el', 'los', 'las', 'por', 'con', 'y']);
+const FRENCH = new Set(['le', 'la', 'les', 'de', 'des', 'du', 'un', 'une', 'et', 'est', 'vous', 'je', 'il', 'elle', 'nous', 'à', 'au', 'aux', 'pour', 'par', 'sur', 'avec', 'dans', 'en', 'pas', 'ne', 'qui', 'que', 'ce', 'c’est', "c'est", 'sont', 'mais', 'ou', 'se', 'sa', 'son', 'ses', 'leur', 'plus']);
+
+export function words(text: string): string[] {
+  return text
+    .replace(/[«»“”"(),;:!?.…]/g, ' ')
+    .split(/\s+/)
+    .filter((w) => /[\p{L}\p{N}]/u.test(w));
+}
+
+export function isFrench(text: string): boolean {
+  const ws = words(text.toLowerCase());
+  if (ws.length === 0) return true;
+  let fr = 0;
+  let foreign = 0;
+  for (const w of ws) {
+    if (FRENCH.has(w)) fr++;
+    else if (FOREIGN.has(w)) foreign++;
+  }
+  return !(foreign >= 2 && foreign > fr);
+}
+
+/** The rules one reply breaks (the speaking-first rule is judged by the session, not the text). */
+export function checkReply(text: string): RuleId[] {
+  const broken: RuleId[] = [];
+  const trimmed = text.trim();
+  if (ALLOWED_RELANCE.test(trimmed)) return broken;
+  if (trimmed.includes('?') || trimmed.includes('？')) broken.push('no_question');
+  const n = words(trimmed).length;
+  if (n < 15 || n > 25) broken.push('length_15_25');
+  if (LIST.test(text) || INLINE_ENUM.test(trimmed)) broken.push('no_list');
+  if (CLOSING.some((re) => re.test(trimmed))) broken.push('no_closing_formula');
+  if (AI_MENTION.test(trimmed)) broken.push('no_ai_mention');
+  if (!isFrench(trimmed)) broken.push('french_only');
+  return broken;
+}
+
+export class RuleMonitor {
+  private replies = 0;
+  private compliant = 0;
+  private relance = 0;
+  private readonly counts = new Map<RuleId, RuleCount>();
+
+  constructor() {
+    for (const [rule, label] of Object.entries(RULES) as Array<[RuleId, string]>) {
+      this.counts.set(rule, { rule, label, violations: 0, examples: [] });
+    }
+  }
+
+  private hit(rule: RuleId, example: string): void {
+    const c = this.counts.get(rule)!;
+    c.violations++;
+    if (c.examples.length < 3) c.examples.push(example.length > 200 ? `${example.slice(0, 197)}…` : example);
+  }
+
+  /** One complete interlocutor reply; `candidateSpokeBefore` false means it spoke first. */
+  reply(text: string, candidateSpokeBefore: boolean): RuleId[] {
+    const trimmed = text.trim();
+    if (!trimmed) return [];
+    this.replies++;
+    if (ALLOWED_RELANCE.test(trimmed)) this.relance++;
+    const broken = checkReply(trimmed);
+    if (!candidateSpokeBefore) broken.push('not_first_to_speak');
+    for (const rule of broken) this.hit(rule, trimmed);
+    if (broken.length === 0) this.compliant++;
+    return broken;
+  }
+
+  report(): RuleReport {
+    return { replies: this.replies, compliant: this.compliant, allowedRelance: this.relance, rules: [...this.counts.values()].map((c) => ({ ...c, examples: [...c.examples] })) };
+  }
+}

@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import { GoogleGenAI } from '@google/genai';
+import type { AnyActorLogic } from 'xstate';
+import { authFor } from '../../core/auth.js';
+import type { Config } from '../../core/config/index.js';
+import { migrate } from '../../core/store/db.js';
+import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surface.js';
+import { addNavLink } from '../../web/layout.js';
+import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { mountT2Http } from '../../transports/http/t2.js';
+import type { CorrectionService } from '../corrections/contract.js';
+import { geminiInterlocutor } from './geminiInterlocutor.js';
+import { registerT2OfflineResponder } from './offlineResponder.js';
+import { buildSystemPrompt } from './prompt.js';
+import { SEED_SUBJECTS } from './seedSubjects.js';
+import { SessionStore } from './sessionStore.js';
+import { SubjectStore, t2Migrations } from './subjects.js';
+import { textInterlocutor } from './textInterlocutor.js';
+import { wireT2Session } from './wiring.js';
+
+/**
+ * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
+ * `/t2/live` WebSocket. With GEMINI_API_KEY (or Vertex AI) sessions are spoken through Gemini
+ * Live; without, the same page and protocol run in text mode through the offline provider.
+ */
+
+export interface T2SurfaceOptions {
+  /** The correction service; default: the corrections surface's factory (actors/corrections). */
+  corrections?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
+  /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
+  genai?: GoogleGenAI;
+}
+
+export function geminiConfigured(config: Config): boolean {
+  return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
+}
+
+/** The SDK client of spec §6 step 6: endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
+export function genaiFromConfig(config: Config): GoogleGenAI {
+  const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
+  if (config.GEMINI_VERTEX) {
+    return new GoogleGenAI({
+      vertexai: true,
+      ...(config.GOOGLE_CLOUD_PROJECT ? { project: config.GOOGLE_CLOUD_PROJECT } : {}),
+      ...(config.GOOGLE_CLOUD_LOCATION ? { location: config.GOOGLE_CLOUD_LOCATION } : {}),
+      ...(config.GEMINI_API_KEY ? { apiKey: config.GEMINI_API_KEY } : {}),
+      httpOptions: { ...httpOptions, apiVersion: 'v1' },
+    });
+  }
+  return new GoogleGenAI({ apiKey: config.GEMINI_API_KEY ?? '', httpOptions });
+}
+
+interface CorrectionsModule {
+  createCorrectionService?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
+}
+
+async function defaultCorrections(ctx: AppContext): Promise<CorrectionService> {
+  // A variable specifier: the corrections module is another surface's, loaded only when T2 starts.
+  const specifier = '../corrections/service.js';
+  const mod = (await import(specifier)) as CorrectionsModule;
+  if (!mod.createCorrectionService) throw new Error('actors/corrections/service.js exports no createCorrectionService');
+  return mod.createCorrectionService(ctx);
+}
+
+export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
+  return {
+    name: 't2',
+    async start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface> {
+      const { config, logger } = ctx;
+      const log = logger.child({ surface: 't2' });
+      migrate(ctx.db, t2Migrations, log);
+      const subjects = new SubjectStore(ctx.db);
+      const seeded = subjects.seed(SEED_SUBJECTS);
+      if (seeded) log.info({ seeded }, 't2 subjects seeded');
+      const sessions = new SessionStore(ctx.db);
+      const unregister = registerT2OfflineResponder();
+      const auth = authFor(config, { logger: log });
+      const corrections = await (opts.corrections ?? defaultCorrections)(ctx);
+      const audio = Boolean(opts.genai) || geminiConfigured(config);
+      const ai = audio ? opts.genai ?? genaiFromConfig(config) : undefined;
+      const prompt = (sujetId: string): string => {
+        const s = subjects.get(sujetId);
+        return s ? buildSystemPrompt(s) : '';
+      };
+      const textProvider = ctx.providers.resolve(config.T2_TEXT_PROVIDER);
+      const gemini: AnyActorLogic | undefined = ai ? geminiInterlocutor({ ai, model: config.T2_LIVE_MODEL, systemPrompt: prompt, logger: log }) : undefined;
+      const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.CORRECTION_MODEL, logger: log });
+      const deps = {
+        logger: log,
+        subjects,
+        sessions,
+        verifyToken: (t: string | undefined) => auth.verifyToken(t),
+        corrections,
+        interlocutor: (mode: 'audio' | 'text') => (mode === 'audio' && gemini ? gemini : text),
+        recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
+        timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS },
+      };
+      if (!http) {
+        log.warn('t2 needs the HTTP server: not started');
+        unregister();
+        return { stop: async () => {} };
+      }
+      mountT2Http(http.app, { subjects, sessions, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS });
+      const socket = attachT2LiveSocket({
+        server: http.server,
+        runtime: ctx.runtime,
+        logger: log,
+        metrics: ctx.metrics,
+        maxFrameBytes: config.T2_MAX_FRAME_BYTES,
+        maxSessions: config.T2_MAX_SESSIONS,
+        defaultMode: audio ? 'audio' : 'text',
+        wire: (req) => wireT2Session(deps, req),
+      });
+      addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
+      log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? config.T2_LIVE_MODEL : textProvider.name }, 't2 live ready');
+      return {
+        async stop() {
+          await socket.close();
+          unregister();
+        },
+        health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${config.T2_LIVE_MODEL}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),
+        urls: { t2: '/t2/sujets' },
+      };
+    },
+  };
+}
+
+export const t2Surface: Surface = createT2Surface();

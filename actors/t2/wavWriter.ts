@@ -1,0 +1,77 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** A canonical 44-byte RIFF/WAVE header for PCM16 mono. */
+export function wavHeader(sampleRate: number, dataBytes: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVE', 8, 'ascii');
+  h.write('fmt ', 12, 'ascii');
+  h.writeUInt32LE(16, 16); // fmt chunk size
+  h.writeUInt16LE(1, 20); // PCM
+  h.writeUInt16LE(1, 22); // mono
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * 2, 28); // byte rate
+  h.writeUInt16LE(2, 32); // block align
+  h.writeUInt16LE(16, 34); // bits per sample
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}
+
+/**
+ * Streams PCM16 mono samples to a WAV file as they come: a header with sizes 0 first, the data
+ * appended through a WriteStream (nothing held whole in memory), then the two sizes patched in
+ * place on `close()`.
+ */
+export class WavFileWriter {
+  private stream: WriteStream | undefined;
+  private bytes = 0;
+  private closed = false;
+
+  private constructor(readonly path: string, readonly sampleRate: number) {}
+
+  /** Synchronous so a recording can start inside a statechart action; the writes are async. */
+  static create(path: string, sampleRate: number): WavFileWriter {
+    mkdirSync(dirname(path), { recursive: true });
+    const w = new WavFileWriter(path, sampleRate);
+    w.stream = createWriteStream(path);
+    w.stream.write(wavHeader(sampleRate, 0));
+    return w;
+  }
+
+  get dataBytes(): number {
+    return this.bytes;
+  }
+
+  write(samples: Int16Array): void {
+    if (this.closed || samples.length === 0) return;
+    // Copy: the caller may reuse its buffer before the stream drains.
+    this.stream!.write(Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength)));
+    this.bytes += samples.byteLength;
+  }
+
+  async close(): Promise<number> {
+    if (this.closed) return this.bytes;
+    this.closed = true;
+    const stream = this.stream!;
+    await new Promise<void>((resolve, reject) => {
+      stream.once('error', reject);
+      stream.end(() => resolve());
+    });
+    const fh = await open(this.path, 'r+');
+    try {
+      const sizes = Buffer.alloc(4);
+      sizes.writeUInt32LE(36 + this.bytes, 0);
+      await fh.write(sizes, 0, 4, 4);
+      sizes.writeUInt32LE(this.bytes, 0);
+      await fh.write(sizes, 0, 4, 40);
+    } finally {
+      await fh.close();
+    }
+    return this.bytes;
+  }
+}

@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import { fromPromise, type AnyActorLogic } from 'xstate';
+import type { CorrectionService } from '../corrections/contract.js';
+import type { Logger } from '../../core/log.js';
+import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type SessionFacts, type T2Input } from '../../machines/t2live.js';
+import { pcm16FromBytes } from './resampler.js';
+import { SessionRecorder } from './recorder.js';
+import { RuleMonitor } from './ruleMonitor.js';
+import type { SessionStore } from './sessionStore.js';
+import type { SubjectStore } from './subjects.js';
+
+/** Why phonologie is absent from a T2 live report (spec §5, TD-08). */
+export const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
+
+export interface T2Timers {
+  examMs: number;
+  warningMs: number;
+  idleMs: number;
+  connectMs: number;
+}
+
+export interface T2Deps {
+  logger: Logger;
+  subjects: SubjectStore;
+  sessions: SessionStore;
+  verifyToken: (token: string | undefined) => Promise<Principal>;
+  corrections: CorrectionService;
+  /** The interlocutor for a mode (Gemini Live for audio, the text interlocutor for text). */
+  interlocutor: (mode: 'audio' | 'text') => AnyActorLogic;
+  recordingsDir: string;
+  timers: T2Timers;
+  now?: () => number;
+}
+
+export interface SessionParams {
+  sessionId: string;
+  sujetId: string;
+  mode: 'audio' | 'text';
+  /** Kept in the authorize actor's closure only: never in context, input or inspection. */
+  token: string | undefined;
+}
+
+/** The audio URL of a production (GET, owner only: transports/http/t2.ts). */
+export function audioUrlOf(productionId: string): string {
+  return `/t2/productions/${encodeURIComponent(productionId)}/audio.wav`;
+}
+
+/**
+ * Builds one session's machine with its effects: the rule monitor, the recorder, usage totals,
+ * the correction service and the store — all owned by this closure and released at the end.
+ */
+export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typeof t2liveMachine; input: T2Input } {
+  const now = deps.now ?? Date.now;
+  const monitor = new RuleMonitor();
+  const usage: Record<string, number> = {};
+  let recorder: SessionRecorder | undefined;
+  const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
+  const log = deps.logger.child({ session: params.sessionId });
+  const rec = (): SessionRecorder => (recorder ??= SessionRecorder.create(recordingPath, now));
+
+  const logic = t2liveMachine.provide({
+    actors: {
+      authorize: fromPromise<Principal>(() => deps.verifyToken(params.token)),
+      loadSubject: fromPromise(async ({ input }: { input: { sujetId: string } }) => {
+        const s = deps.subjects.get(input.sujetId);
+        return s ? { id: s.id, titre: s.titre, consigne: s.consigne, role: s.role } : null;
+      }),
+      interlocutor: deps.interlocutor(params.mode),
+      finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
+        const closed = recorder ? await recorder.close() : undefined;
+        return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
+      }),
+      evaluate: fromPromise<Graded, EvaluateInput>(async ({ input }) => {
+        const outcome = await deps.corrections.correctOral({
+          candidateId: input.candidateId,
+          tache: 'EO_T2',
+          consigne: input.consigne,
+          transcript: input.transcript.map((t) => ({ speaker: t.speaker, text: t.text, atMs: t.atMs })),
+          kind: 'EO_T2_LIVE',
+          meta: { sessionId: input.sessionId, sujetId: input.sujetId, endReason: input.endReason, rules: input.facts?.rules ?? null, usage: input.facts?.usage ?? null, mode: params.mode },
+          ...(input.facts?.audioPath ? { audioPath: input.facts.audioPath } : {}),
+        });
+        const report = {
+          ...outcome.report,
+          t2: { rules: input.facts?.rules ?? null, phonologie: { evaluee: false, note: PHONOLOGIE_NOTE }, endReason: input.endReason, mode: params.mode },
+        };
+        return { report, productionId: outcome.productionId };
+      }),
+      save: fromPromise(async ({ input }) => {
+        deps.sessions.save({
+          id: input.sessionId,
+          candidateId: input.candidateId,
+          sujetId: input.sujetId,
+          mode: input.mode,
+          endReason: input.endReason,
+          productionId: input.graded?.productionId ?? null,
+          audioPath: input.facts?.audioPath ?? null,
+          audioBytes: input.facts?.audioBytes ?? 0,
+          transcript: input.transcript,
+          rules: input.facts?.rules ?? null,
+          usage: input.facts?.usage ?? null,
+          report: input.graded?.report ?? null,
+        });
+        const audioUrl = input.facts?.audioPath && input.graded ? audioUrlOf(input.graded.productionId) : null;
+        log.info({ endReason: input.endReason, turns: input.transcript.length, graded: input.graded !== null }, 't2 session saved');
+        return { audioUrl };
+      }),
+    },
+    actions: {
+      recordCandidate: (_, { pcm }) => rec().candidate(pcm16FromBytes(pcm)),
+      recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm16FromBytes(pcm)),
+      monitorReply: (_, { text, candidateSpokeBefore }) => {
+        if (text) monitor.reply(text, candidateSpokeBefore);
+      },
+      recordUsage: (_, { usage: u }) => {
+        for (const [k, v] of Object.entries(u)) usage[k] = (usage[k] ?? 0) + v;
+      },
+    },
+  });
+  return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers } };
+}

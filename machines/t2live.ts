@@ -1,0 +1,488 @@
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, type AnyEventObject } from 'xstate';
+
+/**
+ * One T2 live session (specs/t2-live.fr.md §6): the candidate's WebSocket on one side, the
+ * interlocutor (Gemini Live, or the offline text interlocutor) on the other.
+ *
+ *   authorizing → loadingSubject → session{ connecting → live{ dialogue ∥ idle ∥ exam } }
+ *     → finishing → evaluating → saving → ended | error | cancelled
+ *
+ * The chart does no I/O: authorization, subject lookup, the interlocutor, the recording, the
+ * rule monitor, the correction and the store are named here and provided at wiring time
+ * (`actors/t2/wiring.ts`). What goes to the client leaves as emitted events (`client.*`), which
+ * the WebSocket transport serializes. The JWT never enters context or input: the `authorize`
+ * actor closes over it, so inspection never sees it.
+ */
+
+export type Speaker = 'candidate' | 'interlocutor';
+
+export interface Turn {
+  speaker: Speaker;
+  text: string;
+  /** ms since the interlocutor connection was ready. */
+  atMs: number;
+  final: boolean;
+}
+
+export interface SubjectSummary {
+  id: string;
+  titre: string;
+  consigne: string;
+  role: string;
+}
+
+export type ClientState = 'connecting' | 'listening' | 'interlocutor_speaking' | 'finishing' | 'evaluating' | 'ended' | 'error';
+
+export type EndReason = 'candidate' | 'time' | 'idle' | 'disconnected' | 'interlocutor_lost';
+
+/** Close codes of spec §8, plus the documented 44xx/1011 (docs/t2-live.md). */
+export const CLOSE = {
+  NORMAL: 1000,
+  AUTH_REQUIRED: 4001,
+  PLAN_INSUFFICIENT: 4003,
+  SUJET_NOT_FOUND: 4004,
+  NOTHING_TO_GRADE: 4422,
+  TOO_MANY_SESSIONS: 4429,
+  INTERNAL: 1011,
+} as const;
+
+export interface T2Input {
+  sessionId: string;
+  sujetId: string;
+  mode: 'audio' | 'text';
+  examMs: number;
+  warningMs: number;
+  idleMs: number;
+  connectMs: number;
+}
+
+export interface Principal {
+  sub: string;
+  features: string[];
+}
+
+export interface SessionFacts {
+  audioPath: string | null;
+  audioBytes: number;
+  rules: unknown;
+  usage: unknown;
+}
+
+export interface Graded {
+  report: Record<string, unknown>;
+  productionId: string;
+}
+
+export interface T2Context extends T2Input {
+  candidateId: string | null;
+  subject: SubjectSummary | null;
+  transcript: Turn[];
+  candidateSpoke: boolean;
+  endReason: EndReason | null;
+  facts: SessionFacts | null;
+  graded: Graded | null;
+  error: { code: number; name: string; message: string } | null;
+}
+
+/** Events from the transport (validated there). */
+export type ClientEvent =
+  | { type: 'client.audio'; pcm: Uint8Array }
+  | { type: 'client.text'; text: string; atMs: number }
+  | { type: 'client.end' }
+  | { type: 'client.disconnected' };
+
+/** Events the interlocutor actor sends back. */
+export type InterlocutorEvent =
+  | { type: 'interlocutor.ready' }
+  | { type: 'interlocutor.audio'; pcm: Uint8Array }
+  | { type: 'interlocutor.transcript'; speaker: Speaker; text: string; atMs: number }
+  | { type: 'interlocutor.turnComplete' }
+  | { type: 'interlocutor.interrupted' }
+  | { type: 'interlocutor.usage'; usage: Record<string, number> }
+  | { type: 'interlocutor.resumed'; handle: string }
+  | { type: 'interlocutor.failed'; message: string };
+
+export type T2Event = ClientEvent | InterlocutorEvent;
+
+/** Events for the invoked interlocutor. */
+export type ToInterlocutor = { type: 'candidate.audio'; pcm: Uint8Array } | { type: 'candidate.text'; text: string } | { type: 'candidate.end' };
+
+/** What leaves towards the client (the transport serializes these). */
+export type T2Emitted =
+  | { type: 'client.state'; value: ClientState; endsInMs?: number }
+  | { type: 'client.audio'; pcm: Uint8Array }
+  | { type: 'client.transcript'; speaker: Speaker; text: string; final: boolean }
+  | { type: 'client.warning'; message: string; remainingMs: number }
+  | { type: 'client.report'; report: Record<string, unknown>; productionId: string; audioUrl: string | null }
+  | { type: 'client.error'; code: number; name: string; message: string }
+  | { type: 'client.close'; code: number; reason: string };
+
+export interface InterlocutorInput {
+  sessionId: string;
+  sujetId: string;
+  mode: 'audio' | 'text';
+}
+
+export interface EvaluateInput {
+  candidateId: string;
+  sessionId: string;
+  sujetId: string;
+  consigne: string;
+  transcript: Turn[];
+  facts: SessionFacts | null;
+  endReason: EndReason | null;
+}
+
+export interface SaveInput {
+  sessionId: string;
+  candidateId: string;
+  sujetId: string;
+  mode: 'audio' | 'text';
+  transcript: Turn[];
+  facts: SessionFacts | null;
+  graded: Graded | null;
+  endReason: EndReason | null;
+}
+
+function appendTranscript(transcript: Turn[], speaker: Speaker, text: string, atMs: number, final: boolean): Turn[] {
+  const last = transcript[transcript.length - 1];
+  if (last && last.speaker === speaker && !last.final) {
+    const joined = { ...last, text: `${last.text}${text}`, final };
+    return [...transcript.slice(0, -1), joined];
+  }
+  return [...transcript, { speaker, text, atMs, final }];
+}
+
+function closeAll(transcript: Turn[]): Turn[] {
+  return transcript.map((t) => (t.final ? t : { ...t, text: t.text.trim(), final: true }));
+}
+
+/** The interlocutor reply still open (not final), for the rule monitor. */
+function openReply(context: T2Context): { text: string; candidateSpokeBefore: boolean } {
+  const last = context.transcript[context.transcript.length - 1];
+  if (!last || last.final || last.speaker !== 'interlocutor') return { text: '', candidateSpokeBefore: true };
+  return { text: last.text.trim(), candidateSpokeBefore: context.transcript.slice(0, -1).some((t) => t.speaker === 'candidate') };
+}
+
+export const t2liveMachine = setup({
+  types: {
+    context: {} as T2Context,
+    events: {} as T2Event,
+    input: {} as T2Input,
+    emitted: {} as T2Emitted,
+  },
+  actors: {
+    authorize: fromPromise<Principal>(async () => {
+      throw new Error('authorize not provided');
+    }),
+    loadSubject: fromPromise<SubjectSummary | null, { sujetId: string }>(async () => {
+      throw new Error('loadSubject not provided');
+    }),
+    interlocutor: fromCallback<ToInterlocutor, InterlocutorInput>(() => {
+      throw new Error('interlocutor not provided');
+    }),
+    finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
+      throw new Error('finishSession not provided');
+    }),
+    evaluate: fromPromise<Graded, EvaluateInput>(async () => {
+      throw new Error('evaluate not provided');
+    }),
+    save: fromPromise<{ audioUrl: string | null }, SaveInput>(async () => {
+      throw new Error('save not provided');
+    }),
+  },
+  actions: {
+    /** Side effects provided at wiring time (recording and rule monitor). */
+    recordCandidate: (_, _params: { pcm: Uint8Array }) => {},
+    recordInterlocutor: (_, _params: { pcm: Uint8Array }) => {},
+    monitorReply: (_, _params: { text: string; candidateSpokeBefore: boolean }) => {},
+    recordUsage: (_, _params: { usage: Record<string, number> }) => {},
+    announce: emit((_, params: { value: ClientState }) => ({ type: 'client.state' as const, value: params.value })),
+    /** A transcription fragment: joined to the open turn of the same speaker, relayed to the client. */
+    transcriptIn: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'interlocutor.transcript') return;
+      const last = context.transcript[context.transcript.length - 1];
+      // The other speaker starts: the open turn is complete.
+      if (last && !last.final && last.speaker !== event.speaker) {
+        enqueue.emit({ type: 'client.transcript', speaker: last.speaker, text: last.text.trim(), final: true });
+      }
+      const base = last && !last.final && last.speaker !== event.speaker
+        ? [...context.transcript.slice(0, -1), { ...last, text: last.text.trim(), final: true }]
+        : context.transcript;
+      enqueue.assign({
+        transcript: appendTranscript(base, event.speaker, event.text, event.atMs, false),
+        candidateSpoke: context.candidateSpoke || event.speaker === 'candidate',
+      });
+      enqueue.emit({ type: 'client.transcript', speaker: event.speaker, text: event.text, final: false });
+    }),
+    /** Text mode: one candidate message is one complete turn. */
+    candidateText: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'client.text') return;
+      enqueue.assign({
+        transcript: [...closeAll(context.transcript), { speaker: 'candidate', text: event.text, atMs: event.atMs, final: true }],
+        candidateSpoke: true,
+      });
+      enqueue.sendTo('interlocutor', { type: 'candidate.text', text: event.text });
+      enqueue.emit({ type: 'client.transcript', speaker: 'candidate', text: event.text, final: true });
+    }),
+    /** The interlocutor's reply is complete: finalize it (the monitor saw it just before). */
+    closeReply: enqueueActions(({ context, enqueue }) => {
+      const last = context.transcript[context.transcript.length - 1];
+      if (!last || last.final || last.speaker !== 'interlocutor') return;
+      const text = last.text.trim();
+      enqueue.assign({ transcript: [...context.transcript.slice(0, -1), { ...last, text, final: true }] });
+      enqueue.emit({ type: 'client.transcript', speaker: 'interlocutor', text, final: true });
+    }),
+    /** End of the dialogue: every turn is closed (an unfinished reply was monitored just before). */
+    closeTranscript: assign({ transcript: ({ context }) => closeAll(context.transcript).filter((t) => t.text.length > 0) }),
+    setError: assign({ error: (_, params: { code: number; name: string; message: string }) => params }),
+  },
+  guards: {
+    grantsLive: ({ event }) => (event as AnyEventObject & { output?: Principal }).output?.features.includes('oral_t2_live') === true,
+    subjectFound: ({ event }) => (event as AnyEventObject & { output?: SubjectSummary | null }).output != null,
+    candidateSaidSomething: ({ context }) => context.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
+    isCandidateTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'candidate',
+    isInterlocutorTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'interlocutor',
+  },
+  delays: {
+    connectTimeout: ({ context }) => context.connectMs,
+    idleTimeout: ({ context }) => context.idleMs,
+    untilWarning: ({ context }) => Math.max(0, context.examMs - context.warningMs),
+    warningToEnd: ({ context }) => Math.min(context.warningMs, context.examMs),
+  },
+}).createMachine({
+  id: 't2live',
+  context: ({ input }) => ({
+    ...input,
+    candidateId: null,
+    subject: null,
+    transcript: [],
+    candidateSpoke: false,
+    endReason: null,
+    facts: null,
+    graded: null,
+    error: null,
+  }),
+  initial: 'authorizing',
+  on: {
+    // Before the session exists there is nothing to save: a vanished client cancels.
+    'client.disconnected': { target: '.cancelled' },
+  },
+  states: {
+    authorizing: {
+      invoke: {
+        src: 'authorize',
+        onDone: [
+          { guard: 'grantsLive', target: 'loadingSubject', actions: assign({ candidateId: ({ event }) => event.output.sub }) },
+          { target: 'error', actions: { type: 'setError', params: { code: CLOSE.PLAN_INSUFFICIENT, name: 'PLAN_INSUFFICIENT', message: 'Le dialogue en direct de la tâche 2 demande l’offre Premium.' } } },
+        ],
+        onError: { target: 'error', actions: { type: 'setError', params: { code: CLOSE.AUTH_REQUIRED, name: 'AUTH_REQUIRED', message: 'Connexion requise : jeton absent, invalide ou expiré.' } } },
+      },
+    },
+    loadingSubject: {
+      invoke: {
+        src: 'loadSubject',
+        input: ({ context }) => ({ sujetId: context.sujetId }),
+        onDone: [
+          { guard: 'subjectFound', target: 'session', actions: assign({ subject: ({ event }) => event.output }) },
+          { target: 'error', actions: { type: 'setError', params: { code: CLOSE.SUJET_NOT_FOUND, name: 'SUJET_NOT_FOUND', message: 'Ce sujet n’existe pas.' } } },
+        ],
+        onError: { target: 'error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERNAL', message: 'Le sujet n’a pas pu être lu.' } } },
+      },
+    },
+    session: {
+      invoke: {
+        id: 'interlocutor',
+        src: 'interlocutor',
+        input: ({ context }) => ({ sessionId: context.sessionId, sujetId: context.sujetId, mode: context.mode }),
+      },
+      initial: 'connecting',
+      states: {
+        connecting: {
+          entry: [{ type: 'announce', params: { value: 'connecting' } }],
+          on: {
+            'interlocutor.ready': { target: 'live' },
+            'interlocutor.failed': { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_UNAVAILABLE', message: 'L’interlocuteur est indisponible. Réessayez dans un instant.' } } },
+            'client.end': { target: '#t2live.cancelled' },
+            'client.disconnected': { target: '#t2live.cancelled' },
+          },
+          after: {
+            connectTimeout: { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_TIMEOUT', message: 'L’interlocuteur ne répond pas. Réessayez dans un instant.' } } },
+          },
+        },
+        live: {
+          type: 'parallel',
+          on: {
+            'client.audio': {
+              actions: [
+                sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),
+                { type: 'recordCandidate', params: ({ event }) => ({ pcm: event.pcm }) },
+              ],
+            },
+            'interlocutor.audio': {
+              actions: [
+                emit(({ event }) => ({ type: 'client.audio' as const, pcm: event.pcm })),
+                { type: 'recordInterlocutor', params: ({ event }) => ({ pcm: event.pcm }) },
+              ],
+            },
+            'interlocutor.usage': { actions: { type: 'recordUsage', params: ({ event }) => ({ usage: event.usage }) } },
+            'client.end': { target: '#t2live.finishing', actions: [sendTo('interlocutor', { type: 'candidate.end' }), assign({ endReason: 'candidate' })] },
+            'client.disconnected': { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) },
+            'interlocutor.failed': { target: '#t2live.finishing', actions: assign({ endReason: 'interlocutor_lost' }) },
+          },
+          states: {
+            dialogue: {
+              initial: 'awaitingCandidate',
+              states: {
+                // The interlocutor never speaks first (§2.7, §3.13): we wait for the candidate.
+                awaitingCandidate: {
+                  entry: [{ type: 'announce', params: { value: 'listening' } }],
+                  on: {
+                    'client.text': { target: 'conversing.interlocutorTurn', actions: 'candidateText' },
+                    'interlocutor.transcript': [
+                      { guard: 'isCandidateTranscript', target: 'conversing.candidateTurn', actions: 'transcriptIn' },
+                      // Speaking first breaks a rule; it is relayed, and the monitor counts it.
+                      { target: 'conversing.interlocutorTurn', actions: 'transcriptIn' },
+                    ],
+                  },
+                },
+                conversing: {
+                  initial: 'candidateTurn',
+                  on: {
+                    'client.text': { target: '.interlocutorTurn', actions: 'candidateText' },
+                  },
+                  states: {
+                    candidateTurn: {
+                      entry: [{ type: 'announce', params: { value: 'listening' } }],
+                      on: {
+                        'interlocutor.transcript': [
+                          { guard: 'isCandidateTranscript', actions: 'transcriptIn' },
+                          { target: 'interlocutorTurn', actions: 'transcriptIn' },
+                        ],
+                        'interlocutor.turnComplete': { actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply'] },
+                      },
+                    },
+                    interlocutorTurn: {
+                      entry: [{ type: 'announce', params: { value: 'interlocutor_speaking' } }],
+                      on: {
+                        'interlocutor.transcript': { actions: 'transcriptIn' },
+                        'interlocutor.turnComplete': { target: 'candidateTurn', actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply'] },
+                        // Barge-in: the candidate spoke over the reply; Gemini cut it short.
+                        'interlocutor.interrupted': { target: 'candidateTurn', actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply'] },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            idle: {
+              initial: 'watching',
+              states: {
+                watching: {
+                  on: {
+                    'client.audio': { target: 'watching', reenter: true },
+                    'client.text': { target: 'watching', reenter: true },
+                  },
+                  after: { idleTimeout: { target: '#t2live.finishing', actions: assign({ endReason: 'idle' }) } },
+                },
+              },
+            },
+            exam: {
+              initial: 'running',
+              states: {
+                running: {
+                  after: { untilWarning: { target: 'warned' } },
+                },
+                warned: {
+                  entry: emit(({ context }) => ({ type: 'client.warning' as const, message: 'Il reste 30 secondes.', remainingMs: Math.min(context.warningMs, context.examMs) })),
+                  after: { warningToEnd: { target: '#t2live.finishing', actions: assign({ endReason: 'time' }) } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    finishing: {
+      entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announce', params: { value: 'finishing' } }],
+      on: { 'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) } },
+      invoke: {
+        src: 'finishSession',
+        input: ({ context }) => ({ sessionId: context.sessionId }),
+        onDone: [
+          { guard: 'candidateSaidSomething', target: 'evaluating', actions: assign({ facts: ({ event }) => event.output }) },
+          { target: 'error', actions: [assign({ facts: ({ event }) => event.output }), { type: 'setError', params: { code: CLOSE.NOTHING_TO_GRADE, name: 'NOTHING_TO_GRADE', message: 'Le candidat n’a rien dit : il n’y a rien à évaluer.' } }] },
+        ],
+        onError: [
+          { guard: 'candidateSaidSomething', target: 'evaluating' },
+          { target: 'error', actions: { type: 'setError', params: { code: CLOSE.NOTHING_TO_GRADE, name: 'NOTHING_TO_GRADE', message: 'Le candidat n’a rien dit : il n’y a rien à évaluer.' } } },
+        ],
+      },
+    },
+    evaluating: {
+      entry: [{ type: 'announce', params: { value: 'evaluating' } }],
+      on: { 'client.disconnected': {} },
+      invoke: {
+        src: 'evaluate',
+        input: ({ context }) => ({
+          candidateId: context.candidateId ?? '',
+          sessionId: context.sessionId,
+          sujetId: context.sujetId,
+          consigne: context.subject?.consigne ?? '',
+          transcript: context.transcript,
+          facts: context.facts,
+          endReason: context.endReason,
+        }),
+        onDone: { target: 'saving', actions: assign({ graded: ({ event }) => event.output }) },
+        // The correction service never rejects for a model failure; anything else still saves.
+        onError: { target: 'saving' },
+      },
+    },
+    saving: {
+      on: { 'client.disconnected': {} },
+      invoke: {
+        src: 'save',
+        input: ({ context }) => ({
+          sessionId: context.sessionId,
+          candidateId: context.candidateId ?? '',
+          sujetId: context.sujetId,
+          mode: context.mode,
+          transcript: context.transcript,
+          facts: context.facts,
+          graded: context.graded,
+          endReason: context.endReason,
+        }),
+        onDone: [
+          {
+            guard: ({ context }) => context.graded !== null,
+            target: 'ended',
+            actions: emit(({ context, event }) => ({
+              type: 'client.report' as const,
+              report: context.graded!.report,
+              productionId: context.graded!.productionId,
+              audioUrl: event.output.audioUrl,
+            })),
+          },
+          { target: 'error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'GRADING_FAILED', message: 'La session est enregistrée mais le rapport n’a pas pu être produit.' } } },
+        ],
+        onError: { target: 'error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'SAVE_FAILED', message: 'La session n’a pas pu être enregistrée.' } } },
+      },
+    },
+    ended: {
+      type: 'final',
+      entry: [{ type: 'announce', params: { value: 'ended' } }, emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'ended' })],
+    },
+    error: {
+      type: 'final',
+      entry: [
+        { type: 'announce', params: { value: 'error' } },
+        emit(({ context }) => ({ type: 'client.error' as const, code: context.error?.code ?? CLOSE.INTERNAL, name: context.error?.name ?? 'INTERNAL', message: context.error?.message ?? 'Erreur interne.' })),
+        emit(({ context }) => ({ type: 'client.close' as const, code: context.error?.code ?? CLOSE.INTERNAL, reason: context.error?.name ?? 'INTERNAL' })),
+      ],
+    },
+    cancelled: {
+      type: 'final',
+      entry: emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'cancelled' }),
+    },
+  },
+});

@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { z } from 'zod';
+import type { AnyActorLogic, AnyActorRef } from 'xstate';
+import type { Logger } from '../../core/log.js';
+import type { Metrics } from '../../core/metrics.js';
+import type { Runtime } from '../../core/runtime.js';
+import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
+
+/**
+ * The T2 live socket: `GET /t2/live?token=<JWT>&sujet=<id>[&mode=audio|text]` (docs/t2-live.md).
+ * This file only parses and validates frames, routes them to the session actor, and serializes
+ * what the actor emits. Every byte that enters or leaves the socket is here.
+ *
+ * client → server: binary = PCM16 LE mono 16 kHz; JSON {type:'audio',data:<base64>} |
+ *   {type:'end'} | {type:'text',text}.
+ * server → client: binary = PCM16 LE mono 24 kHz; JSON {type:'state'|'transcript'|'warning'|
+ *   'report'|'error', …}, then the close (1000 after the report; 4001/4003/4004/44xx/1011 otherwise).
+ */
+
+export const T2_LIVE_PATH = '/t2/live';
+/** Hard cap: frames above it are refused by `ws` itself with close 1009. */
+export const HARD_MAX_PAYLOAD = 1024 * 1024;
+/** Text-mode messages longer than this are refused (a spoken question is far shorter). */
+export const MAX_TEXT_CHARS = 2000;
+
+export const FRAME_ERRORS = {
+  BAD_FRAME: 4400,
+  FRAME_TOO_LARGE: 4413,
+} as const;
+
+const querySchema = z.object({
+  token: z.string().max(8192).optional(),
+  sujet: z.string().max(200).optional(),
+  mode: z.enum(['audio', 'text']).optional(),
+});
+
+const clientFrameSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('audio'), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64') }).strict(),
+  z.object({ type: z.literal('end') }).strict(),
+  z.object({ type: z.literal('text'), text: z.string().trim().min(1).max(MAX_TEXT_CHARS) }).strict(),
+]);
+
+export interface SessionRequest {
+  sessionId: string;
+  sujetId: string;
+  mode: 'audio' | 'text';
+  token: string | undefined;
+}
+
+export interface T2SocketOptions {
+  server: Server;
+  runtime: Runtime;
+  logger: Logger;
+  metrics?: Metrics;
+  maxFrameBytes: number;
+  maxSessions: number;
+  /** Audio when a Gemini key is configured; text otherwise (the client may ask for text). */
+  defaultMode: 'audio' | 'text';
+  /** Builds the session's machine (actors/t2/wiring.ts). */
+  wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown };
+}
+
+export interface T2Socket {
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false });
+  const live = new Map<WebSocket, string>();
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== T2_LIVE_PATH) return; // another surface's upgrade
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, url));
+  };
+  opts.server.on('upgrade', onUpgrade);
+
+  const reject = (reason: string): void => {
+    opts.metrics?.inputRejected.inc({ surface: 't2', reason });
+  };
+
+  function sendJson(ws: WebSocket, msg: unknown): void {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+  }
+
+  function frameError(ws: WebSocket, name: keyof typeof FRAME_ERRORS, message: string): void {
+    reject(name.toLowerCase());
+    sendJson(ws, { type: 'error', code: FRAME_ERRORS[name], name, message });
+  }
+
+  function accept(ws: WebSocket, url: URL): void {
+    const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
+    if (!q.success) {
+      reject('bad_query');
+      ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
+      return;
+    }
+    if (live.size >= opts.maxSessions) {
+      reject('too_many_sessions');
+      sendJson(ws, { type: 'error', code: CLOSE.TOO_MANY_SESSIONS, name: 'TOO_MANY_SESSIONS', message: 'Trop de sessions en cours, réessayez dans un instant.' });
+      ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
+      return;
+    }
+    const sessionId = randomUUID();
+    const systemId = `t2:${sessionId}`;
+    const openedAt = Date.now();
+    const { logic, input } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token });
+    let actor: AnyActorRef;
+    try {
+      actor = opts.runtime.start('t2live', systemId, logic, input);
+    } catch (err) {
+      opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
+      ws.close(CLOSE.INTERNAL, 'INTERNAL');
+      return;
+    }
+    live.set(ws, systemId);
+    const send = (e: T2Event): void => actor.send(e);
+
+    actor.on('*', (raw: unknown) => {
+      const e = raw as T2Emitted;
+      switch (e.type) {
+        case 'client.audio':
+          if (ws.readyState === ws.OPEN) ws.send(e.pcm, { binary: true });
+          break;
+        case 'client.state':
+          sendJson(ws, { type: 'state', value: e.value });
+          break;
+        case 'client.transcript':
+          sendJson(ws, { type: 'transcript', speaker: e.speaker, text: e.text, final: e.final });
+          break;
+        case 'client.warning':
+          sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
+          break;
+        case 'client.report':
+          // A close reason holds 123 bytes: the report travels as a message before the 1000 close.
+          sendJson(ws, { type: 'report', report: e.report, productionId: e.productionId, audioUrl: e.audioUrl });
+          break;
+        case 'client.error':
+          sendJson(ws, { type: 'error', code: e.code, name: e.name, message: e.message });
+          break;
+        case 'client.close':
+          if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(e.code, e.reason);
+          break;
+      }
+    });
+    const sub = actor.subscribe({
+      complete: () => {
+        sub.unsubscribe();
+        opts.runtime.stop(systemId);
+      },
+      error: (err: unknown) => {
+        opts.logger.error({ err: (err as Error).message, session: sessionId }, 't2 session failed');
+        if (ws.readyState === ws.OPEN) ws.close(CLOSE.INTERNAL, 'INTERNAL');
+        opts.runtime.stop(systemId);
+      },
+    });
+
+    ws.on('message', (data, isBinary) => {
+      const buf = toBuffer(data);
+      if (isBinary) {
+        if (buf.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${buf.length} octets, maximum ${opts.maxFrameBytes}`);
+        if (buf.length === 0 || buf.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
+        send({ type: 'client.audio', pcm: buf });
+        return;
+      }
+      if (buf.length > opts.maxFrameBytes * 2) return frameError(ws, 'FRAME_TOO_LARGE', `message de ${buf.length} octets, maximum ${opts.maxFrameBytes * 2}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(buf.toString('utf8'));
+      } catch {
+        return frameError(ws, 'BAD_FRAME', 'message JSON invalide');
+      }
+      const frame = clientFrameSchema.safeParse(json);
+      if (!frame.success) return frameError(ws, 'BAD_FRAME', `message hors protocole : ${frame.error.issues[0]?.message ?? 'invalide'}`);
+      switch (frame.data.type) {
+        case 'audio': {
+          const pcm = Buffer.from(frame.data.data, 'base64');
+          if (pcm.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${pcm.length} octets, maximum ${opts.maxFrameBytes}`);
+          if (pcm.length === 0 || pcm.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
+          send({ type: 'client.audio', pcm });
+          return;
+        }
+        case 'end':
+          send({ type: 'client.end' });
+          return;
+        case 'text':
+          send({ type: 'client.text', text: frame.data.text, atMs: Date.now() - openedAt });
+          return;
+      }
+    });
+    ws.on('close', () => {
+      live.delete(ws);
+      // The machine still saves what exists (finishing → evaluating → saving) without a client.
+      if (actor.getSnapshot().status === 'active') send({ type: 'client.disconnected' });
+    });
+    ws.on('error', (err) => opts.logger.warn({ err: err.message, session: sessionId }, 't2 socket error'));
+  }
+
+  return {
+    sessions: () => live.size,
+    async close() {
+      opts.server.off('upgrade', onUpgrade);
+      for (const ws of live.keys()) ws.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
