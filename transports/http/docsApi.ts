@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Metrics } from '../../core/metrics.js';
 import type { Logger } from '../../core/log.js';
@@ -54,8 +54,9 @@ export function answerJson(a: ChatAnswer): Record<string, unknown> {
 export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
   const settings = deps.settings ?? (() => deps.assistant.defaults());
   const json = express.json({ limit: '64kb' });
+  const router = express.Router();
 
-  app.get('/api/search', async (req: Request, res: Response) => {
+  router.get('/api/search', async (req: Request, res: Response) => {
     const parsed = searchQuerySchema.safeParse(req.query);
     if (!parsed.success) return badRequest(res, deps, 'search_params', parsed.error.issues);
     const { q, k } = parsed.data;
@@ -65,7 +66,7 @@ export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
     });
   });
 
-  app.post('/api/chat', json, async (req: Request, res: Response) => {
+  router.post('/api/chat', json, async (req: Request, res: Response) => {
     const parsed = chatBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) return badRequest(res, deps, 'chat_body', parsed.error.issues);
     const controller = new AbortController();
@@ -76,7 +77,7 @@ export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
     res.status(answer.state === 'failed' ? 503 : 200).json(answerJson(answer));
   });
 
-  app.post('/api/chat/stream', json, async (req: Request, res: Response) => {
+  router.post('/api/chat/stream', json, async (req: Request, res: Response) => {
     const parsed = chatBodySchema.safeParse(req.body ?? {});
     if (!parsed.success) return badRequest(res, deps, 'chat_body', parsed.error.issues);
     const controller = new AbortController();
@@ -102,4 +103,15 @@ export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
     }
     res.end();
   });
+
+  // Body parser failures (bad JSON, too large) answer in the API's own format, not an HTML page.
+  const onError: ErrorRequestHandler = (err: { status?: number; type?: string }, _req, res, next) => {
+    if (res.headersSent) return next(err);
+    const status = err.status === 413 ? 413 : err.status && err.status < 500 ? 400 : 500;
+    deps.metrics?.inputRejected.inc({ surface: 'docs', reason: err.type ?? 'error' });
+    if (status === 500) deps.logger?.error({ err }, 'docs api error');
+    res.status(status).json({ error: status === 413 ? 'request too large' : status === 400 ? 'invalid JSON body' : 'internal error' });
+  };
+  router.use(onError);
+  app.use(router);
 }
