@@ -31,7 +31,8 @@ import {
  *   - busy: asr.text while a turn runs is ignored (counted); ai.request is queued while fewer than
  *     `maxInFlight` jobs are in flight, else dropped (counted). Never an unbounded queue.
  *   - publishing invokes `publishReply` (QoS 1: waits for the broker's ack), then takes the next
- *     queued job or goes idle.
+ *     queued job or goes idle; a failed publish or no ack within `publishTimeoutMs` is counted
+ *     and the turn ends all the same.
  * `debounce`: quiet ⇄ window. An accepted asr.text opens a `debounceMs` window during which the
  *   same text is a duplicate (one generation for two identical ASR messages).
  *
@@ -197,6 +198,7 @@ export const skullMachine = setup({
   },
   delays: {
     debounce: ({ context }) => context.settings.debounceMs,
+    publishTimeout: ({ context }) => context.settings.publishTimeoutMs,
   },
   actions: {
     acceptAsr: assign(({ context, event }) => {
@@ -356,6 +358,13 @@ export const skullMachine = setup({
               { target: 'idle', actions: 'finishTurn' },
             ],
             onError: [
+              { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
+              { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
+            ],
+          },
+          // A broker that never acknowledges must not hold the device busy forever.
+          after: {
+            publishTimeout: [
               { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
               { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
             ],

@@ -27,6 +27,7 @@ export function skullSettings(config: Config): SkullSettings {
     debounceMs: config.SKULL_DEBOUNCE_MS,
     maxInFlight: config.SKULL_MAX_IN_FLIGHT,
     maxSentences: config.SKULL_MAX_SENTENCES,
+    publishTimeoutMs: config.SKULL_PUBLISH_TIMEOUT_MS,
     tokenBudget: Math.ceil(config.SKULL_MAX_TOKENS_CAP / OUTPUT_SHARE),
     breaker: { failureThreshold: config.BREAKER_FAILURES, windowMs: config.BREAKER_WINDOW_MS, cooldownMs: config.BREAKER_COOLDOWN_MS },
   };

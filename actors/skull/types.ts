@@ -34,6 +34,8 @@ export interface SkullSettings {
   /** ai/request jobs in flight (the one running + queued). */
   maxInFlight: number;
   maxSentences: number;
+  /** Longest wait for the broker's PUBACK of a reply, ms. */
+  publishTimeoutMs: number;
   /** Total token budget of one turn; 30 % of it is reserved for the output. */
   tokenBudget: number;
   breaker: { failureThreshold: number; windowMs: number; cooldownMs: number };

@@ -41,6 +41,8 @@ export interface SkullServiceOptions {
   settings?: Partial<SkullSettings>;
   /** 0 disables the periodic health (tests publish it by hand). */
   healthIntervalMs?: number;
+  /** First reconnect delay, ms (default 1000). */
+  reconnectBaseMs?: number;
 }
 
 export interface HealthPayload {
@@ -110,11 +112,30 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     clientId: `palabre-${config.SKULL_DEVICE_ID}-${process.pid}`,
     logger: log,
     will: { topic: topics.aiHealth, payload: offlineHealth, retain: true, qos: 1 },
+    ...(opts.reconnectBaseMs !== undefined ? { reconnectBaseMs: opts.reconnectBaseMs } : {}),
   });
 
+  // QoS 1: resolves on the broker's PUBACK. A connection lost before the ack fails the publish
+  // (mqtt.js may still resend it after reconnecting; the chart does not wait for that).
+  const publishAcked = (topic: string, payload: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (!client.connected) return reject(new Error('mqtt offline: reply not sent'));
+      const onClose = () => reject(new Error('mqtt connection lost before the ack'));
+      client.once('close', onClose);
+      client.publishAsync(topic, payload, { qos: 1 }).then(
+        () => {
+          client.off('close', onClose);
+          resolve();
+        },
+        (err: unknown) => {
+          client.off('close', onClose);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
   const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
-    await client.publishAsync(topics.aiResponse, JSON.stringify(input.response), { qos: 1 });
-    if (input.usage) await client.publishAsync(topics.aiUsage, JSON.stringify(input.usage), { qos: 1 });
+    await publishAcked(topics.aiResponse, JSON.stringify(input.response));
+    if (input.usage) await publishAcked(topics.aiUsage, JSON.stringify(input.usage));
   });
   const machine = skullMachine.provide({
     actors: {

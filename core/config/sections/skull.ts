@@ -19,5 +19,6 @@ export const skullSection = {
   SKULL_HEALTH_INTERVAL_MS: ms.default(2000).describe('ai/health period'),
   SKULL_MAX_SENTENCES: positiveInt.max(10).default(3).describe('Longest reply, in sentences'),
   SKULL_MAX_TOKENS_CAP: positiveInt.default(512).describe('Largest max_tokens a device may ask (ai/capabilities); it is the 30 % of the turn budget kept for output'),
+  SKULL_PUBLISH_TIMEOUT_MS: ms.default(10000).describe('Longest wait for the broker to acknowledge a reply (QoS 1) before the turn ends'),
   SKULL_LOG_FILE: z.string().optional().describe('JSON log file of `palabre skull` (the spec\'s /opt/Skull/logs/ai.log)'),
 };
