@@ -313,12 +313,6 @@ export const t2liveMachine = setup({
         live: {
           type: 'parallel',
           on: {
-            'client.audio': {
-              actions: [
-                sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),
-                { type: 'recordCandidate', params: ({ event }) => ({ pcm: event.pcm }) },
-              ],
-            },
             'interlocutor.audio': {
               actions: [
                 emit(({ event }) => ({ type: 'client.audio' as const, pcm: event.pcm })),
@@ -326,7 +320,8 @@ export const t2liveMachine = setup({
               ],
             },
             'interlocutor.usage': { actions: { type: 'recordUsage', params: ({ event }) => ({ usage: event.usage }) } },
-            'client.end': { target: '#t2live.finishing', actions: [sendTo('interlocutor', { type: 'candidate.end' }), assign({ endReason: 'candidate' })] },
+            // Leaving `session` stops the interlocutor, which closes the Gemini socket (§6 step 12).
+            'client.end': { target: '#t2live.finishing', actions: assign({ endReason: 'candidate' }) },
             'client.disconnected': { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) },
             'interlocutor.failed': { target: '#t2live.finishing', actions: assign({ endReason: 'interlocutor_lost' }) },
           },
@@ -380,7 +375,16 @@ export const t2liveMachine = setup({
               states: {
                 watching: {
                   on: {
-                    'client.audio': { target: 'watching', reenter: true },
+                    // Candidate audio is handled here, not on `live`: a descendant's transition
+                    // pre-empts its ancestor's, so forwarding and the idle reset are one transition.
+                    'client.audio': {
+                      target: 'watching',
+                      reenter: true,
+                      actions: [
+                        sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),
+                        { type: 'recordCandidate', params: ({ event }) => ({ pcm: event.pcm }) },
+                      ],
+                    },
                     'client.text': { target: 'watching', reenter: true },
                   },
                   after: { idleTimeout: { target: '#t2live.finishing', actions: assign({ endReason: 'idle' }) } },
