@@ -40,6 +40,8 @@ export interface RunningServer {
   /** `embedded` when this process runs the aedes broker, `external` when MQTT_URL names one. */
   mqttMode: 'embedded' | 'external';
   surfaces: StartedSurface[];
+  /** Milliseconds spent in each start phase (for the ready log line and the start benchmark). */
+  timings: Record<string, number>;
   /** Absolute URLs per surface, for printing. */
   urls: Record<string, Record<string, string>>;
   /** Stops everything within SHUTDOWN_TIMEOUT_MS; `forced` when the deadline cut it short. */
@@ -159,7 +161,15 @@ function addFinalHandlers(app: Express, logger: Logger): void {
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { config } = opts;
   const startedAt = Date.now();
+  const timings: Record<string, number> = {};
+  let lapAt = performance.now();
+  const lap = (phase: string) => {
+    const now = performance.now();
+    timings[phase] = Math.round(now - lapAt);
+    lapAt = now;
+  };
   const app: App = await createApp({ config, ...(opts.logger ? { logger: opts.logger } : {}) });
+  lap('app');
   const { logger } = app;
 
   let broker: EmbeddedBroker | undefined;
@@ -182,6 +192,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     mqttUrl = broker.url;
   }
+  lap('mqtt');
 
   const expressApp = buildExpress(config);
   const server: Server = createServer(expressApp);
@@ -245,6 +256,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     throw err;
   }
 
+  lap('http');
   const publicUrl = (config.PUBLIC_URL ?? `http://${displayHost(config.HOST)}:${httpPort}`).replace(/\/+$/, '');
   const ctx: AppContext = {
     config,
@@ -297,6 +309,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // Load every surface module at once (I/O overlaps), then start them one by one in list order.
   try {
     const loaded = await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load()));
+    lap('surfaces.load');
     for (const surface of loaded) {
       let running: RunningSurface;
       try {
@@ -305,6 +318,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
       }
       started.push({ name: surface.name, running });
+      lap(`surfaces.${surface.name}`);
     }
   } catch (err) {
     logger.error({ err }, 'startup failed');
@@ -324,5 +338,5 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     urls[name] = abs;
   }
   ready = true;
-  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, urls, shutdown };
+  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, shutdown };
 }

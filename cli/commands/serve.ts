@@ -67,7 +67,8 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const { logger } = server.ctx;
   const providers = providersPerSurface(server.ctx);
   io.stdout.write(`${readyLines(VERSION, server.urls, providers, server.mqttMode).join('\n')}\n`);
-  logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode }, 'palabre serving');
+  const startMs = Math.round(performance.now());
+  logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode, startMs, timings: server.timings }, 'palabre serving');
 
   return new Promise<number>((resolve) => {
     let exitCode = EXIT.ok as number;
