@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { DestinationStream } from 'pino';
+import { loadConfig } from '../../core/config/index.js';
+import { createLogger } from '../../core/log.js';
+import { startServer, StartupError } from '../../core/server.js';
+import type { Surface } from '../../core/surface.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'palabre-server-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function setup(name: string, extra: Record<string, string> = {}) {
+  const lines: string[] = [];
+  const stream: DestinationStream = { write: (s: string) => void lines.push(s) };
+  const config = loadConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), ...extra }, dotenvPath: null });
+  return { config, logger: createLogger({ destination: stream, level: 'debug' }), logs: () => lines.join('') };
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('startServer (in process, with test surfaces)', () => {
+  it('answers 503 while surfaces start, then serves their routes, URLs and health', async () => {
+    const { config, logger } = setup('surfaces');
+    let during: number | undefined;
+    const surface: Surface = {
+      name: 'demo',
+      async start(ctx, http) {
+        during = (await fetch(`${ctx.publicUrl}/healthz`)).status;
+        http!.app.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqttUrl.startsWith('mqtt://') }); });
+        http!.app.get('/api/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
+        return { stop: async () => {}, health: () => ({ sessions: 3 }), urls: { page: '/demo' } };
+      },
+    };
+    const server = await startServer({ config, logger, surfaces: [async () => surface] });
+    try {
+      expect(during).toBe(503);
+      const base = server.ctx.publicUrl;
+      expect(server.urls.demo).toEqual({ page: `${base}/demo` });
+      expect(await (await fetch(`${base}/api/demo`)).json()).toEqual({ ok: true, mqtt: true });
+      const health = (await (await fetch(`${base}/healthz`)).json()) as { surfaces: Record<string, unknown> };
+      expect(health.surfaces.demo).toEqual({ sessions: 3 });
+      // A thrown error becomes a JSON 500 with no message, no stack; the log has the detail.
+      const boom = await fetch(`${base}/api/boom`);
+      expect(boom.status).toBe(500);
+      const text = await boom.text();
+      expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error' });
+      expect(text).not.toContain('secret internals');
+      expect(server.timings).toHaveProperty('surfaces.demo');
+    } finally {
+      expect(await server.shutdown('test')).toEqual({ forced: false });
+    }
+  });
+
+  it('refreshes the actors gauge from the runtime at each scrape', async () => {
+    const { config, logger } = setup('metrics');
+    const server = await startServer({ config, logger, surfaces: [] });
+    try {
+      const { createMachine } = await import('xstate');
+      server.ctx.runtime.start('echo', 'echo-1', createMachine({}));
+      server.ctx.runtime.start('echo', 'echo-2', createMachine({}));
+      const text = await (await fetch(`${server.ctx.publicUrl}/metrics`)).text();
+      expect(text).toContain('palabre_actors{machine="echo"} 2');
+      server.ctx.runtime.stop('echo-1');
+      const after = await (await fetch(`${server.ctx.publicUrl}/metrics`)).text();
+      expect(after).toContain('palabre_actors{machine="echo"} 1');
+      const health = (await (await fetch(`${server.ctx.publicUrl}/healthz`)).json()) as { actors: Record<string, number> };
+      expect(health.actors).toEqual({ echo: 1 });
+    } finally {
+      await server.shutdown('test');
+    }
+  });
+
+  it('closes everything when a surface fails to start, and names it', async () => {
+    const { config, logger } = setup('failing');
+    let httpPort = 0;
+    let brokerPort = 0;
+    const failing: Surface = {
+      name: 'broken',
+      async start(ctx) {
+        httpPort = Number(new URL(ctx.publicUrl).port);
+        brokerPort = Number(new URL(ctx.mqttUrl).port);
+        throw new Error('corpus missing');
+      },
+    };
+    const err = await startServer({ config, logger, surfaces: [async () => failing] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as StartupError).exitCode).toBe(1);
+    expect((err as StartupError).message).toContain('the broken surface failed to start: corpus missing');
+    expect(await portOpen(httpPort)).toBe(false);
+    expect(await portOpen(brokerPort)).toBe(false);
+  });
+
+  it('cuts a hanging surface stop at SHUTDOWN_TIMEOUT_MS and reports it as forced', async () => {
+    const { config, logger, logs } = setup('hang', { SHUTDOWN_TIMEOUT_MS: '300' });
+    const hanging: Surface = { name: 'hangs', start: async () => ({ stop: () => new Promise<void>(() => {}) }) };
+    const server = await startServer({ config, logger, surfaces: [async () => hanging] });
+    const port = Number(new URL(server.ctx.publicUrl).port);
+    const t0 = Date.now();
+    expect(await server.shutdown('test')).toEqual({ forced: true });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(await portOpen(port)).toBe(false);
+    expect(server.ctx.db.open).toBe(false);
+    expect(logs()).toContain('shutdown deadline reached');
+  });
+
+  it('uses an external broker when MQTT_URL is set, and never prints its password', async () => {
+    const { config, logger } = setup('external', { MQTT_URL: 'mqtt://user:hunter22@127.0.0.1:1' });
+    const server = await startServer({ config, logger, surfaces: [] });
+    try {
+      expect(server.mqttMode).toBe('external');
+      expect(JSON.stringify(server.urls)).not.toContain('hunter22');
+      const health = (await (await fetch(`${server.ctx.publicUrl}/healthz`)).json()) as { mqtt: string };
+      expect(health.mqtt).toBe('external');
+    } finally {
+      await server.shutdown('test');
+    }
+  });
+});
