@@ -271,6 +271,7 @@ export const t2liveMachine = setup({
   states: {
     authorizing: {
       invoke: {
+        id: 'authorize',
         src: 'authorize',
         onDone: [
           { guard: 'grantsLive', target: 'loadingSubject', actions: assign({ candidateId: ({ event }) => event.output.sub }) },
@@ -281,6 +282,7 @@ export const t2liveMachine = setup({
     },
     loadingSubject: {
       invoke: {
+        id: 'loadSubject',
         src: 'loadSubject',
         input: ({ context }) => ({ sujetId: context.sujetId }),
         onDone: [
@@ -411,6 +413,7 @@ export const t2liveMachine = setup({
       entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announce', params: { value: 'finishing' } }],
       on: { 'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) } },
       invoke: {
+        id: 'finishSession',
         src: 'finishSession',
         input: ({ context }) => ({ sessionId: context.sessionId }),
         onDone: [
@@ -427,6 +430,7 @@ export const t2liveMachine = setup({
       entry: [{ type: 'announce', params: { value: 'evaluating' } }],
       on: { 'client.disconnected': {} },
       invoke: {
+        id: 'evaluate',
         src: 'evaluate',
         input: ({ context }) => ({
           candidateId: context.candidateId ?? '',
@@ -445,6 +449,7 @@ export const t2liveMachine = setup({
     saving: {
       on: { 'client.disconnected': {} },
       invoke: {
+        id: 'save',
         src: 'save',
         input: ({ context }) => ({
           sessionId: context.sessionId,
