@@ -54,32 +54,28 @@ export async function runLlmCall(provider: LlmProvider, input: LlmCallInput, opt
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.inspect ? { inspect: opts.inspect } : {}),
   });
-  const aborted = (): LlmCallOutput => {
-    const snap = actor.getSnapshot();
-    return {
-      ok: false,
-      error: { kind: 'aborted', message: 'the call was aborted by its caller' },
-      attempts: snap.context.attempts,
-      model: snap.context.model,
-    };
-  };
-  if (opts.signal?.aborted) return { ok: false, error: { kind: 'aborted', message: 'the call was aborted by its caller' }, attempts: 0, model: input.request.model };
-  const done = toPromise(actor);
-  let onAbort: (() => void) | undefined;
-  const abortedP = new Promise<LlmCallOutput>((resolve) => {
-    if (!opts.signal) return;
-    onAbort = () => {
-      const out = aborted();
-      actor.stop();
-      resolve(out);
-    };
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+  const abortedOutput = (): LlmCallOutput => ({
+    ok: false,
+    error: { kind: 'aborted', message: 'the call was aborted by its caller' },
+    attempts: actor.getSnapshot().context.attempts,
+    model: actor.getSnapshot().context.model,
   });
+  if (opts.signal?.aborted) return abortedOutput();
+  // Stopping the actor aborts the attempt in flight (fromPromise signal) and completes the actor
+  // without output; the output of an aborted call is made here.
+  let aborted: LlmCallOutput | undefined;
+  const onAbort = () => {
+    aborted = abortedOutput();
+    actor.stop();
+  };
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const done = toPromise(actor);
   actor.start();
   try {
-    return await Promise.race([done, abortedP]);
+    const out = await done;
+    return aborted ?? out;
   } finally {
-    if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+    opts.signal?.removeEventListener('abort', onAbort);
     actor.stop();
   }
 }
