@@ -135,12 +135,12 @@ export const SEED_SUBJECTS: SubjectInput[] = [
     contexte: 'Votre ami est végétarien et il est libre seulement le week-end.',
     role: 'le responsable des réservations d’une école de cuisine',
     factSheet: [
-      { theme: 'prix', keywords: ['prix', 'coûte', 'combien', 'tarif', 'personne'], answer: 'Un atelier de trois heures coûte 95 dollars par personne, ingrédients et dégustation compris.' },
+      { theme: 'prix', keywords: ['prix', 'coûte', 'combien', 'tarif', 'personne'], answer: 'Un atelier de trois heures coûte 95 dollars par personne, avec les ingrédients et la dégustation compris dans le prix.' },
       { theme: 'dates', keywords: ['dates', 'quand', 'week-end', 'samedi', 'dimanche', 'horaires'], answer: 'Les ateliers du week-end ont lieu le samedi à dix heures et le dimanche à quatorze heures.' },
       { theme: 'végétarien', keywords: ['végétarien', 'viande', 'menu', 'allergie', 'régime'], answer: 'L’atelier du dimanche est entièrement végétarien ce mois-ci, avec un menu de risotto aux champignons et tarte aux poires.' },
       { theme: 'bon cadeau', keywords: ['cadeau', 'offrir', 'bon', 'carte', 'valable'], answer: 'Le bon cadeau est envoyé par courriel et il reste valable un an à partir de la date d’achat.' },
       { theme: 'groupe', keywords: ['groupe', 'personnes', 'participants', 'chef'], answer: 'Chaque atelier accueille dix participants au maximum, guidés par un chef qui a travaillé dans plusieurs restaurants.' },
-      { theme: 'annulation', keywords: ['annuler', 'annulation', 'rembourser', 'changer', 'reporter'], answer: 'Vous pouvez reporter l’atelier gratuitement jusqu’à quarante-huit heures avant, mais il n’est pas remboursé.' },
+      { theme: 'annulation', keywords: ['annuler', 'annulation', 'rembourser', 'changer', 'reporter'], answer: 'Vous pouvez reporter l’atelier gratuitement jusqu’à quarante-huit heures avant la date, mais il n’est jamais remboursé.' },
     ],
   },
 ];

@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Resampler16to24, prototypeResponseDb, pcm16FromBytes } from '../../actors/t2/resampler.js';
+import { SessionRecorder } from '../../actors/t2/recorder.js';
+
+function sine(hz: number, rate: number, seconds: number, amp = 10000): Int16Array {
+  const n = Math.round(rate * seconds);
+  const x = new Int16Array(n);
+  for (let i = 0; i < n; i++) x[i] = Math.round(Math.sin((2 * Math.PI * hz * i) / rate) * amp);
+  return x;
+}
+
+/** Amplitude of the component at `hz` (single-bin DFT) over a window of a whole number of periods. */
+function amplitudeAt(x: Int16Array, hz: number, rate: number, from: number, count: number): number {
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < count; i++) {
+    const w = (2 * Math.PI * hz * (from + i)) / rate;
+    re += x[from + i]! * Math.cos(w);
+    im += x[from + i]! * Math.sin(w);
+  }
+  return (2 * Math.hypot(re, im)) / count;
+}
+
+function resampleInChunks(x: Int16Array, chunk: number): Int16Array {
+  const r = new Resampler16to24();
+  const parts: Int16Array[] = [];
+  for (let i = 0; i < x.length; i += chunk) parts.push(r.push(x.subarray(i, i + chunk)));
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+describe('16 → 24 kHz resampler (windowed-sinc polyphase FIR)', () => {
+  it('has a flat pass band, its −6 dB point at the 8 kHz input Nyquist, and ≥ 60 dB stop band', () => {
+    for (const hz of [0, 300, 1000, 3000, 5000, 6500]) expect(Math.abs(prototypeResponseDb(hz))).toBeLessThan(0.05);
+    expect(prototypeResponseDb(8000)).toBeCloseTo(-6.02, 1);
+    for (let hz = 9500; hz <= 24000; hz += 250) expect(prototypeResponseDb(hz)).toBeLessThan(-60);
+  });
+
+  it('produces 1.5 samples per input sample whatever the chunking, identically', () => {
+    const x = sine(1000, 16000, 1);
+    const whole = resampleInChunks(x, x.length);
+    expect(whole.length).toBe(24000);
+    for (const chunk of [1, 7, 160, 320, 333]) expect(Buffer.from(resampleInChunks(x, chunk).buffer).equals(Buffer.from(whole.buffer))).toBe(true);
+  });
+
+  it('keeps a 1 kHz tone at its level and puts no image above 8 kHz (anti-aliasing)', () => {
+    const out = resampleInChunks(sine(1000, 16000, 1), 320);
+    const from = 2400;
+    const count = 19200; // 0.8 s: whole periods of every frequency below
+    const a1k = amplitudeAt(out, 1000, 24000, from, count);
+    expect(a1k / 10000).toBeGreaterThan(0.99);
+    expect(a1k / 10000).toBeLessThan(1.01);
+    // Zero-stuffing images a 3 kHz tone at 13 kHz (aliased to 11 kHz at 24 kHz): removed.
+    const out3 = resampleInChunks(sine(3000, 16000, 1), 320);
+    const image = amplitudeAt(out3, 11000, 24000, from, count);
+    expect(20 * Math.log10(image / 10000)).toBeLessThan(-55);
+    // A linear interpolator would leave it around −30 dB: this is what the filter buys.
+  });
+
+  it('reads PCM16 from unaligned byte buffers', () => {
+    const bytes = Buffer.alloc(7);
+    bytes.writeInt16LE(1234, 1);
+    expect(Array.from(pcm16FromBytes(bytes.subarray(1)))).toEqual([1234, 0, 0]);
+  });
+});
+
+describe('chronological recording of both voices', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('places each voice at its arrival time on one 24 kHz timeline, streamed to a valid WAV', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rec-'));
+    let now = 1000;
+    const rec = SessionRecorder.create(join(dir, 's.wav'), () => now);
+    // 100 ms of candidate audio at t=0, model audio arriving at t=500 ms (a 200 ms burst).
+    rec.candidate(sine(500, 16000, 0.1));
+    now += 500;
+    const model = new Int16Array(4800).fill(7000);
+    rec.interlocutor(model);
+    now += 50; // the burst arrives faster than real time: laid end to end
+    rec.interlocutor(model);
+    const { bytes, durationMs } = await rec.close();
+    const wav = readFileSync(join(dir, 's.wav'));
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    expect(wav.subarray(8, 12).toString()).toBe('WAVE');
+    expect(wav.readUInt32LE(4)).toBe(36 + bytes);
+    expect(wav.readUInt16LE(22)).toBe(1);
+    expect(wav.readUInt32LE(24)).toBe(24000);
+    expect(wav.readUInt16LE(34)).toBe(16);
+    expect(wav.readUInt32LE(40)).toBe(bytes);
+    const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
+    // 500 ms + 2 × 200 ms of model audio.
+    expect(samples.length).toBe(12000 + 9600);
+    expect(durationMs).toBe(900);
+    // Candidate audio at the start, silence between 100 ms and 500 ms, model audio from 500 ms.
+    expect(Math.max(...Array.from(samples.subarray(0, 2400)).map(Math.abs))).toBeGreaterThan(9000);
+    expect(Math.max(...Array.from(samples.subarray(2600, 12000)).map(Math.abs))).toBeLessThan(50);
+    expect(samples[12000]).toBe(7000);
+    expect(samples[12000 + 9599]).toBe(7000);
+  });
+
+  it('mixes overlapping voices (barge-in) with clipping instead of wrap-around', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rec-'));
+    const now = 0;
+    const rec = SessionRecorder.create(join(dir, 'm.wav'), () => now);
+    rec.interlocutor(new Int16Array(2400).fill(30000));
+    rec.candidate(new Int16Array(1600).fill(30000));
+    await rec.close();
+    const wav = readFileSync(join(dir, 'm.wav'));
+    const s = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
+    expect(s[1200]).toBe(32767);
+  });
+});
