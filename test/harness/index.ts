@@ -43,6 +43,8 @@ export interface ModelSpec<M extends AnyStateMachine> {
   describeEvent?: (event: EventObject) => string;
   /** Print the coverage line (default true). */
   print?: boolean;
+  /** Write coverage/model/<name>.json (default true; the harness's own tests turn it off). */
+  write?: boolean;
 }
 
 export interface ModelRunResult {
@@ -109,7 +111,7 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
   }
   for (const s of own.states) coverage.states.add(s);
   for (const t of own.transitions) coverage.transitions.add(t);
-  const written = writeCoverage(coverage);
+  const written = spec.write === false ? coverage.toJSON() : writeCoverage(coverage);
   if (spec.print !== false) console.log(`[model] ${formatCoverageLine(written)}`);
   return { paths: allPaths, failures, coverage: own.toJSON(), written };
 }
