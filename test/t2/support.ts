@@ -62,6 +62,8 @@ export interface T2EnvOptions {
   /** Start the Gemini Live fake and point the SDK at it (audio mode); otherwise text mode. */
   gemini?: boolean | GeminiLiveFakeOptions;
   env?: Record<string, string>;
+  /** Use the real corrections service (actors/corrections) instead of RecordingCorrections. */
+  realCorrections?: boolean;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
@@ -84,7 +86,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const ctx: AppContext = { config, logger, db, runtime, metrics, providers, mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
-  const surface = createT2Surface({ corrections: () => corrections, ...(genai ? { genai } : {}) });
+  const surface = createT2Surface({ ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
   const running: RunningSurface = await surface.start(ctx, { app, server });
   const auth = createAuth(config);
   return {
