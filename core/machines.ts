@@ -9,6 +9,10 @@ export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> 
   root: () => import('../machines/root.js').then((m) => m.rootMachine),
   llmCall: () => import('../machines/llmCall.js').then((m) => m.llmCallMachine),
   breaker: () => import('../machines/breaker.js').then((m) => m.breakerMachine),
+  skull: () => import('../machines/skull.js').then((m) => m.skullMachine),
+  chat: () => import('../machines/chat.js').then((m) => m.chatMachine),
+  correction: () => import('../machines/correction.js').then((m) => m.correctionMachine),
+  t2live: () => import('../machines/t2live.js').then((m) => m.t2liveMachine),
 };
 
 export function machineNames(): string[] {

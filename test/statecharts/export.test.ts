@@ -145,3 +145,15 @@ describe('statechart export', () => {
     expect(unknown.err()).toMatch(/unknown machine/);
   });
 });
+
+describe('docs images of the statecharts', () => {
+  it('docs/img/machines holds an up-to-date SVG of every machine (npm run docs:charts)', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    for (const name of Object.keys(MACHINES)) {
+      const file = new URL(`../../docs/img/machines/${name}.svg`, import.meta.url);
+      expect(existsSync(file), `${name}.svg missing: run npm run docs:charts`).toBe(true);
+      const expected = `${await chartToSvg(chartOf(name, (await loadMachine(name))!))}\n`;
+      expect(readFileSync(file, 'utf8') === expected, `${name}.svg is stale: run npm run docs:charts`).toBe(true);
+    }
+  });
+});
