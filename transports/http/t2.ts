@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
@@ -32,8 +32,11 @@ function bearer(req: Request): string | undefined {
   return m?.[1];
 }
 
+/** web/t2/static, from the sources (tsx) or, for the compiled dist/, in the checkout beside it. */
 export function t2StaticDir(): string {
-  return fileURLToPath(new URL('../../web/t2/static', import.meta.url));
+  const here = fileURLToPath(new URL('../../web/t2/static', import.meta.url));
+  if (existsSync(here)) return here;
+  return fileURLToPath(new URL('../../../web/t2/static', import.meta.url));
 }
 
 export function mountT2Http(app: Express, deps: T2HttpDeps): void {
