@@ -1,0 +1,191 @@
+import { TAXONOMY_VERSION, oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
+import { DETECTORS, type Finding } from './detectors/index.js';
+import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
+import {
+  PHONOLOGIE_NOT_ASSESSED, WORD_LIMITS, criteriaOf, globalScore, nclcOf, reportSchema,
+  type ModelOutput, type Report, type ReportErrorWithOrigin,
+} from './report.js';
+
+/**
+ * Builds the report palabre returns and stores: the model's grading (when valid) merged with the
+ * detectors' findings without duplicates, or the detectors alone — marked as such, with the reason.
+ * Whatever comes out is parsed by `reportSchema`: a half-valid report never leaves this module.
+ */
+
+export type FallbackReason = 'offline_provider' | 'model_unreachable' | 'invalid_after_repair' | 'timeout';
+
+export const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
+  offline_provider: 'fournisseur hors ligne (aucune clé de modèle configurée)',
+  model_unreachable: 'modèle injoignable',
+  invalid_after_repair: 'réponse du modèle invalide, même après une reprise',
+  timeout: 'délai de correction dépassé',
+};
+
+export interface AssembleInput {
+  production: Production;
+  findings: Finding[];
+  model?: { output: ModelOutput; name: string };
+  fallback?: { reason: FallbackReason; detail?: string };
+}
+
+/** Codes that judge the whole text: two findings of one of these are the same error. */
+const WHOLE_TEXT = new Set(['longueur_insuffisante', 'longueur_excessive', 'salutation_absente', 'cloture_absente', 'paragraphes_absents', 'structure_absente', 'connecteurs_repetes', 'repetition_lexicale', 'format_non_respecte']);
+/** The taxonomy lists « texte bloc sans paragraphes » twice (adéquation and cohérence): one error. */
+const SAME_AS: Readonly<Record<string, string>> = { structure_absente: 'paragraphes_absents' };
+const canonical = (code: string) => SAME_AS[code] ?? code;
+
+function isDuplicate(a: { code: string; extrait: string }, b: { code: string; extrait: string }): boolean {
+  if (canonical(a.code) !== canonical(b.code)) return false;
+  if (WHOLE_TEXT.has(a.code) || WHOLE_TEXT.has(b.code)) return true;
+  const x = normaliseQuote(a.extrait).toLowerCase();
+  const y = normaliseQuote(b.extrait).toLowerCase();
+  return x.includes(y) || y.includes(x);
+}
+
+export function toReportError(f: Finding): ReportErrorWithOrigin {
+  return { code: f.code, critere: f.critere, description: null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
+}
+
+/** Model errors first (they carry the richer explanation); detector findings the model missed are added. */
+export function mergeErrors(modelErrors: ModelOutput['erreurs'], findings: Finding[]): ReportErrorWithOrigin[] {
+  const out: ReportErrorWithOrigin[] = modelErrors.map((e) => ({ ...e, origine: 'modele' as const }));
+  for (const f of findings) {
+    if (out.some((e) => isDuplicate(e, f))) continue;
+    out.push(toReportError(f));
+  }
+  return out;
+}
+
+const LENGTH_CAP = 10;
+
+const STRENGTHS: Readonly<Record<string, string>> = {
+  longueur_insuffisante: 'Longueur conforme à la consigne',
+  salutation_absente: "Formule d'appel présente",
+  cloture_absente: 'Formule de clôture présente',
+  paragraphes_absents: 'Texte organisé en paragraphes',
+  abreviations_sms: "Pas d'abréviation de type SMS",
+  negation_incomplete: 'Négations complètes (ne … pas)',
+  anglicisme: "Pas d'anglicisme relevé",
+  faute_orthographe_courante: "Pas de faute d'orthographe relevée par le dictionnaire",
+  majuscules_incorrectes: 'Majuscules bien placées',
+  point_absent: 'Phrases bien délimitées par la ponctuation',
+  connecteurs_repetes: 'Connecteurs variés',
+  confusion_homophones: "Pas de confusion d'homophones relevée",
+};
+
+const ADVICE: Readonly<Record<string, string>> = {
+  longueur_insuffisante: 'Respectez le nombre de mots demandé : développez chaque point de la consigne avec un exemple.',
+  longueur_excessive: 'Restez dans la limite de mots : une idée par phrase, sans répétition.',
+  salutation_absente: "Ouvrez toujours un message par une formule d'appel adaptée au destinataire.",
+  cloture_absente: 'Terminez par une formule de clôture et votre signature.',
+  paragraphes_absents: 'Organisez le texte en paragraphes : introduction, développement, conclusion.',
+  abreviations_sms: 'Écrivez tous les mots en entier : les abréviations SMS sont pénalisées.',
+  negation_incomplete: "Employez les deux parties de la négation : « ne … pas », « ne … jamais », « ne … rien ».",
+  anglicisme: 'Remplacez les mots anglais par leur équivalent français (réunion, courriel, vérifier).',
+  faute_orthographe_courante: "Relisez-vous en vérifiant l'orthographe des mots courants (consonnes doubles, accents).",
+  majuscules_incorrectes: 'Majuscule en début de phrase et aux noms propres ; minuscule aux jours et aux mois.',
+  point_absent: 'Terminez chaque phrase par un point avant d’en commencer une autre.',
+  phrase_trop_longue: 'Coupez les phrases trop longues : une idée principale par phrase.',
+  connecteurs_repetes: 'Variez les connecteurs (cependant, de plus, par conséquent, en effet).',
+  repetition_lexicale: 'Évitez de répéter le même mot : utilisez des synonymes ou des pronoms.',
+  confusion_homophones: 'Vérifiez les homophones : a/à, ça/sa, on/ont, et/est.',
+  tutoiement_inadequat: 'Dans un écrit formel, vouvoyez votre destinataire du début à la fin.',
+  enonce_copie: 'Reformulez la consigne avec vos propres mots au lieu de la recopier.',
+  ponctuation_incorrecte: "N'employez qu'un seul signe de ponctuation à la fois.",
+};
+const GENERIC_ADVICE = [
+  'Relisez votre production en vous concentrant sur les accords (sujet-verbe, nom-adjectif).',
+  'Enrichissez votre vocabulaire : remplacez les mots très courants (faire, chose, bien) par des mots précis.',
+  'Structurez vos idées avec des connecteurs logiques variés.',
+];
+
+function detectorScores(production: Production, findings: Finding[]): Record<string, { score: number; justification: string }> {
+  const count = new Map<string, number>();
+  for (const f of findings) {
+    const key = production.epreuve === 'EE' ? f.critere : oralCritereOf(f.critere as Critere, f.code);
+    count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  const out: Record<string, { score: number; justification: string }> = {};
+  for (const c of criteriaOf(production.epreuve)) {
+    if (!c.evalue) continue;
+    const n = count.get(c.id) ?? 0;
+    // An estimate, not a grade: 14/20 without findings, one point per finding, never below 4.
+    out[c.id] = {
+      score: Math.max(4, 14 - n),
+      justification: `Estimation automatique sans modèle : ${n} erreur(s) relevée(s) par les détecteurs pour ce critère ; le contenu et la richesse n'ont pas été évalués.`,
+    };
+  }
+  return out;
+}
+
+function strengthsFrom(production: Production, findings: Finding[]): string[] {
+  const found = new Set(findings.map((f) => f.code));
+  const checked = DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes);
+  const out = checked.filter((c) => !found.has(c) && STRENGTHS[c] && !(c === 'longueur_insuffisante' && found.has('longueur_excessive'))).map((c) => STRENGTHS[c]!);
+  return out.length ? out.slice(0, 5) : ['Production complète soumise à la correction'];
+}
+
+function adviceFrom(errors: ReportErrorWithOrigin[]): string[] {
+  const freq = new Map<string, number>();
+  for (const e of errors) freq.set(e.code, (freq.get(e.code) ?? 0) + 1);
+  const ranked = [...freq.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => ADVICE[c]).filter((a): a is string => Boolean(a));
+  return [...new Set([...ranked, ...GENERIC_ADVICE])].slice(0, 3);
+}
+
+export function assembleReport(input: AssembleInput): Report {
+  const { production, findings } = input;
+  const text = candidateText(production);
+  const mots = countWords(text);
+  const avertissements: string[] = [];
+  const fromModel = input.model && !input.fallback ? input.model : undefined;
+
+  const erreurs = fromModel ? mergeErrors(fromModel.output.erreurs, findings) : findings.map(toReportError);
+  const scores = fromModel
+    ? (fromModel.output.criteres as Record<string, { score: number; justification: string }>)
+    : detectorScores(production, findings);
+
+  const criteres: Report['criteres'] = {};
+  for (const c of criteriaOf(production.epreuve)) {
+    if (!c.evalue) {
+      criteres[c.id] = { score: 0, justification: PHONOLOGIE_NOT_ASSESSED, evalue: false, poids: c.poids };
+      continue;
+    }
+    const s = scores[c.id]!;
+    criteres[c.id] = { score: s.score, justification: s.justification, evalue: true, poids: c.poids };
+  }
+  if (production.epreuve === 'EO') avertissements.push(PHONOLOGIE_NOT_ASSESSED);
+
+  let scoreGlobal = globalScore(criteres);
+  if (production.epreuve === 'EE' && erreurs.some((e) => e.code === 'longueur_insuffisante')) {
+    // The taxonomy: « sous le minimum de mots requis (score plafonné automatiquement) ».
+    const adequation = criteres.adequation_tache!;
+    adequation.score = Math.min(adequation.score, LENGTH_CAP);
+    scoreGlobal = Math.min(globalScore(criteres), LENGTH_CAP);
+    const { min } = WORD_LIMITS[production.tache];
+    avertissements.push(`Texte sous le minimum de ${min} mots (${mots}) : adéquation et note globale plafonnées à ${LENGTH_CAP}/20.`);
+  }
+
+  if (input.fallback) {
+    avertissements.unshift(`Rapport établi par les détecteurs automatiques seuls (${FALLBACK_TEXT[input.fallback.reason]}) : les notes sont des estimations ; l'adéquation au sujet, les idées et la richesse de la langue n'ont pas été évaluées.`);
+  }
+
+  const report: Report = {
+    schema: 'palabre.correction/1',
+    epreuve: production.epreuve,
+    tache: production.tache,
+    taxonomie: TAXONOMY_VERSION,
+    criteres,
+    scoreGlobal,
+    nclc: nclcOf(scoreGlobal),
+    erreurs,
+    pointsForts: fromModel ? fromModel.output.points_forts : strengthsFrom(production, findings),
+    conseils: fromModel ? fromModel.output.conseils : adviceFrom(erreurs),
+    mots,
+    source: fromModel ? 'model' : 'detectors',
+    ...(fromModel ? { model: fromModel.name } : {}),
+    detectorsOnly: !fromModel,
+    ...(input.fallback ? { detectorsOnlyReason: input.fallback.detail ? `${input.fallback.reason}: ${input.fallback.detail}` : input.fallback.reason } : {}),
+    avertissements,
+  };
+  return reportSchema.parse(report);
+}

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { fromPromise, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import type { AppContext } from '../../core/surface.js';
+import type { Config } from '../../core/config/index.js';
+import type { Logger } from '../../core/log.js';
+import type { Metrics } from '../../core/metrics.js';
+import type { Runtime } from '../../core/runtime.js';
+import type { Db } from '../../core/store/db.js';
+import { migrate } from '../../core/store/db.js';
+import type { ProviderRegistry } from '../llm/registry.js';
+import type { LlmProvider } from '../llm/types.js';
+import { provideLlmCall } from '../llm/llmCallActor.js';
+import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
+import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
+import { assembleReport } from './assemble.js';
+import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
+import { runDetectors, warmSpelling } from './detectors/index.js';
+import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
+import type { Production } from './production.js';
+import { CORRECTION_MIGRATIONS, CorrectionStore } from './store.js';
+import { validateModelAnswer } from './validate.js';
+
+/**
+ * The corrections service: each request is one `correction` actor spawned in the process's
+ * runtime (kind `correction`), wired here to the provider, the detectors and the store.
+ * Implements the CorrectionService contract the T2 live session calls at the end of a session.
+ */
+
+/** Margin between the grading deadline and the HTTP limit: detectors + saving take milliseconds. */
+export const DEADLINE_MARGIN_MS = 3_000;
+
+type CorrectionConfig = Pick<Config,
+  'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
+  | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'>;
+
+export interface CorrectionsDeps {
+  db: Db;
+  runtime: Runtime;
+  providers: ProviderRegistry;
+  config: CorrectionConfig;
+  logger: Logger;
+  metrics?: Pick<Metrics, 'llmRetries'>;
+}
+
+export class CorrectionEngine implements CorrectionService {
+  readonly store: CorrectionStore;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: CorrectionsDeps) {
+    migrate(deps.db, CORRECTION_MIGRATIONS, deps.logger);
+    this.store = new CorrectionStore(deps.db);
+    this.log = deps.logger.child({ surface: 'corrections' });
+  }
+
+  /** The provider grading reports (`offline` when no key is configured). */
+  provider(): LlmProvider {
+    return this.deps.providers.resolve(this.deps.config.CORRECTION_PROVIDER);
+  }
+
+  correctWritten(req: WrittenCorrectionRequest): Promise<CorrectionOutcome> {
+    return this.run({ epreuve: 'EE', tache: req.tache, consigne: req.consigne, texte: req.texte }, { candidateId: req.candidateId }, req.signal);
+  }
+
+  correctOral(req: OralCorrectionRequest): Promise<CorrectionOutcome> {
+    return this.run(
+      { epreuve: 'EO', tache: req.tache, consigne: req.consigne, transcript: req.transcript },
+      { candidateId: req.candidateId, kind: req.kind, meta: req.meta, audioPath: req.audioPath },
+      req.signal,
+    );
+  }
+
+  patterns(candidateId: string): CandidatePatterns {
+    return candidatePatterns(this.store, candidateId);
+  }
+
+  autreReview(): AutreGroup[] {
+    return autreReview(this.store);
+  }
+
+  /** The statechart with every named actor provided for one request. */
+  logicFor(save: { candidateId: string; kind?: string | undefined; meta?: Record<string, unknown> | undefined; audioPath?: string | undefined }, provider: LlmProvider) {
+    return correctionMachine.provide({
+      actors: {
+        buildPrompt: fromPromise(async ({ input }: { input: { production: Production } }) => buildCorrectionPrompt(input.production)),
+        llmCall: provideLlmCall(provider, this.deps.metrics ? { metrics: this.deps.metrics } : {}),
+        validate: fromPromise(async ({ input }: { input: { answer: string; production: Production } }): Promise<ValidateOutput> => {
+          const v = validateModelAnswer(input.answer, input.production);
+          return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
+        }),
+        mergeDetectors: fromPromise(async ({ input }) =>
+          assembleReport({
+            production: input.production,
+            findings: runDetectors(input.production),
+            ...(input.model ? { model: input.model } : {}),
+            ...(input.fallback ? { fallback: input.fallback } : {}),
+          })),
+        save: fromPromise(async ({ input }) =>
+          this.store.save({
+            candidateId: save.candidateId,
+            production: input.production,
+            report: input.report,
+            ...(save.kind ? { kind: save.kind } : {}),
+            ...(save.meta ? { meta: save.meta } : {}),
+            ...(save.audioPath ? { audioPath: save.audioPath } : {}),
+          })),
+      },
+    });
+  }
+
+  inputFor(production: Production, provider: LlmProvider): CorrectionInput {
+    const c = this.deps.config;
+    return {
+      production,
+      offline: provider.name === 'offline',
+      model: c.CORRECTION_MODEL,
+      maxTokens: c.CORRECTION_MAX_TOKENS,
+      gradingDeadlineMs: Math.max(1_000, c.CORRECTION_TIMEOUT_MS - DEADLINE_MARGIN_MS),
+      call: {
+        maxRetries: c.LLM_MAX_RETRIES,
+        attemptTimeoutMs: c.CORRECTION_ATTEMPT_TIMEOUT_MS,
+        backoffBaseMs: c.LLM_BACKOFF_BASE_MS,
+        retryAfterCapMs: c.LLM_RETRY_AFTER_CAP_MS,
+      },
+    };
+  }
+
+  private async run(
+    production: Production,
+    save: { candidateId: string; kind?: string | undefined; meta?: Record<string, unknown> | undefined; audioPath?: string | undefined },
+    signal?: AbortSignal,
+  ): Promise<CorrectionOutcome> {
+    signal?.throwIfAborted();
+    const provider = this.provider();
+    const systemId = `correction:${randomUUID()}`;
+    const started = performance.now();
+    const ref = this.deps.runtime.start('correction', systemId, this.logicFor(save, provider) as AnyActorLogic, this.inputFor(production, provider));
+    try {
+      const output = await waitForOutput(ref, signal);
+      if (!output.ok) {
+        this.log.error({ tache: production.tache, error: output.error }, 'correction failed');
+        throw new Error(output.error);
+      }
+      const r = output.report;
+      this.log.info(
+        { tache: production.tache, productionId: output.productionId, source: r.source, reason: r.detectorsOnlyReason, errors: r.erreurs.length, ms: Math.round(performance.now() - started) },
+        r.detectorsOnly ? 'correction from the detectors alone' : 'correction graded',
+      );
+      return { report: r as CorrectionOutcome['report'], productionId: output.productionId };
+    } finally {
+      // Releases the systemId (and aborts a model call still in flight after an abort).
+      this.deps.runtime.stop(systemId);
+    }
+  }
+}
+
+function waitForOutput(ref: AnyActorRef, signal?: AbortSignal): Promise<CorrectionOutput> {
+  return new Promise<CorrectionOutput>((resolve, reject) => {
+    type Snap = { status: string; output?: unknown; error?: unknown };
+    const cleanup = () => {
+      sub.unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('correction aborted'));
+    };
+    const check = (snap: Snap) => {
+      if (snap.status === 'done') {
+        cleanup();
+        resolve(snap.output as CorrectionOutput);
+      } else if (snap.status === 'error') {
+        cleanup();
+        reject(snap.error instanceof Error ? snap.error : new Error(String(snap.error)));
+      }
+    };
+    const sub = ref.subscribe({ next: check, error: (err: unknown) => { cleanup(); reject(err instanceof Error ? err : new Error(String(err))); } });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    check(ref.getSnapshot() as Snap);
+  });
+}
+
+const shared = new WeakMap<object, CorrectionEngine>();
+
+/**
+ * One engine per application context (the corrections surface and the T2 surface share it).
+ * Builds the spelling dictionary in the background so the first request does not pay for it.
+ */
+export function createCorrectionService(ctx: AppContext): CorrectionEngine {
+  let engine = shared.get(ctx);
+  if (!engine) {
+    engine = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
+    shared.set(ctx, engine);
+    const log = ctx.logger.child({ surface: 'corrections' });
+    setImmediate(() => {
+      const ms = warmSpelling();
+      if (ms > 0) log.info({ ms: Math.round(ms) }, 'French spelling dictionary loaded');
+    });
+  }
+  return engine;
+}

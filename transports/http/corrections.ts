@@ -1,0 +1,148 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import { authFor, principalOf } from '../../core/auth.js';
+import { migrate } from '../../core/store/db.js';
+import type { AppContext, Surface } from '../../core/surface.js';
+import { createCorrectionService, type CorrectionEngine } from '../../actors/corrections/service.js';
+import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
+import { ORAL_TASKS, WRITTEN_TASKS } from '../../actors/corrections/report.js';
+import { spellingLoadMs } from '../../actors/corrections/detectors/index.js';
+
+/**
+ * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
+ *   POST /corrections/ee          {tache: EE_T1|EE_T2|EE_T3, consigne, texte}            → report
+ *   POST /corrections/eo          {tache: EO_T1|EO_T2|EO_T3, consigne, transcript: [...]} → report
+ *   GET  /candidates/:id/patterns  the caller's own confirmed patterns (≥ 3 of the last 5)
+ *   GET  /corrections/autre        recurring `autre` descriptions for review (admin session)
+ * Callers send `Authorization: Bearer <JWT>`: 401 without a valid one, 400 with the zod issues
+ * for a bad body, 504 past CORRECTION_TIMEOUT_MS (55 s; the client waits 60 s).
+ */
+
+export const eeBody = z.object({
+  tache: z.enum(WRITTEN_TASKS),
+  consigne: z.string().trim().min(1).max(4000),
+  texte: z.string().min(1).max(20_000).refine((t) => t.trim().length > 0, 'texte est vide'),
+}).strict();
+
+export const eoBody = z.object({
+  tache: z.enum(ORAL_TASKS),
+  consigne: z.string().trim().min(1).max(4000),
+  transcript: z.array(z.object({
+    speaker: z.enum(['candidate', 'interlocutor']),
+    text: z.string().max(5000),
+    atMs: z.number().int().min(0).optional(),
+  }).strict()).min(1).max(500)
+    .refine((turns) => turns.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0), 'le transcript ne contient aucun tour du candidat'),
+}).strict();
+
+const candidateId = z.string().min(1).max(200);
+
+export interface CorrectionsRouterDeps {
+  ctx: AppContext;
+  service: CorrectionEngine;
+  /** Admin guard for the review endpoint (the docs engineer's admin session); absent = 404. */
+  requireAdmin?: express.RequestHandler;
+}
+
+export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRouterDeps): Router {
+  const router = express.Router();
+  const auth = authFor(ctx.config, { logger: ctx.logger });
+  const bearer = auth.middleware();
+  const jsonBody = express.json({ limit: '256kb' });
+  const timeoutMs = ctx.config.CORRECTION_TIMEOUT_MS;
+
+  const reject = (res: Response, status: number, body: Record<string, unknown>, reason: string) => {
+    ctx.metrics.inputRejected.inc({ surface: 'corrections', reason });
+    res.status(status).json(body);
+  };
+
+  // Body-parser errors (bad JSON, too large) as JSON, without echoing the body.
+  const parseJson = (req: Request, res: Response, next: NextFunction) => {
+    jsonBody(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const e = err as { status?: number; type?: string };
+      reject(res, e.status === 413 ? 413 : 400, { error: e.status === 413 ? 'body_too_large' : 'invalid_json' }, e.type ?? 'invalid_json');
+    });
+  };
+
+  /** Runs one correction under the server-side limit; aborts it if the client goes away. */
+  const withDeadline = async (req: Request, res: Response, work: (signal: AbortSignal) => Promise<unknown>) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
+    const onClose = () => { if (!res.writableEnded) controller.abort(new Error('client closed')); };
+    res.on('close', onClose);
+    try {
+      const body = await work(controller.signal);
+      if (!res.headersSent) res.json(body);
+    } catch (err) {
+      if (res.headersSent || res.destroyed) return;
+      if (controller.signal.aborted) {
+        res.status(504).json({ error: 'timeout', message: `correction longer than ${timeoutMs} ms` });
+      } else {
+        ctx.logger.error({ err, surface: 'corrections' }, 'correction request failed');
+        res.status(500).json({ error: 'correction_failed' });
+      }
+    } finally {
+      clearTimeout(timer);
+      res.off('close', onClose);
+    }
+  };
+
+  router.post('/corrections/ee', bearer, parseJson, (req, res) => {
+    const parsed = eeBody.safeParse(req.body);
+    if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
+    const principal = principalOf(res);
+    return withDeadline(req, res, async (signal) => {
+      const out = await service.correctWritten({ candidateId: principal.sub, ...parsed.data, signal });
+      return { productionId: out.productionId, report: out.report };
+    });
+  });
+
+  router.post('/corrections/eo', bearer, parseJson, (req, res) => {
+    const parsed = eoBody.safeParse(req.body);
+    if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
+    const principal = principalOf(res);
+    return withDeadline(req, res, async (signal) => {
+      const out = await service.correctOral({ candidateId: principal.sub, ...parsed.data, signal });
+      return { productionId: out.productionId, report: out.report };
+    });
+  });
+
+  router.get('/candidates/:id/patterns', bearer, (req, res) => {
+    const id = candidateId.safeParse(req.params.id);
+    if (!id.success) return reject(res, 400, { error: 'invalid_candidate', issues: id.error.issues }, 'invalid_candidate');
+    // A candidate reads their own patterns only.
+    if (principalOf(res).sub !== id.data) return reject(res, 403, { error: 'forbidden', message: 'token subject is another candidate' }, 'forbidden');
+    res.json(service.patterns(id.data));
+  });
+
+  if (requireAdmin) {
+    router.get('/corrections/autre', requireAdmin, (_req, res) => {
+      res.json({ threshold: 3, groups: service.autreReview() });
+    });
+  }
+  return router;
+}
+
+export const correctionsSurface: Surface = {
+  name: 'corrections',
+  async start(ctx: AppContext, http) {
+    migrate(ctx.db, CORRECTION_MIGRATIONS, ctx.logger);
+    const service = createCorrectionService(ctx);
+    if (http) {
+      let requireAdmin: express.RequestHandler | undefined;
+      if (ctx.config.ADMIN_PASSWORD) {
+        const { adminAuth } = await import('./admin.js');
+        requireAdmin = adminAuth({ app: http.app, db: ctx.db, config: ctx.config, logger: ctx.logger }).requireAdmin;
+      }
+      http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
+    }
+    return {
+      async stop() {
+        // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
+      },
+      health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), spellingLoadMs: Math.round(spellingLoadMs()) }),
+      urls: (http ? { corrections: 'POST /corrections/ee · POST /corrections/eo' } : {}) as Record<string, string>,
+    };
+  },
+};
