@@ -105,7 +105,7 @@ const summary = {
   node: process.version,
   calls: CALLS,
   // Other work on the machine shows up in p99: keep the load next to the figures.
-  loadavg1m: Math.round(os.loadavg()[0] * 100) / 100,
+  loadavg1m: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
   cpus: os.cpus().length,
   ms: stats,
   overheadMs: { openai_adapter: overhead('openai_adapter'), llmcall_openai: overhead('llmcall_openai'), anthropic_adapter: overhead('anthropic_adapter') },
