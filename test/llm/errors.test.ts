@@ -1,6 +1,7 @@
 /** Pure pieces: retry-after parsing, status → kind, and the capability table. */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { capabilitiesFor, registerModelCapabilities, resetModelCapabilities } from '../../actors/llm/capabilities.js';
+import { BUILTIN_CAPABILITIES, capabilitiesFor, registerModelCapabilities, resetModelCapabilities } from '../../actors/llm/capabilities.js';
 import { errorFromUnknown, kindFromStatus, parseRetryAfter } from '../../actors/llm/errors.js';
 
 describe('parseRetryAfter', () => {
@@ -59,5 +60,10 @@ describe('capability table', () => {
   it('is extensible at run time, before the built-in rows', () => {
     registerModelCapabilities({ pattern: /^my-reasoner/, caps: { temperature: false, limitField: 'max_completion_tokens' }, note: 'test' });
     expect(capabilitiesFor('openai', 'my-reasoner-7b')).toMatchObject({ temperature: false, topP: true, limitField: 'max_completion_tokens' });
+  });
+
+  it('every built-in row is in the table of docs/providers.md', () => {
+    const doc = readFileSync(new URL('../../docs/providers.md', import.meta.url), 'utf8');
+    for (const row of BUILTIN_CAPABILITIES) expect(doc, row.note).toContain(row.note);
   });
 });
