@@ -12,6 +12,7 @@ export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
   () => import('../transports/http/docsSurface.js').then((m) => m.docsSurface),
+  () => import('../transports/http/corrections.js').then((m) => m.correctionsSurface),
   () => import('../actors/t2/surface.js').then((m) => m.t2Surface),
   // Last: the inspector sees every other surface's actors.
   () => import('../transports/http/inspect.js').then((m) => m.inspectSurface),

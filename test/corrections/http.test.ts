@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { correctionsSurface } from '../../transports/http/corrections.js';
+import { warmSpelling } from '../../actors/corrections/detectors/index.js';
+import { createAuth } from '../../core/auth.js';
+import type { RunningSurface } from '../../core/surface.js';
+import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
+
+describe('HTTP /corrections (offline provider, real socket)', () => {
+  let env: ReturnType<typeof makeContext>;
+  let server: Server;
+  let base: string;
+  let running: RunningSurface;
+  let token: string;
+  const post = (path: string, body: unknown, auth: string | null = token) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  beforeAll(async () => {
+    warmSpelling();
+    env = makeContext();
+    const app = express();
+    server = createServer(app);
+    running = await correctionsSurface.start(env.ctx, { app, server });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    token = await createAuth(env.config).mintToken({ sub: 'cand-http', plan: 'free' });
+  });
+  afterAll(async () => {
+    await running.stop();
+    await new Promise<void>((r) => server.close(() => r()));
+    env.close();
+  });
+
+  it('401 without a token or with a bad one; nothing is stored', async () => {
+    const none = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE }, null);
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({ error: 'missing_token' });
+    expect((await post('/corrections/eo', {}, 'not.a.jwt')).status).toBe(401);
+    expect(running.health!()).toMatchObject({ productions: 0, provider: 'offline' });
+  });
+
+  it('400 with the zod issues for a bad body, a bad JSON or a transcript without candidate turns', async () => {
+    const bad = await post('/corrections/ee', { tache: 'EE_T9', consigne: '', texte: 3, extra: true });
+    expect(bad.status).toBe(400);
+    const body = (await bad.json()) as { error: string; issues: Array<{ path: string[] }> };
+    expect(body.error).toBe('invalid_body');
+    expect(body.issues.map((i) => i.path[0] ?? '')).toEqual(expect.arrayContaining(['tache', 'consigne', 'texte']));
+    expect((await post('/corrections/ee', '{"tache": ')).status).toBe(400);
+    const eo = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'interlocutor', text: 'Bonjour' }] });
+    expect(eo.status).toBe(400);
+    expect(JSON.stringify(await eo.json())).toContain('aucun tour du candidat');
+    expect(running.health!()).toMatchObject({ productions: 0 });
+  });
+
+  it('POST /corrections/ee and /eo return a valid detectors-only report (offline) and store it', async () => {
+    const ee = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE });
+    expect(ee.status).toBe(200);
+    const out = (await ee.json()) as { productionId: string; report: { detectorsOnly: boolean; detectorsOnlyReason: string; erreurs: Array<{ code: string }>; nclc: { niveau: string } } };
+    expect(out.report).toMatchObject({ detectorsOnly: true, detectorsOnlyReason: 'offline_provider' });
+    expect(out.report.erreurs.map((e) => e.code)).toContain('anglicisme');
+    const eo = await post('/corrections/eo', {
+      tache: 'EO_T3', consigne: 'Donnez votre opinion.',
+      transcript: [{ speaker: 'interlocutor', text: 'Qu’en pensez-vous ?' }, { speaker: 'candidate', text: "Moi je pense que c'est pas une bonne idée, le meeting du lundi." }],
+    });
+    expect(eo.status).toBe(200);
+    const oral = (await eo.json()) as { report: { criteres: Record<string, { evalue: boolean }>; erreurs: Array<{ code: string }> } };
+    expect(oral.report.criteres.phonologie!.evalue).toBe(false);
+    expect(oral.report.erreurs.map((e) => e.code).sort()).toEqual(['anglicisme', 'negation_incomplete']);
+    expect(running.health!()).toMatchObject({ productions: 2 });
+  });
+
+  it('GET /candidates/:id/patterns: own patterns only (403 for another candidate, 401 without token)', async () => {
+    const res = await fetch(`${base}/candidates/cand-http/patterns`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const p = (await res.json()) as { productions: number; window: number; threshold: number };
+    expect(p).toMatchObject({ window: 5, threshold: 3 });
+    expect(p.productions).toBeGreaterThanOrEqual(2);
+    expect((await fetch(`${base}/candidates/someone-else/patterns`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(403);
+    expect((await fetch(`${base}/candidates/cand-http/patterns`)).status).toBe(401);
+  });
+});
