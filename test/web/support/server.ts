@@ -9,7 +9,9 @@ import type { DocsAssistant } from '../../../actors/docs/contract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
 import { mountDocsPages, type DocsPages } from '../../../transports/http/pages/mount.js';
-import { stopgapAssistant } from './stopgapAssistant.js';
+import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
+import { createProviders } from '../../../actors/llm/providers.js';
+import { loadConfig } from '../../../core/config/index.js';
 
 export const FIXTURE_CORPUS = fileURLToPath(new URL('../fixtures/corpus', import.meta.url));
 export const ADMIN_PASSWORD = 'correct horse battery';
@@ -18,15 +20,24 @@ export interface PagesServer {
   url: string;
   db: Db;
   assistant: DocsAssistant;
+  /** The core's assistant over the corpus (offline provider: no key, no network). */
   pages: DocsPages;
   close(): Promise<void>;
+}
+
+/** The real DocsAssistant (actors/docs/assistant.ts) with the offline provider, index in memory. */
+export async function realAssistant(corpus: string, dataDir: string): Promise<DocsCore> {
+  const config = loadConfig({ env: { CORPUS_DIR: corpus, DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' }, dotenvPath: null });
+  const assistant = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+  await assistant.ready();
+  return assistant;
 }
 
 /** The docs pages on a real socket (127.0.0.1, port 0) with a real SQLite file in a temp dir. */
 export async function startPagesServer(opts: { corpus?: string; adminPassword?: string | null; assistant?: DocsAssistant } = {}): Promise<PagesServer> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-web-'));
   const db = openStore({ path: join(dir, 'palabre.db') });
-  const assistant = opts.assistant ?? (await stopgapAssistant(opts.corpus ?? FIXTURE_CORPUS));
+  const assistant = opts.assistant ?? (await realAssistant(opts.corpus ?? FIXTURE_CORPUS, dir));
   const app = express();
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
