@@ -86,24 +86,25 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
     };
 
     const connect = async (resumeHandle?: string): Promise<Session> => {
-      let session: Session | undefined;
-      session = await deps.ai.live.connect({
+      // The callbacks can fire before connect() resolves: they compare against this holder.
+      const mine: { session?: Session } = {};
+      mine.session = await deps.ai.live.connect({
         model: deps.model,
         config: liveConfig(prompt, resumeHandle),
         callbacks: {
           onmessage: (m) => {
-            if (!stopped && session === current) onMessage(m);
+            if (!stopped && mine.session === current) onMessage(m);
           },
           onerror: (e) => log.warn({ err: e.message }, 'gemini live socket error'),
           onclose: (e) => {
-            if (stopped || session !== current) return;
+            if (stopped || mine.session !== current) return;
             log.warn({ code: e.code, reason: e.reason }, 'gemini live connection closed');
             if (handle) void resume();
             else send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
           },
         },
       });
-      return session;
+      return mine.session;
     };
 
     const flush = (): void => {

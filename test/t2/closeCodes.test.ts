@@ -11,7 +11,7 @@ afterEach(async () => {
 describe('close codes of /t2/live', () => {
   it('4001 AUTH_REQUIRED without a token, with a bad token, and with a malformed query', async () => {
     env = await startT2();
-    for (const query of [{ sujet: 'club-de-sport' }, { token: 'not.a.jwt', sujet: 'club-de-sport' }, { token: 'x'.repeat(9000), sujet: 'club-de-sport' }]) {
+    for (const query of [{ sujet: 'club-de-sport' }, { token: 'not.a.jwt', sujet: 'club-de-sport' }, { token: 'x'.repeat(9000), sujet: 'club-de-sport' }] as Array<Record<string, string>>) {
       const c = await LiveClient.open(env, query);
       const { code, reason } = await c.closed;
       expect(code).toBe(4001);
@@ -31,7 +31,7 @@ describe('close codes of /t2/live', () => {
   it('4004 SUJET_NOT_FOUND for an unknown or missing subject', async () => {
     env = await startT2();
     const token = await env.mint('premium');
-    for (const query of [{ token, sujet: 'nope' }, { token }]) {
+    for (const query of [{ token, sujet: 'nope' }, { token }] as Array<Record<string, string>>) {
       const c = await LiveClient.open(env, query);
       expect((await c.closed).code).toBe(4004);
     }

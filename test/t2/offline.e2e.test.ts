@@ -16,11 +16,11 @@ describe('offline end to end with the real corrections service', () => {
   it('text dialogue → report → production saved', async () => {
     env = await startT2({ realCorrections: true });
     const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-offline'), sujet: 'location-voiture' });
-    await c.until(() => c.states().includes('listening'), 'listening');
+    await c.until(() => c.states().includes('listening'), 'listening', 20000);
     for (const q of ['Bonjour, je voudrais louer une voiture pour une semaine, quel est le prix ?', 'Est-ce que l’assurance est incluse ?', 'Avez-vous des sièges pour les enfants ?']) {
       const before = c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length;
       c.send({ type: 'text', text: q });
-      await c.until(() => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length > before, `answer to ${q}`);
+      await c.until(() => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length > before, `answer to ${q}`, 20000);
     }
     const answers = c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).map((m) => String(m.text));
     expect(answers[0]).toContain('390 dollars');
@@ -38,5 +38,5 @@ describe('offline end to end with the real corrections service', () => {
     const prod = env.ctx.db.prepare('SELECT kind, tache, candidate_id, transcript FROM correction_productions WHERE id = ?').get(report.productionId) as { kind: string; tache: string; candidate_id: string; transcript: string };
     expect(prod).toMatchObject({ kind: 'EO_T2_LIVE', tache: 'EO_T2', candidate_id: 'cand-offline' });
     expect(JSON.parse(prod.transcript)).toHaveLength(6);
-  });
+  }, 120_000);
 });

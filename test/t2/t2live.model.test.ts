@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
-import { t2liveMachine, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
+import { t2liveMachine, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
 import { runModel } from '../harness/index.js';
 
 /** Model-based test of the `t2live` chart: every generated path replayed on an actor of the real runtime. */
@@ -94,13 +94,13 @@ function wired(clock: SimulatedClock, overrides: Partial<T2Input> = {}) {
   const machine = t2liveMachine.provide({
     actors: {
       authorize: fromPromise(async () => ({ sub: 'cand', features: ['oral_t2_live'] })),
-      loadSubject: fromPromise(async () => subject),
+      loadSubject: fromPromise<SubjectSummary | null, { sujetId: string }>(async () => subject),
       interlocutor: fromCallback(({ sendBack }) => {
         sendBack({ type: 'interlocutor.ready' });
       }),
-      finishSession: fromPromise(async () => facts),
-      evaluate: fromPromise(async () => ({ report: { ok: true }, productionId: 'p1' })),
-      save: fromPromise(async () => ({ audioUrl: '/a.wav' })),
+      finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => facts),
+      evaluate: fromPromise<Graded, EvaluateInput>(async () => ({ report: { ok: true }, productionId: 'p1' })),
+      save: fromPromise<{ audioUrl: string | null }, SaveInput>(async () => ({ audioUrl: '/a.wav' })),
     },
   });
   const actor = createActor(machine, { input: { ...input, ...overrides }, clock });

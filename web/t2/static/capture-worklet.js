@@ -1,3 +1,4 @@
+/* global AudioWorkletProcessor, sampleRate, registerProcessor */
 // AudioWorklet: microphone capture → 16 kHz PCM16 LE mono frames of 20 ms (spec §7).
 // The browser captures at 44.1 or 48 kHz: a windowed-sinc low-pass at 7 kHz removes what would
 // alias above the 8 kHz Nyquist of 16 kHz, then the filtered signal is sampled at 16 kHz
