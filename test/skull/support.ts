@@ -98,7 +98,7 @@ export class Listener {
   static async open(url: string, topics: string[]): Promise<Listener> {
     const client = await mqtt.connectAsync(url, { reconnectPeriod: 0, protocolVersion: 4 });
     const l = new Listener(client);
-    await client.subscribeAsync(topics, { qos: 1 });
+    if (topics.length > 0) await client.subscribeAsync(topics, { qos: 1 });
     return l;
   }
 

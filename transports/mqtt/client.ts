@@ -42,6 +42,10 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
   };
   return new Promise((resolve, reject) => {
     const client = mqtt.connect(opts.url, options);
+    // Small QoS 1 packets must not wait for Nagle's algorithm (~40 ms per ack round trip).
+    const noDelay = () => (client.stream as { setNoDelay?: (v: boolean) => void } | undefined)?.setNoDelay?.(true);
+    noDelay();
+    client.on('connect', noDelay);
     const onConnect = () => {
       client.off('error', onError);
       client.off('close', onClose);

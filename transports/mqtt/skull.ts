@@ -8,7 +8,7 @@ import type { LlmProvider } from '../../actors/llm/types.js';
 import { registerOfflineResponder } from '../../actors/llm/offline.js';
 import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
-import { effectiveModel, inFlight, latencyP50, skullMachine, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
+import { effectiveModel, inFlight, latencyP50, skullMachine, type SkullActorRef, type SkullEvent, type SkullInput } from '../../machines/skull.js';
 import { BUILTIN_PROMPT } from '../../actors/skull/prompt.js';
 import { readPromptFile } from '../../actors/skull/promptFile.js';
 import { skullSettings } from '../../actors/skull/settings.js';
@@ -43,6 +43,13 @@ export interface SkullServiceOptions {
   healthIntervalMs?: number;
   /** First reconnect delay, ms (default 1000). */
   reconnectBaseMs?: number;
+  /**
+   * The skull chart with its actors already provided (model-based tests hand in one whose
+   * `llmCall` and `publishReply` they control). Default: wired to `provider` and this connection.
+   */
+  machine?: typeof skullMachine;
+  /** The actor's input as is (model-based tests); default: built from config. */
+  input?: SkullInput;
 }
 
 export interface HealthPayload {
@@ -137,20 +144,21 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     await publishAcked(topics.aiResponse, JSON.stringify(input.response));
     if (input.usage) await publishAcked(topics.aiUsage, JSON.stringify(input.usage));
   });
-  const machine = skullMachine.provide({
+  const machine = opts.machine ?? skullMachine.provide({
     actors: {
       llmCall: provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}),
       publishReply,
     },
   });
   const systemId = `skull:${config.SKULL_DEVICE_ID}`;
-  const actor = runtime.start('skull', systemId, machine, {
+  const input: SkullInput = opts.input ?? {
     deviceId: config.SKULL_DEVICE_ID,
     settings,
     defaultPrompt: prompt.text,
     now,
     ...(opts.random ? { random: opts.random } : {}),
-  }) as SkullActorRef;
+  };
+  const actor = runtime.start('skull', systemId, machine, { now, ...input }) as SkullActorRef;
 
   const reject = (topic: string, reason: RejectReason, detail: string) => {
     rejected[reason] = (rejected[reason] ?? 0) + 1;
