@@ -54,10 +54,33 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');
   const { VERSION } = await import('../../core/version.js');
 
+  // Signals are caught from here on: one that arrives while surfaces start is honoured right after.
+  let requested: { reason: string; code: number } | undefined;
+  let stop: (reason: string, code: number) => void = (reason, code) => {
+    requested ??= { reason, code };
+  };
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    if (signals > 1) {
+      // A second Ctrl-C means "now": skip the rest of the graceful path.
+      io.stderr.write('palabre: second signal, exiting now\n');
+      process.exit(EXIT.failure);
+    }
+    stop(sig, EXIT.ok);
+  };
+  const release = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({ config });
   } catch (err) {
+    release();
     if (err instanceof StartupError) {
       io.stderr.write(`${err.message}\n`);
       return err.exitCode;
@@ -72,25 +95,13 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   return new Promise<number>((resolve) => {
     let exitCode = EXIT.ok as number;
-    const stop = (reason: string, code: number) => {
+    stop = (reason, code) => {
       exitCode = Math.max(exitCode, code);
       server.shutdown(reason).then(({ forced }) => {
-        for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, onSignal);
+        release();
         resolve(forced ? EXIT.failure : exitCode);
       });
     };
-    let signals = 0;
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals += 1;
-      if (signals > 1) {
-        // A second Ctrl-C means "now": skip the rest of the graceful path.
-        io.stderr.write('palabre: second signal, exiting now\n');
-        process.exit(EXIT.failure);
-      }
-      stop(sig, EXIT.ok);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     // A bug must not leave half a server running: log it, shut down cleanly, exit 1.
     process.once('uncaughtException', (err) => {
       logger.fatal({ err }, 'uncaught exception');
@@ -100,5 +111,6 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       logger.fatal({ err }, 'unhandled promise rejection');
       stop('unhandledRejection', EXIT.failure);
     });
+    if (requested) stop(requested.reason, requested.code);
   });
 }
