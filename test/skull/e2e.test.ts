@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { startSkullService, type HealthPayload, type SkullService } from '../../transports/mqtt/skull.js';
+import { startSkullService, type HealthPayload } from '../../transports/mqtt/skull.js';
 import { MAX_PAYLOAD_BYTES } from '../../transports/mqtt/skullSchemas.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { NNBSP } from '../../actors/skull/postprocess.js';
