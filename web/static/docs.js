@@ -66,7 +66,7 @@ function focusTarget(hash) {
   if (hash && target !== view) target.classList.add('cited');
   if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
   target.focus({ preventScroll: true });
-  target.scrollIntoView({ block: 'start' });
+  target.scrollIntoView({ block: 'start', behavior: 'instant' });
 }
 
 function markCurrent(path) {

@@ -17,13 +17,21 @@ export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3):
   const h = `h${headingLevel}`;
   const hs = `h${headingLevel + 1}`;
   const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : 'answer';
+  // Two passages of one section are one link for the reader.
+  const seen = new Set<string>();
+  const sources = ex.sources.filter((s) => {
+    const key = `${s.path}#${s.anchor}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const meta = ex.provider === 'offline' ? 'Réponse extractive (fournisseur hors ligne)' : `Modèle : ${ex.model} (${ex.provider})`;
   return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}">
 ${trusted(`<${h} class="question" id="${id}_q">`)}<span class="visually-hidden">Question : </span>${ex.question}${trusted(`</${h}>`)}
 <div class="answer-text">${trusted(renderAnswer(ex.answer))}</div>
-${ex.sources.length
+${sources.length
     ? html`${trusted(`<${hs} class="sources-title">`)}Sources${trusted(`</${hs}>`)}
-<ul class="sources">${ex.sources.map(
+<ul class="sources">${sources.map(
         (s) => html`<li><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${s.section}` : ''}</a></li>`,
       )}</ul>`
     : ''}
