@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { docHref } from '../../transports/http/pages/markdown.js';
 import { ADMIN_PASSWORD, startPagesServer, type PagesServer } from './support/server.js';
 
 /** The pages over real HTTP without a browser: what a client without JavaScript gets. */
@@ -88,6 +89,19 @@ describe('/assistant without JavaScript', () => {
 });
 
 describe('/docs without JavaScript', () => {
+  it('every heading anchor the core indexes is an id in the rendered document (one slugger)', async () => {
+    let checked = 0;
+    for (const doc of srv.assistant.documents()) {
+      const page = await (await fetch(`${srv.url}${docHref(doc.path)}`)).text();
+      const ids = new Set([...page.matchAll(/<h[1-6] id="([^"]+)"/g)].map((m) => m[1]));
+      for (const h of doc.headings) {
+        expect(ids, `${doc.path}#${h.anchor}`).toContain(h.anchor);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(12);
+  });
+
   it('renders a document with heading ids from the shared slugger and the navigation tree', async () => {
     const page = await (await fetch(`${srv.url}/docs/rgpd.md`)).text();
     expect(page).toContain('<h2 id="durees-de-conservation" tabindex="-1">Durées de conservation</h2>');
