@@ -27,8 +27,19 @@ export function words(text: string): string[] {
   return fold(text).match(WORD) ?? [];
 }
 
+/** Snowball is the cost of indexing; a corpus has few distinct words, so stems are memoised. */
+const STEM_CACHE_MAX = 200_000;
+const stemCache = { fr: new Map<string, string>(), en: new Map<string, string>() };
+
 export function stem(word: string, lang: Lang): string {
-  return lang === 'fr' ? frenchStem(word) : englishStem(word);
+  const cache = stemCache[lang];
+  let s = cache.get(word);
+  if (s === undefined) {
+    s = lang === 'fr' ? frenchStem(word) : englishStem(word);
+    if (cache.size >= STEM_CACHE_MAX) cache.clear();
+    cache.set(word, s);
+  }
+  return s;
 }
 
 /** French or English, by which language's stop words are more frequent. Ties go to French. */

@@ -58,8 +58,9 @@ function stems(words: string, lang: 'fr' | 'en'): string[] {
     .map((w) => stem(w, lang));
 }
 
-/** stem (either language) → stems of the other language's words. */
-const EXPANSIONS: ReadonlyMap<string, string[]> = (() => {
+/** stem (either language) → stems of the other language's words; built on first use (analyze.ts imports us). */
+let expansions: ReadonlyMap<string, string[]> | undefined;
+const build = (): ReadonlyMap<string, string[]> => {
   const m = new Map<string, Set<string>>();
   const add = (keys: string[], values: string[]): void => {
     for (const k of keys) {
@@ -75,11 +76,12 @@ const EXPANSIONS: ReadonlyMap<string, string[]> = (() => {
     add(enStems, frStems);
   }
   return new Map([...m].map(([k, v]) => [k, [...v]]));
-})();
+};
 
 /** Translations (as stems) of the stems given; empty when the glossary has none. */
 export function translate(stemsOfWord: string[]): string[] {
+  expansions ??= build();
   const out = new Set<string>();
-  for (const s of stemsOfWord) for (const t of EXPANSIONS.get(s) ?? []) out.add(t);
+  for (const s of stemsOfWord) for (const t of expansions.get(s) ?? []) out.add(t);
   return [...out];
 }

@@ -1,4 +1,4 @@
-import MiniSearch, { type SearchResult } from 'minisearch';
+import MiniSearch from 'minisearch';
 import { analyzeQuery, analyzeText, type QueryToken } from './analyze.js';
 import { coverage, weighTokens } from './coverage.js';
 import type { PassageRecord } from './ingest.js';
@@ -21,6 +21,11 @@ interface IndexedPassage {
   body: string;
   heading: string;
 }
+
+/** Index size from which query terms are pruned (see `selective`). */
+export const PRUNE_FROM = 10_000;
+/** Tunables of `selective` (bench/retrieval.ts sweeps them). */
+export const pruning = { maxDfShare: 0.01, maxTerms: 8 };
 
 const split = (s: string): string[] => (s ? s.split(' ') : []);
 const identity = (t: string): string => t;
@@ -102,10 +107,20 @@ export class LexicalIndex {
     const tokens = analyzeQuery(query);
     if (tokens.length === 0 || this.size === 0) return { hits: [], tokens };
     const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
-    const terms = [...new Set(tokens.flatMap((t) => t.variants))];
-    const results = this.mini.search(terms.join(' '));
+    const all = [...new Set(tokens.flatMap((t) => t.variants))];
+    const terms = this.size >= PRUNE_FROM ? this.selective(all) : all;
+    // Fuzzy matching only for stems the index does not hold (cognates, typos): on a large index,
+    // fuzzy expansion of every term is what made queries slow (bench/retrieval.ts).
+    const results = this.mini.search(terms.join(' '), { fuzzy: (t) => (this.df.has(t) ? false : fuzzyFor(t)) });
     const hits: LexicalHit[] = [];
-    for (const r of results.slice(0, limit)) hits.push({ id: String(r.id), bm25: r.score, score: this.coverageOf(r, weights) });
+    const wanted = new Set(all);
+    for (const r of results.slice(0, limit)) {
+      // Exact matches from the passage's own terms: pruned terms still count for the score.
+      const own = this.termsOf.get(String(r.id)) ?? [];
+      const exact = new Set(own.filter((t) => wanted.has(t)));
+      const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
+      hits.push({ id: String(r.id), bm25: r.score, score: coverage(weights, exact, fuzzy) });
+    }
     return { hits, tokens };
   }
 
@@ -117,10 +132,16 @@ export class LexicalIndex {
     return coverage(weights, new Set(terms), new Set());
   }
 
-  private coverageOf(r: SearchResult, weights: ReturnType<typeof weighTokens>): number {
-    const exact = new Set(r.terms.filter((t) => r.queryTerms.includes(t)));
-    const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
-    return coverage(weights, exact, fuzzy);
+  /**
+   * On a large index, ranking with every query term costs their whole posting lists (MiniSearch
+   * scores every match; there is no top-k pruning). Terms held by more than `pruning.maxDfShare` of the
+   * passages barely change BM25's order, so candidates come from the rarer terms only.
+   */
+  private selective(terms: string[]): string[] {
+    const n = this.size;
+    const byDf = terms.map((t) => ({ t, df: this.df.get(t) ?? 0 })).sort((a, b) => a.df - b.df);
+    const kept = byDf.filter((x) => x.df <= n * pruning.maxDfShare).slice(0, pruning.maxTerms);
+    return (kept.length > 0 ? kept : byDf.slice(0, 2)).map((x) => x.t);
   }
 
   toJSON(): LexicalIndexJSON {
