@@ -125,6 +125,17 @@ describe('/docs without JavaScript', () => {
     expect(page.slice(page.indexOf('id="c_answer"'))).toContain('href="/docs/mcp.md#serveurs-et-outils"');
   });
 
+  it('images a document references are served from the corpus (raster only), sources are not', async () => {
+    const page = await (await fetch(`${srv.url}/docs/guides/demarrage.mdx`)).text();
+    expect(page).toContain('<img src="schema.png" alt="Schéma du service"');
+    const img = await fetch(`${srv.url}/docs/guides/schema.png`);
+    expect(img.status).toBe(200);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    const raw = await fetch(`${srv.url}/docs/rgpd.md`);
+    expect(raw.headers.get('content-type')).toContain('text/html');
+    expect((await fetch(`${srv.url}/docs/..%2F..%2Fweb%2Fpng.png`)).status).toBe(404);
+  });
+
   it('unknown or traversing paths are a 404 page, never a file read', async () => {
     for (const p of ['nope.md', '..%2F..%2Fetc%2Fpasswd', 'guides/..%2F..%2Fpackage.json']) {
       const res = await fetch(`${srv.url}/docs/${p}`);

@@ -18,7 +18,12 @@ import { chatBlock, docsTree, providerNotice } from './views.js';
 
 export interface DocsPageDeps extends PageDeps {
   chatConfig: ChatConfigStore;
+  /** Corpus folder: images referenced by documents are served from it (raster formats only). */
+  corpusRoot?: string;
 }
+
+/** Raster images only: an SVG opened directly could run script in this origin. */
+const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;
 
 const PREFIX = 'c';
 
@@ -134,6 +139,16 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
     if (session) d.sessions.clearThread(session, 'docs');
     res.redirect(303, '/docs');
   });
+
+  if (d.corpusRoot) {
+    const images = express.static(d.corpusRoot, { dotfiles: 'deny', index: false, fallthrough: true, redirect: false });
+    app.use('/docs', (req, res, next) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      if (!IMAGE_EXT.test(req.path)) return next();
+      res.set('X-Content-Type-Options', 'nosniff');
+      images(req, res, next);
+    });
+  }
 
   app.get('/docs/*path', (req: Request, res: Response) => {
     const path = pathFromParams(req);

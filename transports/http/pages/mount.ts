@@ -19,6 +19,8 @@ export interface DocsPagesDeps {
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
   assistant: DocsAssistant;
+  /** Corpus folder, for the images documents reference (default: the core's retriever root). */
+  corpusRoot?: string;
   /** Extra model names suggested in the settings forms (the configured default is always there). */
   models?: string[];
 }
@@ -37,7 +39,8 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);
-  mountDocsViewerPage(d.app, { ...pageDeps, chatConfig });
+  const corpusRoot = d.corpusRoot ?? (d.assistant as { retriever?: { root?: string } }).retriever?.root;
+  mountDocsViewerPage(d.app, { ...pageDeps, chatConfig, ...(corpusRoot ? { corpusRoot } : {}) });
   mountAdminChatParamsPage(d.app, { assistant: d.assistant, chatConfig, admin, logger: d.logger, models });
   addNavLink({ href: '/assistant', label: 'Assistant', order: 10 });
   addNavLink({ href: '/docs', label: 'Documentation', order: 11 });
