@@ -83,6 +83,34 @@ export interface GeneratedPaths {
  */
 export function generatePaths(machine: AnyStateMachine, opts: GenerateOptions): GeneratedPaths {
   const describe = opts.describeEvent ?? defaultDescribeEvent;
+  // A machine that mutates its context in place (instead of assigning new objects) corrupts the
+  // model's snapshots during the traversal; remember each snapshot's context as first seen so
+  // that this is reported as such, not as a hundred confusing replay failures.
+  const baseSerialize = opts.serializeState ?? ((s: AnyMachineSnapshot) => serializeSnapshot(s) as string);
+  const firstSeen = new Map<AnyMachineSnapshot, string>();
+  const contextJson = (s: AnyMachineSnapshot): string | undefined => {
+    try {
+      return JSON.stringify(s.context);
+    } catch {
+      return undefined;
+    }
+  };
+  const remember = (s: AnyMachineSnapshot) => {
+    if (firstSeen.has(s)) return;
+    const json = contextJson(s);
+    if (json !== undefined) firstSeen.set(s, json);
+  };
+  const assertNoMutation = (cause?: unknown) => {
+    for (const [snapshot, before] of firstSeen) {
+      const now = contextJson(snapshot);
+      if (now !== undefined && now !== before) {
+        throw new Error(
+          `${machine.id}: a snapshot's context changed after it was created (an action mutates context in place instead of assigning a new object?)\n  first seen: ${before.slice(0, 300)}\n  now:        ${now.slice(0, 300)}`,
+          cause === undefined ? undefined : { cause },
+        );
+      }
+    }
+  };
   // Each event type the current state handles, once per sample (or bare when it has none).
   const events = (snapshot: AnyMachineSnapshot): EventObject[] => {
     if (snapshot.status !== 'active') return [];
@@ -98,7 +126,10 @@ export function generatePaths(machine: AnyStateMachine, opts: GenerateOptions): 
     input: opts.input,
     events,
     limit: opts.limit ?? 20_000,
-    ...(opts.serializeState ? { serializeState: opts.serializeState } : {}),
+    serializeState: (snapshot) => {
+      remember(snapshot);
+      return baseSerialize(snapshot);
+    },
   };
   const seen = new Set<string>();
   const paths: ModelPath[] = [];
@@ -111,29 +142,36 @@ export function generatePaths(machine: AnyStateMachine, opts: GenerateOptions): 
     counts[p.kind]++;
   };
 
-  const shortest = getShortestPaths(machine, traversal).map((p) => toModelPath('shortest', p, describe));
-  shortest.forEach(add);
+  try {
+    const shortest = getShortestPaths(machine, traversal).map((p) => toModelPath('shortest', p, describe));
+    shortest.forEach(add);
 
-  const simpleMax = opts.simplePaths === false ? 0 : (opts.simplePaths ?? 200);
-  if (simpleMax > 0) {
-    getSimplePaths(machine, traversal)
-      .map((p) => toModelPath('simple', p, describe))
-      .sort((a, b) => b.steps.length - a.steps.length)
-      .slice(0, simpleMax)
-      .forEach(add);
-  }
-
-  const serialize = traversal.serializeState ?? ((s: AnyMachineSnapshot) => serializeSnapshot(s) as string);
-  const toState = new Map<string, ModelPath>();
-  for (const p of shortest) toState.set(serialize(p.steps[p.steps.length - 1]!.state, undefined), p);
-  const adjacency = getAdjacencyMap(machine, traversal);
-  for (const [key, vertex] of Object.entries(adjacency)) {
-    const base = toState.get(key) ?? toState.get(serialize(vertex.state, undefined));
-    if (!base) continue;
-    for (const { event, state } of Object.values(vertex.transitions) as Array<{ event: EventObject; state: AnyMachineSnapshot }>) {
-      const steps = [...base.steps, { event, state }];
-      add({ kind: 'transition', steps, description: steps.slice(1).map((s) => describe(s.event)).join(' → ') });
+    const simpleMax = opts.simplePaths === false ? 0 : (opts.simplePaths ?? 200);
+    if (simpleMax > 0) {
+      getSimplePaths(machine, traversal)
+        .map((p) => toModelPath('simple', p, describe))
+        .sort((a, b) => b.steps.length - a.steps.length)
+        .slice(0, simpleMax)
+        .forEach(add);
     }
+
+    const serialize = baseSerialize;
+    const toState = new Map<string, ModelPath>();
+    for (const p of shortest) toState.set(serialize(p.steps[p.steps.length - 1]!.state), p);
+    const adjacency = getAdjacencyMap(machine, traversal);
+    for (const [key, vertex] of Object.entries(adjacency)) {
+      const base = toState.get(key) ?? toState.get(serialize(vertex.state));
+      if (!base) continue;
+      for (const { event, state } of Object.values(vertex.transitions) as Array<{ event: EventObject; state: AnyMachineSnapshot }>) {
+        const steps = [...base.steps, { event, state }];
+        add({ kind: 'transition', steps, description: steps.slice(1).map((s) => describe(s.event)).join(' → ') });
+      }
+    }
+  } catch (error) {
+    // xstate/graph trips over snapshots whose serialization changed: say why when that is it.
+    assertNoMutation(error);
+    throw error;
   }
+  assertNoMutation();
   return { paths, counts };
 }

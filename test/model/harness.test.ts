@@ -70,6 +70,33 @@ describe('model harness', () => {
     expect(failures[0]!.message).toMatch(/expected .*"n":1.*got .*"n":2/);
   });
 
+  it('names a machine that mutates its context in place instead of failing every replay', async () => {
+    const mutating = setup({ types: { context: {} as { stats: { hits: number } }, events: {} as { type: 'hit' } } }).createMachine({
+      id: 'mutating',
+      context: () => ({ stats: { hits: 0 } }),
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            hit: {
+              target: 'hit',
+              actions: assign({
+                stats: ({ context }) => {
+                  context.stats.hits++; // the bug: the previous snapshot's object changes
+                  return context.stats;
+                },
+              }),
+            },
+          },
+        },
+        hit: {},
+      },
+    });
+    await expect(runModel({ name: 'mutating', machine: mutating, variants: [{ name: 'x', input: () => undefined }], print: false, write: false })).rejects.toThrow(
+      /mutates context in place/,
+    );
+  });
+
   it('the reporter excuses only listed transitions and flags stale entries', () => {
     const file = (uncovered: string[]): CoverageFile => ({
       machine: 'm',

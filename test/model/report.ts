@@ -10,6 +10,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { StateMachine } from 'xstate';
 import { z } from 'zod';
 import { COVERAGE_DIR, RUN_ID_ENV, pct, type CoverageFile } from '../harness/coverage.js';
 
@@ -81,7 +83,24 @@ export function formatReport(verdicts: MachineVerdict[]): string {
   return out.join('\n');
 }
 
-function main(argv: string[]): number {
+/** Machines exported from machines/*.ts, by id (to name those without a model test). */
+export async function listMachines(dir = join(process.cwd(), 'machines')): Promise<Array<{ id: string; file: string }>> {
+  const out: Array<{ id: string; file: string }> = [];
+  if (!existsSync(dir)) return out;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts')).sort()) {
+    try {
+      const mod = (await import(pathToFileURL(join(dir, f)).href)) as Record<string, unknown>;
+      for (const value of Object.values(mod)) {
+        if (value instanceof StateMachine && !out.some((m) => m.id === value.id)) out.push({ id: value.id, file: `machines/${f}` });
+      }
+    } catch (error) {
+      console.error(`(could not load machines/${f}: ${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+  return out;
+}
+
+async function main(argv: string[]): Promise<number> {
   let testsFailed = false;
   if (argv.includes('--run')) {
     rmSync(COVERAGE_DIR, { recursive: true, force: true });
@@ -100,10 +119,12 @@ function main(argv: string[]): number {
   const verdicts = judge(files, loadUnreachable());
   console.log('\nModel-based coverage (paths: shortest/simple/transition; replayed on the wired actors)\n');
   console.log(formatReport(verdicts));
+  const untested = (await listMachines()).filter((m) => !files.some((f) => f.machine === m.id));
+  for (const m of untested) console.log(`  ${m.id}: no model test (${m.file})`);
   const bad = verdicts.filter((v) => !v.ok).map((v) => v.file.machine);
   if (testsFailed) console.error('\nmodel tests failed');
   if (bad.length) console.error(`\nbelow 100 % of transitions (or failing replays): ${bad.join(', ')}`);
   return testsFailed || bad.length ? 1 : 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) process.exitCode = await main(process.argv.slice(2));
