@@ -3,14 +3,15 @@ import { positiveInt } from './shared.js';
 
 /** Docs assistant (specs/docs-assistant.fr.md). Owned by the docs surface. */
 export const docsSection = {
-  CORPUS_DIR: z.string().default('docs').describe('Folder of Markdown/MDX/text the assistant answers from'),
+  CORPUS_DIR: z.string().default('docs').describe('Folder of Markdown/MDX/text the assistant answers from (indexed under DATA_DIR/index, re-indexed when files change)'),
   CHAT_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for the docs assistant'),
   CHAT_MODEL: z.string().default('claude-sonnet-4-5').describe('Model of the docs assistant'),
   CHAT_TOP_K: positiveInt.max(50).default(5).describe('Passages retrieved per question'),
-  CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.35).describe('Normalised score under which the question is out of scope'),
+  CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.3)
+    .describe('Out of scope (no model call) when no retrieved passage reaches this score: the IDF-weighted share of the question\'s words a passage contains (0–1; calibrated on rag-qa-dev, see docs/docs-assistant.md)'),
   CHAT_TEMPERATURE: z.coerce.number().min(0).max(1).default(0.2).describe('Generation temperature'),
   CHAT_MAX_TOKENS: positiveInt.default(800).describe('Answer token limit'),
   CHAT_HISTORY_TURNS: z.coerce.number().int().min(0).max(20).default(4).describe('Turns of history sent to the model'),
-  EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'gemini']).default('none').describe('Embeddings for hybrid retrieval'),
+  EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'gemini']).default('none').describe('Embeddings for hybrid retrieval (BM25 + vectors fused by reciprocal rank); `openai` uses OPENAI_API_KEY/OPENAI_BASE_URL; `gemini` is not implemented yet (lexical only, with a warning)'),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small').describe('Embedding model'),
 };
