@@ -41,7 +41,7 @@ export function spawnServe(env: Record<string, string>, args: string[] = []): Se
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
   });
-  const waitFor = (re: RegExp, ms = 20_000) =>
+  const waitFor = (re: RegExp, ms = 50_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {
         const m = out.match(re);
