@@ -15,6 +15,9 @@ export class SessionRecorder {
   private readonly resampler = new Resampler16to24();
   /** Mix of the samples from `flushed` on (Float64: sums of two voices before clipping). */
   private pending = new Float64Array(RECORDING_RATE);
+  /** Index in `pending` of timeline sample `flushed`, and one past the last sample placed. */
+  private head = 0;
+  private end = 0;
   private flushed = 0;
   private candidateEnd = 0;
   private interlocutorEnd = 0;
@@ -52,32 +55,49 @@ export class SessionRecorder {
   }
 
   private place(at: number, samples: Int16Array): void {
-    const from = at - this.flushed;
+    const from = this.head + (at - this.flushed);
     const need = from + samples.length;
-    if (need > this.pending.length) {
-      const bigger = new Float64Array(Math.max(need, this.pending.length * 2));
-      bigger.set(this.pending);
-      this.pending = bigger;
-    }
-    for (let i = 0; i < samples.length; i++) this.pending[from + i]! += samples[i]!;
+    if (need > this.pending.length) this.grow(need);
+    const base = this.head + (at - this.flushed);
+    for (let i = 0; i < samples.length; i++) this.pending[base + i]! += samples[i]!;
+    this.end = Math.max(this.end, base + samples.length);
     this.flush(this.nowSample());
   }
 
-  /** Writes every sample before `upTo` (timeline index) and forgets it. */
+  /** Compacts the live region to the front, doubling the buffer if that is not enough. */
+  private grow(need: number): void {
+    const live = this.end - this.head;
+    const required = need - this.head;
+    const size = required > this.pending.length / 2 ? Math.max(required * 2, this.pending.length * 2) : this.pending.length;
+    const next = size === this.pending.length ? this.pending : new Float64Array(size);
+    if (next === this.pending) {
+      this.pending.copyWithin(0, this.head, this.end);
+      this.pending.fill(0, live, this.end);
+    } else next.set(this.pending.subarray(this.head, this.end));
+    this.pending = next;
+    this.end = live;
+    this.head = 0;
+  }
+
+  /**
+   * Writes every sample before `upTo` (timeline index) and forgets it. The live region moves
+   * forward by an index (no copy per chunk); it is compacted only when the buffer is full.
+   */
   private flush(upTo: number): void {
     const count = upTo - this.flushed;
     if (count <= 0) return;
     const out = new Int16Array(count);
-    const avail = Math.min(count, this.pending.length);
+    const avail = Math.max(0, Math.min(count, this.end - this.head));
     for (let i = 0; i < avail; i++) {
-      const v = Math.round(this.pending[i]!);
+      const v = Math.round(this.pending[this.head + i]!);
       out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
     }
+    this.pending.fill(0, this.head, this.head + avail);
     this.writer.write(out);
-    if (count >= this.pending.length) this.pending.fill(0);
-    else {
-      this.pending.copyWithin(0, count);
-      this.pending.fill(0, this.pending.length - count);
+    this.head += avail;
+    if (this.head >= this.end) {
+      this.head = 0;
+      this.end = 0;
     }
     this.flushed = upTo;
   }

@@ -77,6 +77,10 @@ export interface GeminiLiveFakeOptions {
   setupDelayMs?: number;
   /** Close instead of answering setup (e.g. 1008 bad model, 1011 overload). */
   rejectSetup?: { code: number; reason: string };
+  /** Called on each decoded realtimeInput audio chunk (benchmarks timestamp arrivals here). */
+  onAudio?: (conn: FakeLiveConnection, pcm: Buffer) => void;
+  /** Keep decoded audio in `audioChunks` (default true; benchmarks turn it off to save memory). */
+  keepAudio?: boolean;
 }
 
 export interface GeminiLiveFake {
@@ -135,7 +139,7 @@ class Connection implements FakeLiveConnection {
       this.ws.close(1007, `not JSON (${isBinary ? 'binary' : 'text'} frame)`);
       return;
     }
-    this.messages.push(msg);
+    if (this.opts.keepAudio !== false || !msg.realtimeInput) this.messages.push(msg);
     if (msg.setup && !this.setup) {
       this.setup = msg.setup as Json;
       if (this.opts.rejectSetup) {
@@ -155,8 +159,11 @@ class Connection implements FakeLiveConnection {
       const audio = rt.audio as { data?: string; mimeType?: string } | undefined;
       if (audio?.data) {
         const pcm = Buffer.from(audio.data, 'base64');
-        this.audioChunks.push(pcm);
-        this.audioMimeTypes.push(audio.mimeType ?? '');
+        if (this.opts.keepAudio !== false) {
+          this.audioChunks.push(pcm);
+          this.audioMimeTypes.push(audio.mimeType ?? '');
+        }
+        this.opts.onAudio?.(this, pcm);
         this.turnBytes += pcm.length;
         if (this.echoing) this.send({ serverContent: { modelTurn: { parts: [{ inlineData: { mimeType: 'audio/pcm;rate=24000', data: audio.data } }] } } });
         if (this.script?.afterAudioBytes !== undefined && this.turnBytes >= this.script.afterAudioBytes) this.answer();

@@ -110,6 +110,44 @@ describe('chronological recording of both voices', () => {
     expect(samples[12000 + 9599]).toBe(7000);
   });
 
+  it('equals a whole-timeline reference mix over a long random session (bursts, gaps, overlaps)', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rec-'));
+    let now = 0;
+    const rec = SessionRecorder.create(join(dir, 'r.wav'), () => now);
+    const ref = new Float64Array(24000 * 120);
+    const resampler = new Resampler16to24();
+    let candEnd = 0;
+    let modelEnd = 0;
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let step = 0; step < 400; step++) {
+      now += Math.floor(rand() * 60);
+      const nowSample = Math.floor((now * 24000) / 1000);
+      if (rand() < 0.6) {
+        const pcm = Int16Array.from({ length: 320 }, () => Math.floor(rand() * 2000) - 1000);
+        const at = Math.max(nowSample, candEnd);
+        const up = resampler.push(pcm);
+        for (let i = 0; i < up.length; i++) ref[at + i]! += up[i]!;
+        candEnd = at + up.length;
+        rec.candidate(pcm);
+      } else {
+        const pcm = Int16Array.from({ length: 480 * (1 + Math.floor(rand() * 20)) }, () => Math.floor(rand() * 2000) - 1000);
+        const at = Math.max(nowSample, modelEnd);
+        for (let i = 0; i < pcm.length; i++) ref[at + i]! += pcm[i]!;
+        modelEnd = at + pcm.length;
+        rec.interlocutor(pcm);
+      }
+    }
+    const { bytes } = await rec.close();
+    const wav = readFileSync(join(dir, 'r.wav'));
+    const got = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
+    expect(got.length).toBe(Math.max(candEnd, modelEnd));
+    expect(bytes).toBe(got.length * 2);
+    let mismatches = 0;
+    for (let i = 0; i < got.length; i++) if (got[i] !== Math.max(-32768, Math.min(32767, Math.round(ref[i]!)))) mismatches++;
+    expect(mismatches).toBe(0);
+  });
+
   it('mixes overlapping voices (barge-in) with clipping instead of wrap-around', async () => {
     dir = mkdtempSync(join(tmpdir(), 'palabre-rec-'));
     const now = 0;

@@ -1,0 +1,35 @@
+/**
+ * Resampler throughput: 16 kHz → 24 kHz (actors/t2/resampler.ts) in × real time, on 20 ms chunks
+ * as the T2 session feeds it. Target (issue 6): ≥ 500×.
+ *
+ *   npx tsx bench/t2-resampler.ts
+ */
+import { Resampler16to24 } from '../actors/t2/resampler.js';
+
+const SECONDS = 120;
+const CHUNK = 320; // 20 ms at 16 kHz
+const x = new Int16Array(16000 * SECONDS);
+for (let i = 0; i < x.length; i++) x[i] = Math.round(Math.sin((2 * Math.PI * 440 * i) / 16000) * 8000 + Math.sin(i * 0.37) * 2000);
+
+/** × real time by wall clock and by this process's CPU time (the machine may be shared). */
+function run(): { wall: number; cpu: number } {
+  const r = new Resampler16to24();
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  let n = 0;
+  for (let i = 0; i < x.length; i += CHUNK) n += r.push(x.subarray(i, i + CHUNK)).length;
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  if (n !== 24000 * SECONDS) throw new Error(`produced ${n} samples`);
+  return { wall: (SECONDS * 1000) / ms, cpu: (SECONDS * 1e6) / (c.user + c.system) };
+}
+
+run(); // JIT warm-up
+const runs = Array.from({ length: 5 }, run);
+const med = (xs: number[]): number => xs.sort((a, b) => a - b)[2]!;
+const wall = med(runs.map((r) => r.wall));
+const cpu = med(runs.map((r) => r.cpu));
+const { loadavg, cpus } = await import('node:os');
+const result = { bench: 't2-resampler', audioSeconds: SECONDS, chunkMs: 20, xRealTimeWall: Math.round(wall), xRealTimeCpu: Math.round(cpu), target: 500, pass: cpu >= 500, loadavg1m: loadavg()[0], cores: cpus().length };
+console.log(JSON.stringify(result));
+console.table([{ '×RT (wall)': result.xRealTimeWall, '×RT (CPU time)': result.xRealTimeCpu, target: 500, pass: result.pass, 'load avg': result.loadavg1m.toFixed(1) }]);
