@@ -254,7 +254,9 @@ export const skullMachine = setup({
             latency_ms: latency,
             input_tokens: usage.inputTokens,
             output_tokens: usage.outputTokens,
-            model: out.model,
+            // The configured id (what ai/capabilities lists and the breaker switches between);
+            // the offline provider says so instead of pretending to be that model.
+            model: out.result.provider === 'offline' ? out.result.model : out.model,
             cached: usage.cachedTokens > 0,
           },
         },

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { ZodType } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
@@ -111,7 +112,8 @@ describe('parsePayload fuzzing (pure)', () => {
   it('never throws and always classifies', () => {
     fc.assert(
       fc.property(payloadArb, (payload) => {
-        for (const schema of [textInputSchema, cancelSchema, iaConfigSchema, promptSystemSchema]) {
+        const schemas: Array<ZodType<unknown>> = [textInputSchema, cancelSchema, iaConfigSchema, promptSystemSchema];
+        for (const schema of schemas) {
           const r = parsePayload(payload, schema);
           if (!r.ok) expect(['too_large', 'not_utf8', 'not_json', 'invalid']).toContain(r.reason);
         }

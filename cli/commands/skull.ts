@@ -1,0 +1,116 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../../core/config/index.js';
+import { EXIT, processIo, type CliIo } from '../io.js';
+
+const USAGE = `usage: palabre skull [--config FILE]
+Runs the Skull MQTT assistant alone (no web server, no corpus): against MQTT_URL, or an embedded
+broker on MQTT_EMBEDDED_HOST:MQTT_EMBEDDED_PORT when MQTT_URL is unset. JSON logs go to
+SKULL_LOG_FILE (else LOG_FILE, else stdout).`;
+
+/**
+ * `palabre skull`: the Skull service alone, light enough for a Raspberry Pi Zero 2 W. It loads
+ * the config, logger, actor runtime, LLM port and MQTT client — never express, the docs corpus or
+ * the Gemini SDK (providers load their SDK on first use; SKULL_PROVIDER=gemini would load it).
+ * Exit codes: 0 after SIGINT/SIGTERM, 2 for bad configuration or a busy port, 1 otherwise.
+ */
+export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
+  let values: { config?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (err) {
+    io.stderr.write(`palabre skull: ${(err as Error).message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  let config: Config;
+  try {
+    config = loadConfig({ env: io.env, ...(values.config ? { file: values.config } : {}) });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`palabre: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+
+  const t0 = performance.now();
+  const [{ createLogger }, { createMetrics }, { Runtime }, { createProviders }, { startSkullService }] = await Promise.all([
+    import('../../core/log.js'),
+    import('../../core/metrics.js'),
+    import('../../core/runtime.js'),
+    import('../../actors/llm/providers.js'),
+    import('../../transports/mqtt/skull.js'),
+  ]);
+  const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
+  const metrics = createMetrics({ defaults: false });
+
+  let broker: { url: string; close(): Promise<void> } | undefined;
+  let mqttUrl = config.MQTT_URL;
+  if (!mqttUrl) {
+    const { startEmbeddedBroker, ListenError } = await import('../../core/broker.js');
+    try {
+      broker = await startEmbeddedBroker({ host: config.MQTT_EMBEDDED_HOST, port: config.MQTT_EMBEDDED_PORT, logger });
+    } catch (err) {
+      if (err instanceof ListenError) {
+        io.stderr.write(`palabre skull: cannot listen on ${err.host}:${err.port} (${err.code}). Set MQTT_EMBEDDED_PORT to a free port, or MQTT_URL to an existing broker.\n`);
+        return EXIT.usage;
+      }
+      throw err;
+    }
+    mqttUrl = broker.url;
+  }
+
+  const providers = createProviders(config, { logger, metrics });
+  const provider = providers.resolve(config.SKULL_PROVIDER);
+  const runtime = new Runtime();
+  const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl, metrics });
+  const startMs = Math.round(performance.now() - t0);
+  io.stdout.write(
+    `palabre skull ready on ${mqttUrl}${broker ? ' (embedded broker, MQTT 3.1.1)' : ''} — MQTT ${svc.protocolVersion === 5 ? '5' : '3.1.1'}, ` +
+      `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, topics ${svc.topics.asrText} ${svc.topics.aiRequest} → ${svc.topics.aiResponse}\n`,
+  );
+  logger.info({ mqttUrl, embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (reason: string, code: number) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ reason }, 'palabre skull stopping');
+      void (async () => {
+        await svc.stop().catch(() => undefined);
+        runtime.shutdown();
+        await broker?.close().catch(() => undefined);
+        await flushLogger(logger);
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        resolve(code);
+      })();
+    };
+    const onSignal = (sig: NodeJS.Signals) => stop(sig, EXIT.ok);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.once('uncaughtException', (err) => {
+      logger.fatal({ err }, 'uncaught exception');
+      stop('uncaughtException', EXIT.failure);
+    });
+  });
+}
+
+/**
+ * Resolves once pino's asynchronous destination has written what it holds (core/app.ts has the
+ * same helper, but importing it would load the SQLite store, which `palabre skull` never needs).
+ */
+function flushLogger(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      logger.flush(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}

@@ -1,0 +1,29 @@
+import type { Surface } from '../../core/surface.js';
+import { startSkullService } from './skull.js';
+
+/**
+ * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
+ * MQTT_URL), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
+ */
+export const skullSurface: Surface = {
+  name: 'skull',
+  async start(ctx) {
+    const provider = ctx.providers.resolve(ctx.config.SKULL_PROVIDER);
+    const svc = await startSkullService({
+      config: ctx.config,
+      logger: ctx.logger,
+      runtime: ctx.runtime,
+      provider,
+      mqttUrl: ctx.mqttUrl,
+      metrics: ctx.metrics,
+    });
+    return {
+      stop: () => svc.stop(),
+      health: () => {
+        const h = svc.health();
+        return { ok: h.ok, provider: h.provider, model: h.model, breaker: h.breaker, mqtt_protocol: h.mqtt_protocol, in_flight: h.in_flight, dropped: h.dropped, rejected: h.rejected };
+      },
+      urls: { skull: `${svc.topics.asrText} → ${svc.topics.aiResponse}` },
+    };
+  },
+};
