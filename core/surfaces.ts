@@ -11,6 +11,7 @@ import type { Surface } from './surface.js';
 export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
+  () => import('../transports/mqtt/skullSurface.js').then((m) => m.skullSurface),
   () => import('../transports/http/docsSurface.js').then((m) => m.docsSurface),
   () => import('../transports/http/corrections.js').then((m) => m.correctionsSurface),
   () => import('../actors/t2/surface.js').then((m) => m.t2Surface),
