@@ -74,4 +74,28 @@ describe('llmCall + breaker over the OpenAI wire fake', () => {
     expect((fake.requests.at(-1)!.body as { model: string }).model).toBe('gpt-5-mini');
     breaker.stop();
   });
+
+  it('a timed-out attempt closes its HTTP request (the fake sees the client go away) and the retry answers', async () => {
+    const clock = new SimulatedClock();
+    const provider = createOpenAIProvider({ apiKey: 'sk-test', baseURL: `${fake.url}/v1` });
+    fake.script({ delayMs: 20_000, text: 'trop tard' }, { text: 'à temps' });
+    const input: LlmCallInput = {
+      request: { model: 'gpt-5-mini', messages: [{ role: 'user', content: 'Bonjour' }] },
+      maxRetries: 3,
+      attemptTimeoutMs: 12_000,
+      backoffBaseMs: 200,
+      retryAfterCapMs: 10_000,
+      random: () => 0,
+    };
+    const actor = createActor(provideLlmCall(provider), { clock, input }).start();
+    const done = toPromise(actor);
+    const [first] = await fake.waitForRequests(1);
+    clock.increment(12_000);
+    await first!.done;
+    expect(first!.clientClosed).toBe(true);
+    const backingOff = await waitFor(actor, (s) => s.matches('backingOff'));
+    expect(backingOff.context.lastError).toMatchObject({ kind: 'timeout' });
+    clock.increment(backingOff.context.backoffMs);
+    expect(await done).toMatchObject({ ok: true, attempts: 2, result: { text: 'à temps' } });
+  });
 });
