@@ -116,7 +116,8 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const offlineHealth = JSON.stringify({ ok: false, reason: 'offline' });
   const { client, protocolVersion } = await connectMqtt({
     url: opts.mqttUrl,
-    clientId: `palabre-${config.SKULL_DEVICE_ID}-${process.pid}`,
+    // Unique per connection: two services on one broker must not take over each other's session.
+    clientId: `palabre-${config.SKULL_DEVICE_ID}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     logger: log,
     will: { topic: topics.aiHealth, payload: offlineHealth, retain: true, qos: 1 },
     ...(opts.reconnectBaseMs !== undefined ? { reconnectBaseMs: opts.reconnectBaseMs } : {}),
