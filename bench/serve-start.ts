@@ -47,7 +47,10 @@ async function once(): Promise<Run> {
   let readyMs = -1;
   while (readyMs < 0) {
     if (child.exitCode !== null) throw new Error(`serve exited (${child.exitCode}): ${stderr}`);
-    if (performance.now() - started > 30_000) throw new Error('serve not ready after 30 s');
+    if (performance.now() - started > 120_000) {
+      child.kill('SIGKILL');
+      throw new Error('serve not ready after 120 s');
+    }
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       if (res.status === 200) readyMs = performance.now() - started;
