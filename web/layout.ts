@@ -152,3 +152,23 @@ export function mountStatic(app: Express): void {
     }),
   );
 }
+
+const homes = new WeakSet<Express>();
+
+/**
+ * `/`: the list of pages this process serves (the nav registry), so the header's "palabre" link
+ * always leads somewhere. Idempotent per app; any surface with pages may call it.
+ */
+export function mountHome(app: Express): void {
+  if (homes.has(app)) return;
+  homes.add(app);
+  app.get('/', (_req, res) => {
+    const links = getNavLinks();
+    const body = html`<h1>palabre</h1>
+<p>Conversations IA en statecharts XState : chaque conversation est un acteur, relié à son transport.</p>
+<h2>Pages</h2>
+${links.length ? html`<ul>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ul>` : html`<p>Aucune page n’est servie par ce processus.</p>`}
+<p>État du service : <a href="/healthz">/healthz</a> · métriques : <a href="/metrics">/metrics</a></p>`;
+    sendPage(res, renderPage({ title: 'Accueil', current: '/', body }));
+  });
+}

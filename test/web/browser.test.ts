@@ -138,6 +138,8 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages in Chromium (${chromiumRequ
   it('axe (WCAG 2.1 A/AA) reports zero violations on every page and state', async () => {
     const { page } = await newPage();
     const report: Record<string, string[]> = {};
+    await page.goto('/');
+    report['/'] = await axe(page);
     await page.goto('/assistant');
     report['/assistant'] = await axe(page);
     await page.fill('#a_question', IN_SCOPE);

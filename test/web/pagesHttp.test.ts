@@ -88,6 +88,14 @@ describe('/assistant without JavaScript', () => {
   });
 });
 
+describe('/ (home)', () => {
+  it('lists the pages this process serves, so the header link leads somewhere', async () => {
+    const page = await (await fetch(`${srv.url}/`)).text();
+    expect(page).toContain('<a href="/assistant">Assistant</a>');
+    expect(page).toContain('<a href="/docs">Documentation</a>');
+  });
+});
+
 describe('/docs without JavaScript', () => {
   it('every heading anchor the core indexes is an id in the rendered document (one slugger)', async () => {
     let checked = 0;

@@ -4,7 +4,7 @@ import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
 import type { Config } from '../../../core/config/index.js';
 import type { Logger } from '../../../core/log.js';
 import type { Db } from '../../../core/store/db.js';
-import { addNavLink, mountStatic } from '../../../web/layout.js';
+import { addNavLink, mountHome, mountStatic } from '../../../web/layout.js';
 import { adminAuth, type AdminAuth } from '../admin.js';
 import { VisitorSessions } from '../session.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
@@ -33,6 +33,7 @@ export interface DocsPages {
 
 export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   mountStatic(d.app);
+  mountHome(d.app);
   const sessions = new VisitorSessions(d.db, { ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
   const chatConfig = new ChatConfigStore(d.db, d.logger);
   const admin = adminAuth({ app: d.app, db: d.db, config: d.config, logger: d.logger });
