@@ -4,6 +4,7 @@
  * Prints one JSON line, the quality table, a threshold sweep and per-question details.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { Retriever } from '../actors/retrieval/retriever.js';
@@ -24,7 +25,7 @@ const items: EvalItem[] = itemSchema.parse(JSON.parse(readFileSync(evalPath, 'ut
 const retriever = new Retriever({ root: corpus });
 await retriever.sync();
 const result = evaluate(retriever, items, threshold);
-console.log(JSON.stringify({ bench: 'rag-quality', corpus, threshold, passages: retriever.passageCount, ...result.metrics }));
+console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'rag-quality', corpus, threshold, passages: retriever.passageCount, ...result.metrics }));
 console.table([result.metrics]);
 console.table(sweep(retriever, items, [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]));
 console.table(result.details);

@@ -4,6 +4,7 @@
  * Also the out-of-scope path (no model call at all).
  *   npx tsx bench/retrieval-chat.ts
  */
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { loadConfig } from '../core/config/index.js';
@@ -48,6 +49,6 @@ const rows = [
   { path: 'answered (model stubbed at 0 ms)', ...answered },
   { path: 'out of scope (no model call)', ...refused },
 ];
-console.log(JSON.stringify({ bench: 'chat-turn-overhead', rows }));
+console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'chat-turn-overhead', rows }));
 console.table(rows);
 runtime.shutdown();

@@ -6,6 +6,7 @@
  * Prints one JSON line, then a table.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { analyzeQuery, analyzeText } from '../actors/retrieval/analyze.js';
@@ -152,6 +153,6 @@ const serialisedMb = +(JSON.stringify((() => {
   return idx.toJSON();
 })()).length / 1e6).toFixed(2);
 
-console.log(JSON.stringify({ bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, rows }));
+console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, rows }));
 console.table(rows);
 console.log(`ingest (read + parse + analyse + index) of ${passages.length} passages: ${Math.round(ingestMs)} ms; MiniSearch index serialised: ${serialisedMb} MB; heap figures ${gc ? 'after forced GC' : 'WITHOUT --expose-gc (rough)'}; FTS5 "heapMb" is its in-memory database size.`);
