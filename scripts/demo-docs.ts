@@ -25,8 +25,8 @@ interface Shot {
 
 const SHOTS: Shot[] = [
   { file: 'demo-rgpd.png', page: 'assistant', question: 'Combien de temps faut-il conserver les données d’un dossier médical ?' },
-  { file: 'demo-mcp.png', page: 'assistant', question: 'Comment un client MCP découvre-t-il les outils proposés par un serveur ?' },
-  { file: 'demo-accessibilite.png', page: 'assistant', question: 'Quels sont les niveaux de conformité du RGAA et que faut-il publier dans la déclaration d’accessibilité ?' },
+  { file: 'demo-mcp.png', page: 'assistant', question: 'Comment un client MCP découvre-t-il les outils ?' },
+  { file: 'demo-accessibilite.png', page: 'assistant', question: 'Que doit contenir la déclaration d’accessibilité RGAA ?' },
   { file: 'demo-docs-viewer.png', page: 'docs', question: 'Quelles mesures contre les injections SQL ?' },
 ];
 
