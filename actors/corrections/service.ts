@@ -14,7 +14,7 @@ import { correctionMachine, type CorrectionInput, type CorrectionOutput, type Va
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
 import { assembleReport } from './assemble.js';
 import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
-import { runDetectors, warmSpelling } from './detectors/index.js';
+import { runDetectors, warmSpelling, wordListCached } from './detectors/index.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from './production.js';
 import { CORRECTION_MIGRATIONS, CorrectionStore } from './store.js';
@@ -183,7 +183,7 @@ const shared = new WeakMap<object, CorrectionEngine>();
 
 /**
  * One engine per application context (the corrections surface and the T2 surface share it).
- * Builds the spelling dictionary in the background so the first request does not pay for it.
+ * Loads the cached spelling word list right after start so the first request does not pay for it.
  */
 export function createCorrectionService(ctx: AppContext): CorrectionEngine {
   let engine = shared.get(ctx);
@@ -191,10 +191,15 @@ export function createCorrectionService(ctx: AppContext): CorrectionEngine {
     engine = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
     shared.set(ctx, engine);
     const log = ctx.logger.child({ surface: 'corrections' });
-    setImmediate(() => {
-      const ms = warmSpelling();
-      if (ms > 0) log.info({ ms: Math.round(ms) }, 'French spelling dictionary loaded');
-    });
+    if (wordListCached()) {
+      setImmediate(() => {
+        const ms = warmSpelling();
+        if (ms > 0) log.info({ ms: Math.round(ms) }, 'French spelling word list loaded');
+      });
+    } else {
+      // Building it expands the Hunspell dictionary (seconds of CPU): not at start, on first use.
+      log.info('French spelling word list not cached yet: built once on the first correction');
+    }
   }
   return engine;
 }

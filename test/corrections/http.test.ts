@@ -26,7 +26,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     token = await createAuth(env.config).mintToken({ sub: 'cand-http', plan: 'free' });
-  });
+  }, 180_000);
   afterAll(async () => {
     await running.stop();
     await new Promise<void>((r) => server.close(() => r()));

@@ -26,7 +26,7 @@ describe('correction service over the real OpenAI provider and the wire fake', (
     // The French dictionary takes seconds to build: once, in the hook (60 s budget), not in a test.
     warmSpelling();
     fake = await startOpenAIFake();
-  });
+  }, 180_000);
   afterAll(() => fake.close());
   afterEach(() => {
     fake.reset();

@@ -8,7 +8,7 @@ import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext } from '../../core/surface.js';
 import { createProviders } from '../../actors/llm/providers.js';
-import type { ModelOutput } from '../../actors/corrections/report.js';
+import type { WrittenModelOutput } from '../../actors/corrections/report.js';
 
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
 export function makeContext(env: Record<string, string> = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
@@ -42,7 +42,7 @@ Je te remercie beaucoup, je te revaudrai ça.
 Nadia`;
 
 /** A valid written model answer for T1_TEXTE (one error also found by a detector, one only the model finds). */
-export function validWrittenAnswer(): ModelOutput {
+export function validWrittenAnswer(): WrittenModelOutput {
   return {
     criteres: {
       adequation_tache: { score: 15, justification: 'Message complet et adapté au destinataire.' },

@@ -8,6 +8,7 @@ import { orthographe } from './spelling.js';
 
 export type { Detector, Finding } from './context.js';
 export { warmSpelling, spellingLoadMs } from './spelling.js';
+export { wordListCached } from './wordlist.js';
 
 /** Every deterministic detector, in report order. None calls a model. */
 export const DETECTORS: readonly Detector[] = [

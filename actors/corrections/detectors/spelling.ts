@@ -1,44 +1,44 @@
-import dictionary from 'dictionary-fr';
-import nspell from 'nspell';
 import { finding, isWritten, type Detector, type DetectorContext, type Finding, type Token } from './context.js';
 import { ANGLICISMS, SMS_WORDS } from './lexicon.js';
+import { loadWordList, type WordList } from './wordlist.js';
 
 /**
- * `faute_orthographe_courante` with the French Hunspell dictionary (dictionary-fr + nspell).
- * Building the checker takes seconds (measured in bench/corrections.ts), so it is built once,
- * lazily, and `warmSpelling()` lets a server build it at start instead of on the first request.
+ * `faute_orthographe_courante` with the French Hunspell dictionary (dictionary-fr, expanded once by
+ * nspell and cached as a sorted word list: see wordlist.ts). Loaded lazily on first use;
+ * `warmSpelling()` loads it ahead of time.
  */
 
-type Checker = ReturnType<typeof nspell>;
-let checker: Checker | undefined;
-let loadMs = 0;
+let words: WordList | undefined;
 const cache = new Map<string, boolean>();
 
-export function getChecker(): Checker {
-  if (!checker) {
-    const t0 = performance.now();
-    // dictionary-fr ships Uint8Arrays; nspell's types ask for Buffers (same bytes).
-    checker = nspell(Buffer.from(dictionary.aff), Buffer.from(dictionary.dic));
-    loadMs = performance.now() - t0;
-  }
-  return checker;
+function wordList(): WordList {
+  words ??= loadWordList();
+  return words;
 }
 
-/** Builds the checker now; returns how long the build took (0 when already built). */
+/** Loads the word list now; returns how long that took (0 when already loaded). */
 export function warmSpelling(): number {
-  const before = checker;
-  getChecker();
-  return before ? 0 : loadMs;
+  if (words) return 0;
+  return wordList().loadMs;
 }
 
 export function spellingLoadMs(): number {
-  return loadMs;
+  return words?.loadMs ?? 0;
+}
+
+/** nspell's casing rules: the form itself, Sentence case for an all-caps form, then lower case. */
+function inDictionary(w: string): boolean {
+  const list = wordList();
+  if (list.has(w)) return true;
+  if (w.toUpperCase() === w && list.has(w.charAt(0) + w.slice(1).toLowerCase())) return true;
+  const lower = w.toLowerCase();
+  return lower !== w && list.has(lower);
 }
 
 function known(word: string): boolean {
   let v = cache.get(word);
   if (v === undefined) {
-    v = getChecker().correct(word);
+    v = inDictionary(word);
     if (cache.size > 50_000) cache.clear();
     cache.set(word, v);
   }

@@ -1,0 +1,63 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DETECTORS, runDetectors, warmSpelling } from '../../actors/corrections/detectors/index.js';
+import { candidateText, type Production } from '../../actors/corrections/production.js';
+import { CODE_CRITERE } from '../../prompts/taxonomy.js';
+import { loadLabelled } from './labelled.js';
+import { measureQuality } from './detector-quality.js';
+
+const ee = (texte: string, tache: 'EE_T1' | 'EE_T2' | 'EE_T3' = 'EE_T3', consigne = 'Donnez votre opinion.'): Production => ({ epreuve: 'EE', tache, consigne, texte });
+const codes = (p: Production) => runDetectors(p).map((f) => f.code);
+
+describe('deterministic detectors', () => {
+  beforeAll(() => {
+    warmSpelling();
+  }, 180_000);
+
+  it('the labelled set: ≥ 30 productions (B1–C1, three written tasks, oral) and quality floors per detector', () => {
+    const set = loadLabelled();
+    expect(set.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(set.map((s) => s.production.tache))).toEqual(new Set(['EE_T1', 'EE_T2', 'EE_T3', 'EO_T1', 'EO_T2', 'EO_T3']));
+    expect(new Set(set.map((s) => s.niveau))).toEqual(new Set(['B1', 'B2', 'C1']));
+    const { rows } = measureQuality();
+    const total = rows.reduce((a, r) => ({ tp: a.tp + r.tp, fp: a.fp + r.fp, fn: a.fn + r.fn }), { tp: 0, fp: 0, fn: 0 });
+    expect(total.tp / (total.tp + total.fp)).toBeGreaterThanOrEqual(0.9);
+    expect(total.tp / (total.tp + total.fn)).toBeGreaterThanOrEqual(0.9);
+    for (const r of rows) {
+      expect(r.tp + r.fn, `${r.code} has labelled examples`).toBeGreaterThan(0);
+      expect(r.precision ?? 0, r.code).toBeGreaterThanOrEqual(0.5);
+      expect(r.recall ?? 0, r.code).toBeGreaterThanOrEqual(0.5);
+    }
+  });
+
+  it('every finding quotes the production exactly at its offset, with the taxonomy criterion', () => {
+    for (const { production } of loadLabelled()) {
+      const text = candidateText(production);
+      for (const f of runDetectors(production)) {
+        expect(text.slice(f.start, f.start + f.extrait.length)).toBe(f.extrait);
+        expect(CODE_CRITERE.get(f.code)).toBe(f.critere);
+        expect(DETECTORS.some((d) => d.codes.includes(f.code))).toBe(true);
+      }
+    }
+  });
+
+  it('negation: flags « je sais pas », « c’est pas », « il y a pas »; leaves full negations, « pas mal », « n’ont pas »', () => {
+    const neg = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'negation_incomplete').map((f) => f.extrait);
+    expect(neg('Je sais pas. C’est pas grave. Il y a pas de bus.')).toEqual(['Je sais pas', 'C’est pas', 'Il y a pas']);
+    expect(neg("Je ne sais pas. Ce n'est pas grave. Il n'y a pas de bus. Il faut pas mal de temps. Ils n'ont pas peur.")).toEqual([]);
+  });
+
+  it('written-only detectors do not run on oral transcripts (ASR punctuation and spelling)', () => {
+    const oral: Production = { epreuve: 'EO', tache: 'EO_T1', consigne: 'Présentez-vous.', transcript: [{ speaker: 'candidate', text: 'bonjour je m apelle ana je viens du brésil' }, { speaker: 'interlocutor', text: 'bjr' }] };
+    expect(codes(oral)).toEqual([]);
+  });
+
+  it('length limits per task: 60–120, 120–150, 120–180 words', () => {
+    const words = (n: number) => Array.from({ length: n }, () => 'maison').join(' ') + '.';
+    expect(codes(ee(words(59), 'EE_T1'))).toContain('longueur_insuffisante');
+    expect(codes(ee(words(60), 'EE_T1'))).not.toContain('longueur_insuffisante');
+    expect(codes(ee(words(150), 'EE_T2'))).not.toContain('longueur_excessive');
+    expect(codes(ee(words(151), 'EE_T2'))).toContain('longueur_excessive');
+    expect(codes(ee(words(180), 'EE_T3'))).not.toContain('longueur_excessive');
+    expect(codes(ee(words(181), 'EE_T3'))).toContain('longueur_excessive');
+  });
+});

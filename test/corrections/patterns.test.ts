@@ -1,0 +1,98 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CorrectionStore, CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
+import { candidatePatterns, groupAutre, autreReview } from '../../actors/corrections/patterns.js';
+import { assembleReport, mergeErrors } from '../../actors/corrections/assemble.js';
+import { runDetectors, warmSpelling } from '../../actors/corrections/detectors/index.js';
+import type { Production } from '../../actors/corrections/production.js';
+import type { ReportErrorWithOrigin } from '../../actors/corrections/report.js';
+import { migrate } from '../../core/store/db.js';
+import { makeContext, T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
+
+const production: Production = { epreuve: 'EE', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE };
+const err = (code: string, critere = 'competence_grammaticale', description: string | null = null): ReportErrorWithOrigin =>
+  ({ code, critere: critere as ReportErrorWithOrigin['critere'], description, extrait: 'Je sais pas', correction: '-', origine: 'modele' });
+
+describe('patterns: a code in ≥ 3 of the last 5 productions', () => {
+  let env: ReturnType<typeof makeContext> | undefined;
+  afterEach(() => {
+    env?.close();
+    env = undefined;
+  });
+
+  /** Saves productions oldest → newest, each with the given codes. */
+  function seed(candidate: string, codesPerProduction: string[][]): CorrectionStore {
+    env ??= makeContext();
+    migrate(env.ctx.db, CORRECTION_MIGRATIONS);
+    const store = new CorrectionStore(env.ctx.db);
+    codesPerProduction.forEach((codes, i) => {
+      const report = assembleReport({ production, findings: [], fallback: { reason: 'offline_provider' } });
+      report.erreurs = codes.map((c) => (c === 'autre' ? err('autre', 'competence_lexicale', 'tournure familière') : err(c)));
+      store.save({ candidateId: candidate, production, report, createdAt: `2026-01-0${i + 1}T10:00:00.000Z` });
+    });
+    return store;
+  }
+  const confirmed = (store: CorrectionStore, candidate: string) => candidatePatterns(store, candidate).confirmed.map((c) => c.code);
+
+  it('3 of the last 5: confirmed; 2 of 5: not', () => {
+    const store = seed('a', [['negation_incomplete'], [], ['negation_incomplete', 'anglicisme'], ['anglicisme'], ['negation_incomplete']]);
+    expect(confirmed(store, 'a')).toEqual(['negation_incomplete']);
+    const p = candidatePatterns(store, 'a');
+    expect(p.productions).toBe(5);
+    expect(p.counts.find((c) => c.code === 'anglicisme')!.productions).toBe(2);
+  });
+
+  it('an occurrence older than the last 5 does not count', () => {
+    const store = seed('b', [['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], [], ['accord_sujet_verbe']]);
+    expect(confirmed(store, 'b')).toEqual([]);
+    const store2 = seed('b2', [[], ['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], ['accord_sujet_verbe']]);
+    expect(confirmed(store2, 'b2')).toEqual(['accord_sujet_verbe']);
+  });
+
+  it('a code repeated inside one production counts once; 3 of 3 productions is a pattern; autre never is', () => {
+    const store = seed('c', [['genre_incorrect', 'genre_incorrect', 'genre_incorrect', 'autre'], ['autre'], ['autre']]);
+    expect(confirmed(store, 'c')).toEqual([]);
+    const store2 = seed('d', [['genre_incorrect'], ['genre_incorrect'], ['genre_incorrect']]);
+    expect(confirmed(store2, 'd')).toEqual(['genre_incorrect']);
+    // Other candidates' productions never count.
+    expect(confirmed(store2, 'c')).toEqual([]);
+  });
+
+  it('autre review: recurring (≥ 3) similar descriptions grouped, rare ones left out', () => {
+    const groups = groupAutre([
+      { critere: 'competence_lexicale', description: 'Tournure familière dans un courriel formel' },
+      { critere: 'competence_lexicale', description: 'tournure familière dans un courriel formel' },
+      { critere: 'competence_lexicale', description: 'Tournures familières dans le courriel formel' },
+      { critere: 'competence_lexicale', description: 'Verbe pronominal mal construit' },
+      { critere: 'competence_grammaticale', description: 'Tournure familière dans un courriel formel' },
+    ]);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ critere: 'competence_lexicale', count: 3 });
+    const store = seed('e', [['autre'], ['autre'], ['autre']]);
+    expect(autreReview(store)).toMatchObject([{ count: 3, representative: 'tournure familière' }]);
+  });
+});
+
+describe('merging model errors and detector findings', () => {
+  beforeAll(() => {
+    warmSpelling();
+  }, 180_000);
+  it('no duplicates: same code on overlapping spans or a whole-text code counts once; structure_absente = paragraphes_absents', () => {
+    const findings = runDetectors(production);
+    const merged = mergeErrors(validWrittenAnswer().erreurs, findings);
+    expect(merged.filter((e) => e.code === 'negation_incomplete')).toHaveLength(1);
+    const bloc = { code: 'paragraphes_absents', critere: 'coherence_cohesion' as const, extrait: 'Je', correction: '', detecteur: 'paragraphes', start: 0 };
+    const model = [{ code: 'structure_absente', critere: 'adequation_tache' as const, description: null, extrait: 'Bonjour Marc', correction: '' }];
+    expect(mergeErrors(model, [bloc])).toHaveLength(1);
+  });
+
+  it('under the minimum length: adequation and global score capped at 10', () => {
+    const short: Production = { ...production, texte: 'Bonjour Marc,\nJe ne pourrai pas venir demain. Peux-tu prendre des notes ?\nMerci,\nNadia' };
+    const a = validWrittenAnswer();
+    for (const c of Object.values(a.criteres)) c.score = 18;
+    const r = assembleReport({ production: short, findings: runDetectors(short), model: { output: a, name: 'm' } });
+    expect(r.erreurs.map((e) => e.code)).toContain('longueur_insuffisante');
+    expect(r.criteres.adequation_tache!.score).toBe(10);
+    expect(r.scoreGlobal).toBe(10);
+    expect(r.nclc.niveau).toBe('7');
+  });
+});
