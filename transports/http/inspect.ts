@@ -63,6 +63,7 @@ export const inspectSurface: Surface = {
 <section class="inspect-chart" aria-labelledby="chart-title">
 <h2 id="chart-title">Statechart</h2>
 <p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez un acteur.</p>
+<p class="chart-tools"><button type="button" id="zoom" aria-pressed="false">Ajuster à la largeur</button></p>
 <div id="chart" class="chart-box"></div>
 </section>
 <section class="inspect-log" aria-labelledby="log-title">
@@ -77,7 +78,7 @@ export const inspectSurface: Surface = {
 <ol id="log" class="event-log"></ol>
 </section>
 </div>`;
-      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'] }));
+      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
     });
 
     const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: (req) => Boolean(admin.sessionOf(req)) });

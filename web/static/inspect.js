@@ -85,6 +85,13 @@ function highlight(value) {
     g.classList.toggle('active', ids.has(g.getAttribute('data-state-id')) && g !== root);
   }
   stateLine.textContent = `${selected} — état : ${stateText(value)}`;
+  // Bring the current (innermost) state into view inside the chart's scroll box.
+  const current = svg.querySelector('g.state-atomic.active, g.state-final.active');
+  if (current && !chartEl.classList.contains('fit') && typeof current.getBBox === 'function') {
+    const box = current.getBBox();
+    chartEl.scrollLeft = Math.max(0, box.x - chartEl.clientWidth / 3);
+    chartEl.scrollTop = Math.max(0, box.y - chartEl.clientHeight / 3);
+  }
 }
 
 async function select(systemId) {
@@ -146,6 +153,7 @@ function onRecord(record) {
   if (matchesFilter(record)) {
     logEl.append(logItem(record));
     while (logEl.children.length > MAX_LOG) logEl.firstChild.remove();
+    logEl.scrollTop = logEl.scrollHeight; // newest at the bottom, kept in view
   }
 }
 
@@ -179,6 +187,10 @@ pauseBtn.addEventListener('click', () => {
   paused = !paused;
   pauseBtn.setAttribute('aria-pressed', String(paused));
   pauseBtn.textContent = paused ? 'Reprendre' : 'Pause';
+});
+$('zoom').addEventListener('click', (ev) => {
+  const on = chartEl.classList.toggle('fit');
+  ev.currentTarget.setAttribute('aria-pressed', String(on));
 });
 $('clear').addEventListener('click', () => { records.length = 0; renderLog(); });
 filterInput.addEventListener('input', renderLog);
