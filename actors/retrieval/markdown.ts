@@ -45,7 +45,9 @@ export function plainText(md: string): string {
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/(\*\*|__|\*|_|~~|`)/g, '')
+    // Emphasis markers go, but not the underscores inside identifiers (CHAT_SCORE_THRESHOLD, _meta).
+    .replace(/(\*\*|\*|~~|`)/g, '')
+    .replace(/(?<![\p{L}\p{N}_])(__|_)(?=\S)([^_\n]+?)(?<=\S)\1(?![\p{L}\p{N}_])/gu, '$2')
     .replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
     .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d)))
     .replace(/&nbsp;/g, ' ')

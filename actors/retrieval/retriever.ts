@@ -37,7 +37,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 3;
+const FORMAT = 4;
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 
