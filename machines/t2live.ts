@@ -89,6 +89,8 @@ export type ClientEvent =
   | { type: 'client.audio'; pcm: Uint8Array }
   | { type: 'client.text'; text: string; atMs: number }
   | { type: 'client.end' }
+  /** Candidate frames are arriving (sent at most once a second by the transport): resets idle. */
+  | { type: 'client.activity' }
   | { type: 'client.disconnected' };
 
 /** Events the interlocutor actor sends back. */
@@ -315,6 +317,12 @@ export const t2liveMachine = setup({
         live: {
           type: 'parallel',
           on: {
+            'client.audio': {
+              actions: [
+                sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),
+                { type: 'recordCandidate', params: ({ event }) => ({ pcm: event.pcm }) },
+              ],
+            },
             'interlocutor.audio': {
               actions: [
                 emit(({ event }) => ({ type: 'client.audio' as const, pcm: event.pcm })),
@@ -377,16 +385,9 @@ export const t2liveMachine = setup({
               states: {
                 watching: {
                   on: {
-                    // Candidate audio is handled here, not on `live`: a descendant's transition
-                    // pre-empts its ancestor's, so forwarding and the idle reset are one transition.
-                    'client.audio': {
-                      target: 'watching',
-                      reenter: true,
-                      actions: [
-                        sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),
-                        { type: 'recordCandidate', params: ({ event }) => ({ pcm: event.pcm }) },
-                      ],
-                    },
+                    // The transport sends `client.activity` at most once a second while frames
+                    // arrive: re-arming a timer per 20 ms audio chunk would cost 50 timers/s/session.
+                    'client.activity': { target: 'watching', reenter: true },
                     'client.text': { target: 'watching', reenter: true },
                   },
                   after: { idleTimeout: { target: '#t2live.finishing', actions: assign({ endReason: 'idle' }) } },

@@ -14,7 +14,7 @@ export const RECORDING_RATE = 24000;
 export class SessionRecorder {
   private readonly resampler = new Resampler16to24();
   /** Mix of the samples from `flushed` on (Float64: sums of two voices before clipping). */
-  private pending = new Float64Array(RECORDING_RATE);
+  private pending = new Float64Array(RECORDING_RATE / 4);
   /** Index in `pending` of timeline sample `flushed`, and one past the last sample placed. */
   private head = 0;
   private end = 0;

@@ -31,8 +31,12 @@ export class WavFileWriter {
   private stream: WriteStream | undefined;
   private bytes = 0;
   private closed = false;
+  private readonly batch: Uint8Array;
+  private batchUsed = 0;
 
-  private constructor(readonly path: string, readonly sampleRate: number) {}
+  private constructor(readonly path: string, readonly sampleRate: number) {
+    this.batch = new Uint8Array(sampleRate); // 0.5 s of PCM16 mono
+  }
 
   /** Synchronous so a recording can start inside a statechart action; the writes are async. */
   static create(path: string, sampleRate: number): WavFileWriter {
@@ -49,13 +53,26 @@ export class WavFileWriter {
 
   write(samples: Int16Array): void {
     if (this.closed || samples.length === 0) return;
-    // Copy: the caller may reuse its buffer before the stream drains.
-    this.stream!.write(Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength)));
+    // Batched: one file write per ~0.5 s of audio instead of one per 20 ms chunk (bounded memory).
+    if (this.batchUsed + samples.byteLength > this.batch.length) this.drainBatch();
+    if (samples.byteLength > this.batch.length) {
+      this.stream!.write(Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength)));
+    } else {
+      this.batch.set(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength), this.batchUsed);
+      this.batchUsed += samples.byteLength;
+    }
     this.bytes += samples.byteLength;
+  }
+
+  private drainBatch(): void {
+    if (this.batchUsed === 0) return;
+    this.stream!.write(Buffer.from(this.batch.subarray(0, this.batchUsed)));
+    this.batchUsed = 0;
   }
 
   async close(): Promise<number> {
     if (this.closed) return this.bytes;
+    this.drainBatch();
     this.closed = true;
     const stream = this.stream!;
     await new Promise<void>((resolve, reject) => {

@@ -64,6 +64,8 @@ export interface T2EnvOptions {
   env?: Record<string, string>;
   /** Use the real corrections service (actors/corrections) instead of RecordingCorrections. */
   realCorrections?: boolean;
+  /** Point the SDK at a Gemini Live fake running elsewhere (benchmarks: another process). */
+  geminiBaseUrl?: string;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
@@ -79,7 +81,8 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const runtime = new Runtime();
   const providers = createProviders(config, { logger, metrics });
   const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
-  const genai = fake ? new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl: fake.baseUrl, apiVersion: 'v1beta' } }) : undefined;
+  const liveUrl = fake?.baseUrl ?? opts.geminiBaseUrl;
+  const genai = liveUrl ? new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl: liveUrl, apiVersion: 'v1beta' } }) : undefined;
   const corrections = new RecordingCorrections();
   const app = express();
   const server = createServer(app);

@@ -60,6 +60,7 @@ describe('t2live model', () => {
         'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) ? [] : [{}]),
         'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) ? [] : [{}]),
         'client.audio': [{ pcm: new Uint8Array(4) }],
+        'client.activity': [{}],
         'client.text': [{ text: 'Quels sont les horaires', atMs: 5 }],
         'interlocutor.audio': [{ pcm: new Uint8Array(6) }],
         'interlocutor.transcript': [
@@ -136,18 +137,25 @@ describe('t2live timers on SimulatedClock', () => {
     expect(emitted.filter((e) => e.type === 'client.report' || e.type === 'client.close').map((e) => e.type)).toEqual(['client.report', 'client.close']);
   });
 
-  it('the idle timeout restarts on every candidate frame, then ends the session', async () => {
+  it('the idle timeout restarts on candidate activity, not on audio alone, then ends the session', async () => {
     const clock = new SimulatedClock();
     const { actor } = wired(clock, { idleMs: 60_000 });
     await settle();
     actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
     for (let i = 0; i < 5; i++) {
       clock.increment(50_000);
+      actor.send({ type: 'client.activity' });
       actor.send({ type: 'client.audio', pcm: new Uint8Array(2) });
       await settle();
     }
     expect(actor.getSnapshot().matches({ session: 'live' })).toBe(true);
-    clock.increment(60_000);
+    // Audio frames alone (the transport throttles activity) do not re-arm the timer.
+    clock.increment(30_000);
+    actor.send({ type: 'client.audio', pcm: new Uint8Array(2) });
+    clock.increment(29_999);
+    await settle();
+    expect(actor.getSnapshot().matches({ session: 'live' })).toBe(true);
+    clock.increment(1);
     await settle();
     expect(actor.getSnapshot().value).toBe('ended');
     expect(actor.getSnapshot().context.endReason).toBe('idle');

@@ -25,6 +25,8 @@ export const T2_LIVE_PATH = '/t2/live';
 export const HARD_MAX_PAYLOAD = 1024 * 1024;
 /** Text-mode messages longer than this are refused (a spoken question is far shorter). */
 export const MAX_TEXT_CHARS = 2000;
+/** Idle resets are sent at most this often while frames arrive. */
+export const ACTIVITY_EVERY_MS = 1000;
 
 export const FRAME_ERRORS = {
   BAD_FRAME: 4400,
@@ -125,6 +127,14 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
     live.set(ws, systemId);
     const send = (e: T2Event): void => actor.send(e);
+    // Idle detection needs to know frames arrive, not each one: one activity event per second.
+    let lastActivity = 0;
+    const activity = (): void => {
+      const now = Date.now();
+      if (now - lastActivity < ACTIVITY_EVERY_MS) return;
+      lastActivity = now;
+      send({ type: 'client.activity' });
+    };
 
     actor.on('*', (raw: unknown) => {
       const e = raw as T2Emitted;
@@ -170,6 +180,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       if (isBinary) {
         if (buf.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${buf.length} octets, maximum ${opts.maxFrameBytes}`);
         if (buf.length === 0 || buf.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
+        activity();
         send({ type: 'client.audio', pcm: buf });
         return;
       }
@@ -187,6 +198,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           const pcm = Buffer.from(frame.data.data, 'base64');
           if (pcm.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${pcm.length} octets, maximum ${opts.maxFrameBytes}`);
           if (pcm.length === 0 || pcm.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
+          activity();
           send({ type: 'client.audio', pcm });
           return;
         }

@@ -1,0 +1,72 @@
+/**
+ * 200 concurrent T2 sessions streaming at real-time rate against the Gemini Live fake (issue 6):
+ * palabre's event-loop lag (target p99 < 20 ms) and RSS per session. The fake and the 200
+ * clients run in a child process (bench/t2-sessions-load.ts), so this process's event loop and
+ * memory are the server's alone.
+ *
+ *   npx tsx bench/t2-sessions.ts [sessions=200] [seconds=20]
+ */
+import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { startT2 } from '../test/t2/support.js';
+
+const SESSIONS = Number(process.argv[2] ?? 200);
+const SECONDS = Number(process.argv[3] ?? 20);
+
+type Msg = { type: string; [k: string]: unknown };
+const child = fork(fileURLToPath(new URL('./t2-sessions-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
+const messages: Msg[] = [];
+const waiters: Array<() => void> = [];
+child.on('message', (m) => {
+  messages.push(m as Msg);
+  for (const w of waiters.splice(0)) w();
+});
+async function next(type: string): Promise<Msg> {
+  for (;;) {
+    const m = messages.find((x) => x.type === type);
+    if (m) return m;
+    await new Promise<void>((r) => waiters.push(r));
+  }
+}
+
+const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
+const env = await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
+const tokens = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => env.mint('premium', `bench-${i}`)));
+global.gc?.();
+const rssBefore = process.memoryUsage().rss;
+child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000 });
+const streaming = (await next('streaming')) as Msg & { ready: number };
+const lag = monitorEventLoopDelay({ resolution: 5 });
+lag.enable();
+let rssPeak = 0;
+const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
+const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number };
+lag.disable();
+clearInterval(sampler);
+const live = env.ctx.runtime.countByKind().t2live ?? 0;
+await env.close();
+
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+const result = {
+  bench: 't2-sessions',
+  sessions: SESSIONS,
+  ready: streaming.ready,
+  seconds: SECONDS,
+  chunksUp: done.sent,
+  expectedChunksUp: SESSIONS * SECONDS * 50,
+  audioDownMB: Math.round(done.bytesDown / 1e5) / 10,
+  interlocutorReplies: done.finals,
+  closedBeforeEnd: done.closedBeforeEnd,
+  liveActorsAtEnd: live,
+  eventLoopLagMs: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) },
+  rssMB: { before: Math.round(rssBefore / 1e6), peak: Math.round(rssPeak / 1e6) },
+  rssPerSessionKB: Math.round((rssPeak - rssBefore) / SESSIONS / 1024),
+  targetLagP99Ms: 20,
+  pass: ms(lag.percentile(99)) < 20 && streaming.ready === SESSIONS,
+  loadavg1m: loadavg()[0] ?? 0,
+};
+console.log(JSON.stringify(result));
+console.table([{ sessions: result.ready, 'lag p50 ms': result.eventLoopLagMs.p50, 'lag p99 ms': result.eventLoopLagMs.p99, 'lag max ms': result.eventLoopLagMs.max, 'RSS/session KB': result.rssPerSessionKB, 'chunks up': result.chunksUp, replies: result.interlocutorReplies, pass: result.pass }]);
+child.kill();
