@@ -69,12 +69,22 @@ function focusTarget(hash) {
   target.scrollIntoView({ block: 'start', behavior: 'instant' });
 }
 
+/** Scrolls the (sticky, scrollable) tree so the current document shows, without moving the page. */
+function revealCurrent() {
+  const tree = document.getElementById('docs_tree');
+  const current = tree?.querySelector('a[aria-current="page"]');
+  if (!tree || !current || tree.scrollHeight <= tree.clientHeight) return;
+  const offset = current.getBoundingClientRect().top - tree.getBoundingClientRect().top + tree.scrollTop;
+  tree.scrollTop = Math.max(0, offset - tree.clientHeight / 3);
+}
+
 function markCurrent(path) {
   for (const a of document.querySelectorAll('#docs_tree a[data-doc-link]')) {
     const own = new URL(a.href).pathname;
     if (own === path) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
+  revealCurrent();
 }
 
 async function loadDocument(url, push) {
@@ -127,4 +137,5 @@ window.addEventListener('popstate', () => {
 
 // A page opened at /docs/<path>#<section> (a source link followed without JS, or a new tab):
 // focus the cited section, not only scroll to it.
+revealCurrent();
 if (view && location.hash && location.hash !== '#chat_panel') focusTarget(location.hash);
