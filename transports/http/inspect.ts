@@ -64,7 +64,7 @@ export const inspectSurface: Surface = {
 <h2 id="chart-title">Statechart</h2>
 <p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez un acteur.</p>
 <p class="chart-tools"><button type="button" id="zoom" aria-pressed="false">Ajuster à la largeur</button></p>
-<div id="chart" class="chart-box"></div>
+<div id="chart" class="chart-box" tabindex="0" role="region" aria-label="Statechart de l’acteur sélectionné (zone défilante)"></div>
 </section>
 <section class="inspect-log" aria-labelledby="log-title">
 <h2 id="log-title">Journal des événements</h2>
