@@ -155,16 +155,25 @@ export function generatePaths(machine: AnyStateMachine, opts: GenerateOptions): 
         .forEach(add);
     }
 
-    const serialize = baseSerialize;
-    const toState = new Map<string, ModelPath>();
-    for (const p of shortest) toState.set(serialize(p.steps[p.steps.length - 1]!.state), p);
+    // Prefixes come from a breadth-first walk of this same adjacency map: snapshots of two
+    // traversals may serialize differently (ids of spawned actors), so they are not mixed.
     const adjacency = getAdjacencyMap(machine, traversal);
-    for (const [key, vertex] of Object.entries(adjacency)) {
-      const base = toState.get(key) ?? toState.get(serialize(vertex.state));
-      if (!base) continue;
+    const keys = Object.keys(adjacency);
+    const prefix = new Map<string, ModelStep[]>();
+    if (keys[0] !== undefined) prefix.set(keys[0], [{ event: { type: 'xstate.init' }, state: adjacency[keys[0] as keyof typeof adjacency]!.state }]);
+    const queue = keys.slice(0, 1);
+    while (queue.length) {
+      const key = queue.shift()!;
+      const steps = prefix.get(key)!;
+      const vertex = adjacency[key as keyof typeof adjacency]!;
       for (const { event, state } of Object.values(vertex.transitions) as Array<{ event: EventObject; state: AnyMachineSnapshot }>) {
-        const steps = [...base.steps, { event, state }];
-        add({ kind: 'transition', steps, description: steps.slice(1).map((s) => describe(s.event)).join(' → ') });
+        const path = [...steps, { event, state }];
+        add({ kind: 'transition', steps: path, description: path.slice(1).map((s) => describe(s.event)).join(' → ') });
+        const next = baseSerialize(state);
+        if (!prefix.has(next) && next in adjacency) {
+          prefix.set(next, path);
+          queue.push(next);
+        }
       }
     }
   } catch (error) {
