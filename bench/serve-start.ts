@@ -1,4 +1,4 @@
-// `npx tsx bench/serve-start.ts [--runs 5] [--mode dist|tsx]`
+// `npx tsx bench/serve-start.ts [--runs 5] [--mode dist|tsx] [--surfaces all|none|docs,t2]`
 // Measures `palabre serve` from spawn to the first 200 of /healthz (ready: every surface started)
 // and the process's resident memory at that moment, then the SIGTERM → exit time.
 // Prints one JSON line, then a table. Target: ready ≤ 1.5 s.
@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../core/version.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, mode: { type: 'string' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, mode: { type: 'string' }, surfaces: { type: 'string', default: 'all' } } });
 const runs = Math.max(1, Number(values.runs));
+const surfaces = values.surfaces === 'none' ? '' : values.surfaces;
 const built = existsSync(join(PROJECT_ROOT, 'dist/cli/main.js'));
 const mode = values.mode ?? (built ? 'dist' : 'tsx');
 const command = mode === 'dist' ? [join(PROJECT_ROOT, 'bin/palabre.js'), 'serve'] : ['--import', 'tsx', join(PROJECT_ROOT, 'cli/main.ts'), 'serve'];
@@ -38,7 +39,7 @@ interface Run { readyMs: number; rssMb: number; stopMs: number; exitCode: number
 async function once(): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), 'palabre-bench-'));
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), MQTT_EMBEDDED_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), MQTT_EMBEDDED_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SURFACES: surfaces };
   const started = performance.now();
   const child = spawn(process.execPath, command, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -83,6 +84,7 @@ const ready = results.map((r) => r.readyMs);
 const summary = {
   bench: 'serve-start',
   mode,
+  surfaces: values.surfaces,
   runs,
   readyMsMedian: median(ready),
   readyMsMin: Math.min(...ready),
@@ -99,4 +101,4 @@ console.log('');
 console.log('run | ready (ms) | RSS (MB) | SIGTERM→exit (ms) | exit');
 console.log('--- | ---------- | -------- | ----------------- | ----');
 results.forEach((r, i) => console.log(`${String(i + 1).padStart(3)} | ${String(r.readyMs).padStart(10)} | ${String(r.rssMb).padStart(8)} | ${String(r.stopMs).padStart(17)} | ${r.exitCode}`));
-console.log(`median ready ${summary.readyMsMedian} ms (target ≤ 1500, ${summary.meetsTarget ? 'met' : 'NOT met'}), RSS ${summary.rssMbMedian} MB, mode ${mode}`);
+console.log(`median ready ${summary.readyMsMedian} ms (target ≤ 1500, ${summary.meetsTarget ? 'met' : 'NOT met'}), RSS ${summary.rssMbMedian} MB, mode ${mode}, surfaces ${values.surfaces}`);

@@ -7,7 +7,7 @@ import type { Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
-import type { AppContext, HttpContext, RunningSurface } from './surface.js';
+import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { VERSION } from './version.js';
 import type { ProviderName } from '../actors/llm/types.js';
 
@@ -111,6 +111,19 @@ function portMessage(err: ListenError, what: string, portVar: string, hostVar: s
     return `palabre: cannot listen on ${err.host} (${what}, ${err.code}): no such local address. Set ${hostVar} to an address of this machine.`;
   }
   return `palabre: cannot listen on ${err.host}:${err.port} (${what}, ${err.code}).`;
+}
+
+/** The surfaces SURFACES names (`all`, a comma list, or empty for none); unknown names are an error. */
+export function selectSurfaces(all: Surface[], setting: string): Surface[] {
+  const wanted = setting.trim();
+  if (wanted === 'all') return all;
+  const names = wanted === '' ? [] : wanted.split(',').map((n) => n.trim());
+  const known = new Set(all.map((s) => s.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    throw new StartupError(`palabre: SURFACES names unknown surface(s) ${unknown.join(', ')}; this build has: ${[...known].join(', ') || 'none'}.`, 2);
+  }
+  return all.filter((s) => names.includes(s.name));
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
@@ -308,7 +321,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   // Load every surface module at once (I/O overlaps), then start them one by one in list order.
   try {
-    const loaded = await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load()));
+    const loaded = selectSurfaces(await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load())), config.SURFACES);
     lap('surfaces.load');
     for (const surface of loaded) {
       let running: RunningSurface;

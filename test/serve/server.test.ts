@@ -124,4 +124,21 @@ describe('startServer (in process, with test surfaces)', () => {
       await server.shutdown('test');
     }
   });
+
+  it('starts only the surfaces SURFACES names, and refuses an unknown name with exit code 2', async () => {
+    const startedNames: string[] = [];
+    const make = (name: string): Surface => ({ name, start: async () => { startedNames.push(name); return { stop: async () => {} }; } });
+    const loaders = [async () => make('alpha'), async () => make('beta')];
+    const one = setup('select', { SURFACES: 'beta' });
+    const server = await startServer({ config: one.config, logger: one.logger, surfaces: loaders });
+    await server.shutdown('test');
+    expect(startedNames).toEqual(['beta']);
+    expect(server.surfaces.map((s) => s.name)).toEqual(['beta']);
+
+    const bad = setup('select-bad', { SURFACES: 'beta,gamma' });
+    const err = await startServer({ config: bad.config, logger: bad.logger, surfaces: loaders }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as StartupError).exitCode).toBe(2);
+    expect((err as StartupError).message).toContain('unknown surface(s) gamma; this build has: alpha, beta');
+  });
 });
