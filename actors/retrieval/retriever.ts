@@ -24,6 +24,10 @@ export interface SyncReport {
   unchanged: number;
   passages: number;
   ms: number;
+  /** Passages embedded in this run (hybrid only). */
+  embedded?: number;
+  /** Why embedding failed, when it did (the index stays lexical until the next sync). */
+  embeddingError?: string;
 }
 
 export type SyncProgress = (done: number, total: number, path: string) => void;
@@ -170,8 +174,16 @@ export class Retriever {
     if (this.embedder) {
       const missing = [...this.passages.values()].filter((p) => !this.vectors.has(p.id));
       if (missing.length > 0) {
-        const vecs = await this.embedder.embed(missing.map((p) => `${p.section}\n${p.text}`));
-        missing.forEach((p, i) => this.vectors.set(p.id, vecs[i]!));
+        // An embeddings outage must not keep the assistant down: lexical search still works, and
+        // the missing vectors are asked for again at the next sync.
+        try {
+          const vecs = await this.embedder.embed(missing.map((p) => `${p.section}\n${p.text}`));
+          missing.forEach((p, i) => this.vectors.set(p.id, vecs[i]!));
+          report.embedded = missing.length;
+        } catch (err) {
+          this.logger?.warn({ err, missing: missing.length }, 'embeddings unavailable: lexical retrieval only until the next sync');
+          report.embeddingError = err instanceof Error ? err.message : String(err);
+        }
       }
     }
     report.passages = this.passages.size;
@@ -203,9 +215,16 @@ export class Retriever {
   async retrieve(query: string, k: number, signal?: AbortSignal): Promise<ScoredPassage[]> {
     if (!this.embedder || this.vectors.size === 0) return this.search(query, k);
     const { hits, tokens } = this.lexical.search(query, CANDIDATES);
-    const [qv] = await this.embedder.embed([query], signal);
+    let qv: Float32Array | undefined;
+    try {
+      [qv] = await this.embedder.embed([query], signal);
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      this.logger?.warn({ err }, 'query embedding failed: lexical results only');
+    }
+    if (!qv) return this.search(query, k);
     const dense = [...this.vectors]
-      .map(([id, v]) => ({ id, cos: dot(qv!, v) }))
+      .map(([id, v]) => ({ id, cos: dot(qv, v) }))
       .sort((a, b) => b.cos - a.cos)
       .slice(0, CANDIDATES)
       .map((d) => d.id);

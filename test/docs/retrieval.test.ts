@@ -145,7 +145,20 @@ describe('hybrid retrieval (embeddings through the OpenAI SDK, fused by RRF)', (
     expect(hybrid[0]!.path).toBe('mcp/cancellation.mdx');
     expect(hybrid[0]!.score).toBe(0);
     const both = await r.retrieve('dossier médical', 2);
+    expect(both.length).toBe(2);
     expect(both[0]!.path).toBe('rgpd/14-durée.md');
     expect(both[0]!.score).toBeGreaterThan(0.5);
+  });
+
+  it('keeps working lexically when the embeddings server is down', async () => {
+    const down = await startEmbeddingsFake();
+    await down.close();
+    const embedder = createOpenAiEmbedder({ apiKey: 'test', baseURL: down.url, model: 'm' });
+    const r = new Retriever({ root, embedder });
+    const report = await r.sync();
+    expect(report.embeddingError).toBeDefined();
+    expect(report.passages).toBeGreaterThan(0);
+    const hits = await r.retrieve('dossier médical', 1);
+    expect(hits[0]!.path).toBe('rgpd/14-durée.md');
   });
 });
