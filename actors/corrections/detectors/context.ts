@@ -113,3 +113,18 @@ export const always = (): boolean => true;
 export function wordRe(alternatives: string, flags = 'giu'): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, flags);
 }
+
+const SKIPPED_BEFORE = new Set([' ', '\t', '\r', '\u00a0', '\u202f', '«', '"', '“', '(']);
+
+/** The character before `offset`, skipping spaces, opening quotes and brackets ('' at the start). */
+export function previousSignificantChar(text: string, offset: number): string {
+  let i = offset - 1;
+  while (i >= 0 && SKIPPED_BEFORE.has(text[i]!)) i--;
+  return i >= 0 ? text[i]! : '';
+}
+
+/** True at the start of the text, of a line, or after . ! ? … : (a capital is expected there). */
+export function atSentenceStart(text: string, offset: number): boolean {
+  const c = previousSignificantChar(text, offset);
+  return c === '' || c === '\n' || '.!?…:'.includes(c);
+}

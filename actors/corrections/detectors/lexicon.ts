@@ -11,15 +11,15 @@ const SMS: Record<string, string> = {
 delete SMS.bisous;
 /** Abbreviations the SMS detector reports (the spelling detector leaves them to it). */
 export const SMS_WORDS: ReadonlySet<string> = new Set(Object.keys(SMS));
-const SMS_RE = wordRe(Object.keys(SMS).join('|'), 'giu');
 
 export const abreviationsSms: Detector = {
   name: 'sms',
   codes: ['abreviations_sms'],
   applies: isWritten,
   detect(ctx) {
-    return [...ctx.text.matchAll(SMS_RE)].map((m) =>
-      finding('sms', 'abreviations_sms', ctx, m.index, m.index + m[0].length, `Écrivez le mot en entier : « ${SMS[m[0].toLowerCase()]} ».`));
+    // Token lookups, not a regex alternation: one Map probe per word.
+    return ctx.tokens.filter((t) => SMS_WORDS.has(t.lower)).map((t) =>
+      finding('sms', 'abreviations_sms', ctx, t.start, t.end, `Écrivez le mot en entier : « ${SMS[t.lower]} ».`));
   },
 };
 
@@ -34,15 +34,13 @@ export const ANGLICISMS: Record<string, string> = {
   updater: 'mettre à jour', updaté: 'mis à jour', meeter: 'rencontrer', shopper: 'magasiner', online: 'en ligne', offline: 'hors ligne',
   computer: 'ordinateur', laptop: 'ordinateur portable', weekend: 'fin de semaine', job: 'emploi', jobs: 'emplois', fun: 'amusant',
 };
-const ANGLICISM_RE = wordRe(Object.keys(ANGLICISMS).join('|'), 'giu');
-
 export const anglicisme: Detector = {
   name: 'anglicisme',
   codes: ['anglicisme'],
   applies: always,
   detect(ctx) {
-    return [...ctx.text.matchAll(ANGLICISM_RE)].map((m) =>
-      finding('anglicisme', 'anglicisme', ctx, m.index, m.index + m[0].length, `Anglicisme : dites « ${ANGLICISMS[m[0].toLowerCase()]} ».`));
+    return ctx.tokens.filter((t) => Object.hasOwn(ANGLICISMS, t.lower)).map((t) =>
+      finding('anglicisme', 'anglicisme', ctx, t.start, t.end, `Anglicisme : dites « ${ANGLICISMS[t.lower]} ».`));
   },
 };
 
@@ -83,17 +81,27 @@ export const connecteursRepetes: Detector = {
   applies: always,
   detect(ctx) {
     const out: Finding[] = [];
-    const text = ctx.text.replace(/’/g, "'");
     // Speech repeats connectors more than writing does: allow half as many again in a transcript.
     const factor = ctx.production.epreuve === 'EO' ? 1.5 : 1;
-    for (const [connector, max] of Object.entries(CONNECTORS)) {
-      const hits = [...text.matchAll(wordRe(connector.replace(' ', '\\s+'), 'giu'))];
-      if (hits.length < Math.ceil(max * factor)) continue;
-      const last = hits[hits.length - 1]!;
-      out.push(finding('connecteurs', 'connecteurs_repetes', ctx, last.index, last.index + last[0].length,
-        `« ${connector} » revient ${hits.length} fois : variez (${VARIANTS[connector] ?? 'autres connecteurs'}).`));
+    const hits = new Map<string, Array<[number, number]>>();
+    const t = ctx.tokens;
+    for (let i = 0; i < t.length; i++) {
+      const two = i + 1 < t.length ? `${t[i]!.lower} ${t[i + 1]!.lower}` : '';
+      const key = two in CONNECTORS ? two : t[i]!.lower in CONNECTORS ? t[i]!.lower : undefined;
+      if (!key) continue;
+      const end = key === two ? t[i + 1]!.end : t[i]!.end;
+      const list = hits.get(key) ?? [];
+      list.push([t[i]!.start, end]);
+      hits.set(key, list);
+      if (key === two) i++;
     }
-    return out;
+    for (const [connector, spans] of hits) {
+      if (spans.length < Math.ceil(CONNECTORS[connector]! * factor)) continue;
+      const [start, end] = spans[spans.length - 1]!;
+      out.push(finding('connecteurs', 'connecteurs_repetes', ctx, start, end,
+        `« ${connector} » revient ${spans.length} fois : variez (${VARIANTS[connector] ?? 'autres connecteurs'}).`));
+    }
+    return out.sort((a, b) => a.start - b.start);
   },
 };
 

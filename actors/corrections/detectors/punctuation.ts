@@ -1,4 +1,4 @@
-import { finding, isWritten, wordRe, type Detector, type DetectorContext, type Finding } from './context.js';
+import { atSentenceStart, finding, isWritten, type Detector, type DetectorContext, type Finding } from './context.js';
 
 /** Sentence boundaries and capitals of a written text (transcripts get their punctuation from ASR). */
 
@@ -10,8 +10,12 @@ export const phraseTropLongue: Detector = {
   applies: isWritten,
   detect(ctx) {
     const out: Finding[] = [];
+    let k = 0;
     for (const s of ctx.sentences) {
-      const words = ctx.tokens.filter((t) => t.start >= s.start && t.end <= s.end);
+      // Tokens and sentences are both in text order: one pass over the tokens.
+      while (k < ctx.tokens.length && ctx.tokens[k]!.start < s.start) k++;
+      const words: typeof ctx.tokens = [];
+      for (let j = k; j < ctx.tokens.length && ctx.tokens[j]!.end <= s.end; j++) words.push(ctx.tokens[j]!);
       if (words.length <= LONG_SENTENCE_WORDS) continue;
       out.push(finding('phrase-longue', 'phrase_trop_longue', ctx, words[0]!.start, words[Math.min(7, words.length) - 1]!.end,
         `Phrase de ${words.length} mots : coupez-la en deux ou trois phrases.`));
@@ -21,9 +25,7 @@ export const phraseTropLongue: Detector = {
 };
 
 /** Words that start a new sentence far more often than they appear capitalised mid-sentence. */
-const STARTERS = "Je|J'|Il|Elle|Nous|Vous|Ils|Elles|On|Ce|C'est|Cette|Mais|Donc|Ensuite|Puis|Enfin|Alors|Aussi|Cependant|Par|En|Les|La|Le|Mon|Ma|Mes|Notre|Nos|Pour|Quand|Si|Merci|Après|Demain|Aujourd'hui";
-/** A lowercase word, then (optionally a comma and) a capitalised sentence starter: a missing full stop. */
-const RUN_ON = new RegExp(`(?<=\\p{Ll})(,?)[ \\t]+(?=(?:${STARTERS})(?![\\p{L}]))`, 'gu');
+const STARTERS = new Set("Je J' Il Elle Nous Vous Ils Elles On Ce C' Cette Mais Donc Ensuite Puis Enfin Alors Aussi Cependant Par En Les La Le Mon Ma Mes Notre Nos Pour Quand Si Merci Après Demain Aujourd'hui".split(' '));
 const LINE_END_OK = /[.!?…:;,)»"”]$/;
 const LETTER_LINE = /^(objet|bonjour|bonsoir|salut|coucou|cher|chère|chers|chères|madame|monsieur|mesdames|messieurs|cordialement|amicalement|bises|bisous|à bientôt|à plus|bien à|merci|salutations)/i;
 
@@ -33,11 +35,14 @@ export const pointAbsent: Detector = {
   applies: isWritten,
   detect(ctx) {
     const out: Finding[] = [];
-    const text = ctx.text.replace(/’/g, "'");
-    for (const m of text.matchAll(RUN_ON)) {
-      const before = ctx.tokens.filter((t) => t.end <= m.index).at(-1);
-      const after = ctx.tokens.find((t) => t.start >= m.index + m[0].length);
-      if (!before || !after) continue;
+    const t = ctx.tokens;
+    for (let i = 1; i < t.length; i++) {
+      const before = t[i - 1]!;
+      const after = t[i]!;
+      if (!STARTERS.has(after.text.replace(/’/g, "'").replace(/^(J|C)'.*$/, "$1'")) && !STARTERS.has(after.text)) continue;
+      // A lowercase word, then (optionally a comma and) spaces, then a capitalised sentence starter.
+      const gap = ctx.text.slice(before.end, after.start);
+      if (!/^,?[ \t]+$/.test(gap) || !/\p{Ll}$/u.test(before.text)) continue;
       out.push(finding('point-absent', 'point_absent', ctx, before.start, after.end, `Mettez un point entre « ${before.text} » et « ${after.text} » : ce sont deux phrases.`));
     }
     // A body paragraph that stops without any final punctuation.
@@ -52,12 +57,11 @@ export const pointAbsent: Detector = {
   },
 };
 
-const DAYS_MONTHS = 'Lundi|Mardi|Mercredi|Jeudi|Vendredi|Samedi|Dimanche|Janvier|Février|Mars|Avril|Mai|Juin|Juillet|Août|Septembre|Octobre|Novembre|Décembre';
-const PROPER_LOWER = 'canada|québec|montréal|toronto|ottawa|vancouver|france|paris|lyon|marseille|europe|afrique|belgique|suisse|maroc|algérie|tunisie|sénégal|cameroun|haïti|mexique|brésil|chine|inde';
+const DAYS_MONTHS = new Set('Lundi Mardi Mercredi Jeudi Vendredi Samedi Dimanche Janvier Février Mars Avril Mai Juin Juillet Août Septembre Octobre Novembre Décembre'.split(' '));
+const PROPER_LOWER = new Set('canada québec montréal toronto ottawa vancouver france paris lyon marseille europe afrique belgique suisse maroc algérie tunisie sénégal cameroun haïti mexique brésil chine inde'.split(' '));
 
 function isSentenceStart(ctx: DetectorContext, offset: number): boolean {
-  const before = ctx.text.slice(0, offset).replace(/[\s«"“(]+$/u, '');
-  return before === '' || /[.!?…:\n]$/.test(before);
+  return atSentenceStart(ctx.text, offset);
 }
 
 export const majuscules: Detector = {
@@ -76,12 +80,12 @@ export const majuscules: Detector = {
       if (/\b(etc|ex|cf|p|M|Mme|av|env)\.$/.test(before)) continue;
       push(first.start, first.end, `Majuscule en début de phrase : « ${first.text.charAt(0).toUpperCase()}${first.text.slice(1)} ».`);
     }
-    for (const m of ctx.text.matchAll(wordRe(DAYS_MONTHS, 'gu'))) {
-      if (isSentenceStart(ctx, m.index)) continue;
-      push(m.index, m.index + m[0].length, `Les jours et les mois s'écrivent en minuscules : « ${m[0].toLowerCase()} ».`);
-    }
-    for (const m of ctx.text.matchAll(wordRe(PROPER_LOWER, 'gu'))) {
-      push(m.index, m.index + m[0].length, `Nom propre : « ${m[0].charAt(0).toUpperCase()}${m[0].slice(1)} ».`);
+    for (const t of ctx.tokens) {
+      if (DAYS_MONTHS.has(t.text)) {
+        if (!isSentenceStart(ctx, t.start)) push(t.start, t.end, `Les jours et les mois s'écrivent en minuscules : « ${t.lower} ».`);
+      } else if (PROPER_LOWER.has(t.text)) {
+        push(t.start, t.end, `Nom propre : « ${t.text.charAt(0).toUpperCase()}${t.text.slice(1)} ».`);
+      }
     }
     return out.sort((a, b) => a.start - b.start);
   },

@@ -1,4 +1,4 @@
-import { finding, isWritten, type Detector, type DetectorContext, type Finding, type Token } from './context.js';
+import { atSentenceStart, finding, isWritten, type Detector, type DetectorContext, type Finding, type Token } from './context.js';
 import { ANGLICISMS, SMS_WORDS } from './lexicon.js';
 import { loadWordList, type WordList } from './wordlist.js';
 
@@ -92,8 +92,7 @@ export const orthographe: Detector = {
   detect(ctx: DetectorContext) {
     const out: Finding[] = [];
     for (const t of ctx.tokens) {
-      const before = ctx.text.slice(0, t.start).replace(/[\s«"“(]+$/u, '');
-      const sentenceStart = before === '' || /[.!?…:\n]$/.test(before);
+      const sentenceStart = atSentenceStart(ctx.text, t.start);
       if (isProperNounLike(t, sentenceStart) || t.lower in ANGLICISMS || SMS_WORDS.has(t.lower)) continue;
       if (isKnownWord(t.text, sentenceStart)) continue;
       // « montréal »: the word exists with a capital; that is the capitals detector's finding.

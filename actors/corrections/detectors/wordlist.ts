@@ -63,8 +63,12 @@ function load(bytes: Buffer, source: WordList['source'], t0: number): WordList {
   starts[n++] = 0;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) starts[n++] = i + 1;
   starts[n] = bytes.length + 1; // sentinel: the end of the last word is starts[n] - 1
+  // One scratch buffer for the query: no allocation per lookup.
+  const scratch = Buffer.allocUnsafe(1024);
   const has = (word: string): boolean => {
-    const q = Buffer.from(word, 'utf8');
+    if (word.length > 250) return false;
+    const len = scratch.write(word, 'utf8');
+    const q = scratch.subarray(0, len);
     let lo = 0;
     let hi = count - 1;
     while (lo <= hi) {

@@ -1,0 +1,92 @@
+/**
+ * Corrections benchmarks:
+ *  1. the deterministic detectors' time per 1,000 words (target ≤ 5 ms), on the labelled set's
+ *     written productions concatenated into texts of ~1,000 words (word list already loaded);
+ *  2. the whole offline correction of a 180-word EE_T3 text: correction actor in the runtime,
+ *     prompt, detectors, report assembly and validation, SQLite save;
+ *  3. the one-off costs: loading the cached spelling word list (and building it, when not cached).
+ *
+ *   npx tsx bench/corrections.ts [rounds=200]
+ *
+ * Prints one JSON line, then a table.
+ */
+import os from 'node:os';
+import { DETECTORS, runDetectors, warmSpelling, wordListCached } from '../actors/corrections/detectors/index.js';
+import { countWords, type Production } from '../actors/corrections/production.js';
+import { createCorrectionService } from '../actors/corrections/service.js';
+import { buildContext } from '../actors/corrections/detectors/context.js';
+import { loadLabelled } from '../test/corrections/labelled.js';
+import { makeContext } from '../test/corrections/support.js';
+
+const ROUNDS = Math.max(20, Number(process.argv[2] ?? 200));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+const cachedBefore = wordListCached();
+const rss0 = process.memoryUsage().rss;
+const loadMs = warmSpelling();
+const rssWordList = process.memoryUsage().rss - rss0;
+
+// 1. Detectors per 1,000 words.
+const written = loadLabelled().filter((l) => l.production.epreuve === 'EE').map((l) => (l.production as Extract<Production, { epreuve: 'EE' }>).texte);
+const big = written.join('\n\n');
+const bigWords = countWords(big);
+const thousand: Production = { epreuve: 'EE', tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte: big };
+for (let i = 0; i < 5; i++) runDetectors(thousand);
+const perK: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  const t0 = performance.now();
+  runDetectors(thousand);
+  perK.push(((performance.now() - t0) / bigWords) * 1000);
+}
+// Per detector, to see where the time goes.
+const ctxRuns: number[] = [];
+for (let i = 0; i < 50; i++) {
+  const t0 = performance.now();
+  buildContext(thousand);
+  ctxRuns.push(((performance.now() - t0) / bigWords) * 1000);
+}
+const ctx = buildContext(thousand);
+const perDetector = DETECTORS.map((d) => {
+  for (let i = 0; i < 10; i++) d.detect(ctx);
+  const runs: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now();
+    d.detect(ctx);
+    runs.push(((performance.now() - t0) / bigWords) * 1000);
+  }
+  return { detector: d.name, msPer1000Words: pct(runs, 50) };
+}).sort((a, b) => b.msPer1000Words - a.msPer1000Words);
+
+// 2. Whole offline correction of a 180-word text.
+const base = written.find((t) => countWords(t) >= 180) ?? big;
+const words180 = base.match(/\S+/g)!.slice(0, 180).join(' ');
+const env = makeContext();
+const service = createCorrectionService(env.ctx);
+const whole: number[] = [];
+for (let i = 0; i < Math.min(ROUNDS, 100) + 5; i++) {
+  const t0 = performance.now();
+  const out = await service.correctWritten({ candidateId: `bench-${i % 7}`, tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte: words180 });
+  if (!out.report.detectorsOnly) throw new Error('expected the offline provider');
+  if (i >= 5) whole.push(performance.now() - t0);
+}
+env.close();
+
+const result = {
+  bench: 'corrections',
+  node: process.version,
+  cpus: os.cpus().length,
+  detectorsPer1000WordsMs: { p50: +pct(perK, 50).toFixed(3), p95: +pct(perK, 95).toFixed(3), words: bigWords, target: 5 },
+  offlineCorrection180WordsMs: { p50: +pct(whole, 50).toFixed(2), p95: +pct(whole, 95).toFixed(2), words: countWords(words180) },
+  loadAverage: +os.loadavg()[0]!.toFixed(1),
+  wordList: { cachedBefore, loadMs: Math.round(loadMs), rssMB: Math.round(rssWordList / 1e6) },
+};
+console.log(JSON.stringify(result));
+console.log('');
+console.log('measure                                   p50        p95');
+console.log(`detectors, ms per 1,000 words (≤ 5)    ${result.detectorsPer1000WordsMs.p50.toFixed(3).padStart(8)}  ${result.detectorsPer1000WordsMs.p95.toFixed(3).padStart(8)}`);
+console.log(`offline correction, 180 words, ms      ${result.offlineCorrection180WordsMs.p50.toFixed(2).padStart(8)}  ${result.offlineCorrection180WordsMs.p95.toFixed(2).padStart(8)}`);
+console.log(`spelling word list: ${cachedBefore ? 'loaded from cache' : 'built (first run) then loaded'} in ${result.wordList.loadMs} ms, +${result.wordList.rssMB} MB RSS`);
+console.log(`  (load average at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs)`);
+console.log('per step (ms per 1,000 words, p50 of 50 warmed runs):');
+console.log(`  ${'tokenize + spans'.padEnd(20)} ${pct(ctxRuns, 50).toFixed(3)}`);
+for (const d of perDetector) console.log(`  ${d.detector.padEnd(20)} ${d.msPer1000Words.toFixed(3)}`);
