@@ -185,6 +185,27 @@ describe('/admin/chat/params', () => {
     expect(cookieFrom(wrong, 'palabre_admin')).toBeUndefined();
   });
 
+  it('a login form without its CSRF token is rejected; repeated wrong passwords are throttled per client', async () => {
+    // Its own server: the throttle must not lock out the other tests' logins.
+    const own = await startPagesServer({ assistant: srv.assistant });
+    try {
+      const noToken = await fetch(`${own.url}/admin/login`, { method: 'POST', redirect: 'manual', body: form({ password: ADMIN_PASSWORD }) });
+      expect(noToken.status).toBe(403);
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const page = await fetch(`${own.url}/admin/login`);
+        const c = cookieFrom(page, 'palabre_login_csrf') ?? '';
+        const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+        const res = await fetch(`${own.url}/admin/login`, { method: 'POST', redirect: 'manual', headers: { cookie: c }, body: form({ password: i < 5 ? `wrong-${i}-xxxx` : ADMIN_PASSWORD, _csrf: token }) });
+        statuses.push(res.status);
+      }
+      // Five wrong passwords are refused (401); then even the right one waits (429).
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('rejects a POST without or with a wrong CSRF token (403, nothing saved); saves with it', async () => {
     const admin = await login();
     // threshold 0.99: the embedded chat will refuse what the assistant (defaults) answers.

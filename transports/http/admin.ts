@@ -105,7 +105,8 @@ function createAdminAuth({ app, db, config, logger, now = Date.now }: AdminDeps)
   const secret = cookieSecret(config.SESSION_SECRET);
   const password = config.ADMIN_PASSWORD;
   const enabled = Boolean(password);
-  const failures: number[] = [];
+  // Failed logins per client address: one client cannot lock the admin out for everyone.
+  const failures = new Map<string, number[]>();
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   const insert = db.prepare('INSERT INTO admin_sessions (id_hash, csrf, created_at, expires_at) VALUES (?, ?, ?, ?)');
@@ -161,13 +162,17 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
       return;
     }
     const t = now();
-    while (failures.length && (failures[0] ?? 0) < t - FAILURE_WINDOW_MS) failures.shift();
-    if (failures.length >= MAX_FAILURES) {
+    const client = req.ip ?? 'unknown';
+    const recent = (failures.get(client) ?? []).filter((at) => at > t - FAILURE_WINDOW_MS);
+    failures.set(client, recent);
+    if (failures.size > 10_000) failures.clear(); // bounded memory under a spray of addresses
+    if (recent.length >= MAX_FAILURES) {
       logger.warn({ event: 'admin_login_throttled' }, 'admin login throttled');
       return loginPage(res, { next, error: 'Trop de tentatives : réessayez dans quelques minutes.', status: 429 });
     }
     if (!passwordMatches(parsed.data.password, password)) {
-      failures.push(t);
+      recent.push(t);
+      failures.set(client, recent);
       logger.warn({ event: 'admin_login_failed' }, 'admin login failed');
       return loginPage(res, { next, error: 'Mot de passe incorrect.', status: 401 });
     }
