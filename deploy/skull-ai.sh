@@ -7,5 +7,5 @@ PALABRE_HOME="${PALABRE_HOME:-/opt/palabre}"
 NODE_BIN="${NODE_BIN:-$(command -v node)}"
 cd "$PALABRE_HOME"
 # A Pi Zero 2 W has 512 MB for everything: keep V8's heap small (the service needs ~30 MB).
-export NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=96}"
+export NODE_OPTIONS="${NODE_OPTIONS:---max-old-space-size=96 --max-semi-space-size=1}"
 exec "$NODE_BIN" "$PALABRE_HOME/bin/palabre.js" skull "$@"

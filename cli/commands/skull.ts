@@ -37,16 +37,15 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   }
 
   const t0 = performance.now();
-  const [{ createLogger }, { createMetrics }, { Runtime }, { createProviders }, { startSkullService }] = await Promise.all([
+  // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
+  const [{ createLogger }, { Runtime }, { createProviders }, { startSkullService }] = await Promise.all([
     import('../../core/log.js'),
-    import('../../core/metrics.js'),
     import('../../core/runtime.js'),
     import('../../actors/llm/providers.js'),
     import('../../transports/mqtt/skull.js'),
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
-  const metrics = createMetrics({ defaults: false });
 
   let broker: { url: string; close(): Promise<void> } | undefined;
   let mqttUrl = config.MQTT_URL;
@@ -64,10 +63,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     mqttUrl = broker.url;
   }
 
-  const providers = createProviders(config, { logger, metrics });
+  const providers = createProviders(config, { logger });
   const provider = providers.resolve(config.SKULL_PROVIDER);
   const runtime = new Runtime();
-  const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl, metrics });
+  const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl });
   const startMs = Math.round(performance.now() - t0);
   io.stdout.write(
     `palabre skull ready on ${mqttUrl}${broker ? ' (embedded broker, MQTT 3.1.1)' : ''} — MQTT ${svc.protocolVersion === 5 ? '5' : '3.1.1'}, ` +
