@@ -96,3 +96,35 @@ describe('merging model errors and detector findings', () => {
     expect(r.nclc.niveau).toBe('7');
   });
 });
+
+describe('palabre patterns', () => {
+  it('prints a candidate\'s confirmed patterns and the autre review from the store', async () => {
+    const { run } = await import('../../cli/commands/patterns.js');
+    const env = makeContext();
+    try {
+      migrate(env.ctx.db, CORRECTION_MIGRATIONS);
+      const store = new CorrectionStore(env.ctx.db);
+      for (let i = 0; i < 3; i++) {
+        const report = assembleReport({ production, findings: [], fallback: { reason: 'offline_provider' } });
+        report.erreurs = [err('negation_incomplete'), err('autre', 'competence_lexicale', 'Tournure familière dans un courriel')];
+        store.save({ candidateId: 'cli-1', production, report });
+      }
+      const capture = () => {
+        let text = '';
+        return { stream: { write: (s: string) => { text += s; return true; } } as unknown as NodeJS.WritableStream, text: () => text };
+      };
+      const out = capture();
+      const err1 = capture();
+      const io = { stdout: out.stream, stderr: err1.stream, env: { DATA_DIR: env.dir } };
+      expect(await run(['--candidate', 'cli-1'], io)).toBe(0);
+      expect(out.text()).toMatch(/PATTERN\s+3\/3\s+negation_incomplete/);
+      const out2 = capture();
+      expect(await run(['--autre', '--json'], { ...io, stdout: out2.stream })).toBe(0);
+      expect(JSON.parse(out2.text())).toMatchObject([{ count: 3, critere: 'competence_lexicale' }]);
+      expect(await run([], io)).toBe(2);
+      expect(err1.text()).toMatch(/--candidate ID or --autre/);
+    } finally {
+      env.close();
+    }
+  });
+});
