@@ -76,11 +76,12 @@ function buildEmbedder(config: DocsConfig, logger?: Logger): Embedder | undefine
 
 export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   const { config, logger } = deps;
+  const embedder = deps.embedder ?? buildEmbedder(config, logger);
   const retriever = new Retriever({
     root: config.CORPUS_DIR,
     ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
     ...(logger ? { logger } : {}),
-    ...((deps.embedder ?? buildEmbedder(config, logger)) ? { embedder: deps.embedder ?? buildEmbedder(config, logger)! } : {}),
+    ...(embedder ? { embedder } : {}),
   });
   const provider = (): LlmProvider => deps.providers.resolve(config.CHAT_PROVIDER);
   const call: Omit<LlmCallInput, 'request'> = {

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../core/config/index.js';
 import { createLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
@@ -36,7 +37,8 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     io.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
     return EXIT.usage;
   }
-  const logger = createLogger({ level: 'warn', destination: 2 as unknown as string });
+  // Warnings go to stderr so that stdout carries only the answer.
+  const logger = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, destination: pino.destination({ dest: 2, sync: true }) });
   const providers = createProviders(config, { logger, metrics: createMetrics({ defaults: false }) });
   const assistant = createDocsAssistant({ config, providers, logger });
   await assistant.ready();
