@@ -168,3 +168,29 @@ describe('injection: a document with <script> and a prompt-injection paragraph',
     expect(provider.requests[0]!.system).toBe(CHAT_SYSTEM_PROMPT);
   });
 });
+
+describe('other providers: numbered passages (OpenAI wire fake, real SDK)', () => {
+  it('sends the passages numbered before the question and maps [n] back to sources; [n] past the list is removed', async () => {
+    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const fake = await startOpenAIFake();
+    try {
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_TEMPERATURE: '0.1' });
+      const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+      await a.ready();
+      fake.script({ text: 'Vingt ans [1], selon [8].' });
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      const body = fake.requests.at(-1)!.body as { model: string; temperature?: number; messages: Array<{ role: string; content: string }> };
+      expect(body.model).toBe('gpt-4o-mini');
+      expect(body.temperature).toBe(0.1);
+      const user = body.messages.at(-1)!;
+      expect(user.content).toMatch(/^Sources:\n\n\[1\] rgpd\/14-conservation\.md › /);
+      expect(user.content).toContain('20 ans');
+      expect(user.content.endsWith(QUESTION)).toBe(true);
+      expect(answer.state).toBe('answered');
+      expect(answer.answer).toBe('Vingt ans [1], selon.');
+      expect(answer.sources.map((s) => s.path)).toEqual(['rgpd/14-conservation.md']);
+    } finally {
+      await fake.close();
+    }
+  });
+});
