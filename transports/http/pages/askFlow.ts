@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../../actors/docs/contract.js';
 import type { Logger } from '../../../core/log.js';
 import type { Exchange } from '../session.js';
-import { exchangeView } from './views.js';
+import { exchangeId, exchangeView } from './views.js';
 
 /**
  * One question from a page, three ways to answer it, same route:
@@ -57,8 +57,8 @@ export interface AskArgs {
   history: ChatTurn[];
   logger: Logger;
   mode: AskMode;
-  /** Id prefix of the exchange article and its heading level (for the fragment sent to JS). */
-  fragmentId: string;
+  /** Id prefix of the page's chat block and its heading level (for the fragment sent to JS). */
+  prefix: string;
   headingLevel: 2 | 3;
 }
 
@@ -97,7 +97,7 @@ export async function answerQuestion(a: AskArgs): Promise<Exchange> {
     a.logger.error({ event: 'docs_answer_error', err: err instanceof Error ? err.message : String(err) }, 'docs question failed');
     exchange = { question: a.question, answer: FAILED, state: 'failed', sources: [], provider: a.assistant.providerName(), model: a.settings.model, at: Date.now() };
   }
-  const fragment = exchangeView(exchange, a.fragmentId, a.headingLevel).value;
+  const fragment = exchangeView(exchange, exchangeId(a.prefix, exchange), a.headingLevel).value;
   if (a.mode === 'sse') {
     send('done', { state: exchange.state, html: fragment });
     a.res.end();

@@ -127,7 +127,7 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
       req, res, mode, logger: d.logger, assistant: d.assistant, settings,
       question: parsed.data.question,
       history: historyFrom(thread, settings.historyTurns),
-      fragmentId: `${PREFIX}_x${thread.length}`,
+      prefix: PREFIX,
       headingLevel: 3,
     });
     d.sessions.append(session, 'docs', exchange);

@@ -12,6 +12,11 @@ export function providerNotice(providerName: string): string | undefined {
   return providerName === 'offline' ? OFFLINE_NOTICE : undefined;
 }
 
+/** A stable, unique id per exchange (its time, base 36): the thread is capped, indexes repeat. */
+export function exchangeId(prefix: string, ex: Exchange): string {
+  return `${prefix}_x${ex.at.toString(36)}`;
+}
+
 /** One question and its answer with sources. `headingLevel` keeps the page outline correct. */
 export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3): SafeHtml {
   const h = `h${headingLevel}`;
@@ -63,8 +68,8 @@ export function chatBlock(o: ChatBlockOptions): SafeHtml {
   const latest = o.thread.at(-1);
   const p = o.prefix;
   return html`<div class="thread" id="${p}_thread">
-${earlier.length ? html`<div class="earlier">${earlier.map((ex, i) => exchangeView(ex, `${p}_x${i}`, o.headingLevel))}</div>` : ''}
-<div id="${p}_answer" class="answer-region" aria-live="polite" aria-busy="false" data-next-index="${o.thread.length}">${latest ? exchangeView(latest, `${p}_x${o.thread.length - 1}`, o.headingLevel) : ''}</div>
+${earlier.length ? html`<div class="earlier">${earlier.map((ex) => exchangeView(ex, exchangeId(p, ex), o.headingLevel))}</div>` : ''}
+<div id="${p}_answer" class="answer-region" aria-live="polite" aria-busy="false">${latest ? exchangeView(latest, exchangeId(p, latest), o.headingLevel) : ''}</div>
 </div>
 <form class="ask-form" id="${p}_form" method="post" action="${o.action}" data-chat data-answer="${p}_answer" data-prefix="${p}" data-level="${o.headingLevel}">
 ${Object.entries(o.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
