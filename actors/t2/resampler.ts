@@ -104,8 +104,18 @@ export class Resampler16to24 {
       const i = (u / UP) | 0; // newest input sample used
       const off = (u - i * UP) * TAPS_PER_PHASE;
       // buf[i .. i+HIST] are the 32 most recent samples, oldest first; taps are reversed to match.
-      let acc = 0;
-      for (let k = 0; k < TAPS_PER_PHASE; k++) acc += taps[off + k]! * buf[i + k]!;
+      // Unrolled by 4 (TAPS_PER_PHASE is a multiple of 4): a third fewer loop checks per output.
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let k = 0; k < TAPS_PER_PHASE; k += 4) {
+        a0 += taps[off + k]! * buf[i + k]!;
+        a1 += taps[off + k + 1]! * buf[i + k + 1]!;
+        a2 += taps[off + k + 2]! * buf[i + k + 2]!;
+        a3 += taps[off + k + 3]! * buf[i + k + 3]!;
+      }
+      const acc = a0 + a1 + a2 + a3;
       out[n++] = acc > 32767 ? 32767 : acc < -32768 ? -32768 : Math.round(acc);
       u += DOWN;
     }
