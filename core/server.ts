@@ -79,8 +79,8 @@ export function providersPerSurface(ctx: Pick<AppContext, 'config' | 'providers'
     skull: pick(config.SKULL_PROVIDER),
     docs: pick(config.CHAT_PROVIDER),
     corrections: pick(config.CORRECTION_PROVIDER),
-    // The live interlocutor exists only on Gemini Live; without a Gemini key it is offline.
-    t2: providers.available().includes('gemini') ? 'gemini' : 'offline',
+    // The live interlocutor is Gemini Live; without a Gemini key T2 falls back to its text mode.
+    t2: providers.available().includes('gemini') ? 'gemini' : pick(config.T2_TEXT_PROVIDER),
   };
 }
 
