@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -51,5 +51,14 @@ describe('palabre CLI dispatch', () => {
     const u = io();
     expect(await main(['--bogus'], u)).toBe(2); // `palabre --bogus` is `palabre serve --bogus`
     expect(u.err()).toContain('palabre serve:');
+  });
+
+  it('keeps cli/main.ts free of heavy imports (palabre skull must not load the web server)', () => {
+    const source = readFileSync(join(PROJECT_ROOT, 'cli/main.ts'), 'utf8');
+    const staticImports = [...source.matchAll(/^import\s.*?from\s+'([^']+)'/gm)].map((m) => m[1]);
+    expect(staticImports.length).toBeGreaterThan(0);
+    for (const spec of staticImports) expect(spec).toMatch(/^(node:|\.\/io\.js$)/);
+    const dynamicImports = [...source.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]);
+    expect(dynamicImports).toEqual(['../core/version.js']);
   });
 });
