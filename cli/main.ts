@@ -20,13 +20,13 @@ interface CommandEntry {
 /** The fixed command table. A command whose file is not in this build says so and exits 2. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   serve: { file: 'serve', usage: 'serve [--config FILE]', summary: 'Every surface in one process: HTTP, embedded MQTT broker, SQLite (default command)' },
-  skull: { file: 'skull', usage: 'skull', summary: 'The Skull MQTT assistant alone (light enough for a Raspberry Pi)' },
-  index: { file: 'index', usage: 'index <dir>', summary: 'Build the docs assistant\'s retrieval index of a folder' },
+  skull: { file: 'skull', usage: 'skull [--config FILE]', summary: 'The Skull MQTT assistant alone (light enough for a Raspberry Pi)' },
+  index: { file: 'index', usage: 'index [dir]', summary: 'Build the docs assistant\'s retrieval index of a folder' },
   ask: { file: 'ask', usage: 'ask "question"', summary: 'Ask the docs assistant from the terminal' },
-  token: { file: 'token', usage: 'token --plan free|premium', summary: 'Mint a development JWT for a candidate' },
-  machines: { file: 'machines', usage: 'machines --format mermaid|json|scxml', summary: 'Export the statecharts' },
-  sujets: { file: 'sujets', usage: 'sujets', summary: 'List the T2 role-play subjects' },
-  patterns: { file: 'patterns', usage: 'patterns', summary: 'List the error taxonomy\'s detection patterns' },
+  token: { file: 'token', usage: 'token --sub ID --plan free|premium', summary: 'Mint a development JWT for a candidate' },
+  machines: { file: 'machines', usage: 'machines --format json|mermaid|scxml|svg', summary: 'Export the statecharts' },
+  sujets: { file: 'sujets', usage: 'sujets [list|add FILE.json]', summary: 'List or add the T2 role-play subjects' },
+  patterns: { file: 'patterns', usage: 'patterns --candidate ID', summary: 'A candidate\'s recurring error patterns (or --autre)' },
 };
 
 const DEFAULT_COMMAND = 'serve';
