@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { warmSpelling } from '../../actors/corrections/detectors/index.js';
@@ -109,6 +110,30 @@ describe('correction service over the real OpenAI provider and the wire fake', (
     const down = createCorrectionService(env.ctx);
     const out2 = await down.correctWritten({ candidateId: 'c1', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE });
     expect(out2.report).toMatchObject({ detectorsOnly: true, detectorsOnlyReason: 'model_unreachable: network' });
+  });
+});
+
+describe('grading deadline (simulated clock)', () => {
+  it('a model slower than CORRECTION_TIMEOUT_MS − 3 s: detectors-only report (timeout), the request in flight aborted', async () => {
+    const fake = await startOpenAIFake();
+    const clock = new SimulatedClock();
+    const env = makeContext({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${fake.url}/v1`, CORRECTION_PROVIDER: 'openai', CORRECTION_ATTEMPT_TIMEOUT_MS: '60000' }, { clock });
+    try {
+      fake.script({ text: JSON.stringify(validWrittenAnswer()), delayMs: 120_000 });
+      const service = createCorrectionService(env.ctx);
+      const pending = service.correctWritten({ candidateId: 'slow', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE });
+      const [req] = await fake.waitForRequests(1);
+      clock.increment(51_999);
+      expect(env.ctx.runtime.countByKind()).toEqual({ correction: 1 });
+      clock.increment(1);
+      const out = await pending;
+      expect(out.report).toMatchObject({ detectorsOnly: true, detectorsOnlyReason: 'timeout' });
+      expect(await req!.done).toBe('client-closed');
+      expect(env.ctx.runtime.countByKind()).toEqual({});
+    } finally {
+      env.close();
+      await fake.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { SimulatedClock } from 'xstate';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../core/config/index.js';
@@ -11,13 +12,13 @@ import { createProviders } from '../../actors/llm/providers.js';
 import type { WrittenModelOutput } from '../../actors/corrections/report.js';
 
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
-export function makeContext(env: Record<string, string> = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
+export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-corr-'));
   const config = loadConfig({ env: { DATA_DIR: dir, JWT_SECRET: 'corrections-test-secret-0123456789', LLM_MAX_RETRIES: '0', ...env }, dotenvPath: null });
   const logger = silentLogger();
   const metrics = createMetrics({ defaults: false });
   const db = openStore({ path: join(dir, 'palabre.db') });
-  const runtime = new Runtime();
+  const runtime = new Runtime(opts.clock ? { clock: opts.clock } : {});
   const ctx: AppContext = {
     config, logger, db, runtime, metrics,
     providers: createProviders(config, { logger, metrics }),
