@@ -63,6 +63,8 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages in Chromium (${chromiumRequ
     // A source link is a plain link: it opens the viewer at the cited section.
     await Promise.all([page.waitForURL('**/docs/rgpd.md#durees-de-conservation'), region.locator('a.source-link').first().click()]);
     await expect(page.locator('#durees-de-conservation:target').count()).resolves.toBe(1);
+    // Controls that only work with JavaScript are not shown (nor focusable) without it.
+    await expect(page.locator('#chat_close').isVisible()).resolves.toBe(false);
     // The embedded chat is a plain region without JS, and posts too.
     await page.fill('#c_question', MCP);
     await Promise.all([page.waitForURL('**/docs/ask'), page.click('#c_form button[type="submit"]')]);
