@@ -12,7 +12,7 @@ import { runLlmCall } from '../llm/llmCallActor.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import type { LlmProvider } from '../llm/types.js';
-import { createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
+import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from './contract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
@@ -25,7 +25,7 @@ export const FAILED_ANSWER = 'La réponse n’a pas pu être produite pour le mo
 export type DocsConfig = Pick<
   Config,
   | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_TEMPERATURE'
-  | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL'
+  | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
 >;
 
@@ -65,12 +65,19 @@ export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor'>): So
   return { path: p.path, section: p.section, anchor: p.anchor, href: docHref(p.path, p.anchor) };
 }
 
+/** The OpenAI default model name makes no sense for Gemini: use Gemini's own then. */
+const GEMINI_DEFAULT_EMBEDDING_MODEL = 'gemini-embedding-001';
+
 function buildEmbedder(config: DocsConfig, logger?: Logger): Embedder | undefined {
   if (config.EMBEDDINGS_PROVIDER === 'none') return undefined;
   if (config.EMBEDDINGS_PROVIDER === 'openai' && config.OPENAI_API_KEY) {
     return createOpenAiEmbedder({ apiKey: config.OPENAI_API_KEY, model: config.EMBEDDINGS_MODEL, ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}) });
   }
-  logger?.warn({ provider: config.EMBEDDINGS_PROVIDER }, 'embeddings provider unavailable (no key, or not supported): lexical retrieval only');
+  if (config.EMBEDDINGS_PROVIDER === 'gemini' && config.GEMINI_API_KEY) {
+    const model = config.EMBEDDINGS_MODEL.startsWith('text-embedding-3') ? GEMINI_DEFAULT_EMBEDDING_MODEL : config.EMBEDDINGS_MODEL;
+    return createGeminiEmbedder({ apiKey: config.GEMINI_API_KEY, model, ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) });
+  }
+  logger?.warn({ provider: config.EMBEDDINGS_PROVIDER }, 'embeddings provider has no API key: lexical retrieval only');
   return undefined;
 }
 
@@ -79,9 +86,9 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   const embedder = deps.embedder ?? buildEmbedder(config, logger);
   const retriever = new Retriever({
     root: config.CORPUS_DIR,
+    ...(embedder ? { embedder } : {}),
     ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
     ...(logger ? { logger } : {}),
-    ...(embedder ? { embedder } : {}),
   });
   const provider = (): LlmProvider => deps.providers.resolve(config.CHAT_PROVIDER);
   const call: Omit<LlmCallInput, 'request'> = {

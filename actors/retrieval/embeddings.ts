@@ -15,10 +15,12 @@ export interface OpenAiEmbedderOptions {
   model: string;
   /** Inputs per request. */
   batch?: number;
+  /** SDK retries of 408/429/5xx/network errors (default 2). */
+  maxRetries?: number;
 }
 
 export function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Embedder {
-  const client = new OpenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), maxRetries: 2 });
+  const client = new OpenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), maxRetries: opts.maxRetries ?? 2 });
   const batch = opts.batch ?? 64;
   return {
     model: opts.model,
@@ -69,4 +71,37 @@ export function vectorFromBase64(s: string): Float32Array {
   const copy = new Uint8Array(buf.byteLength);
   copy.set(buf);
   return new Float32Array(copy.buffer);
+}
+
+export interface GeminiEmbedderOptions {
+  apiKey: string;
+  baseUrl?: string;
+  model: string;
+  batch?: number;
+}
+
+/** Gemini Developer API embeddings (`models/{model}:batchEmbedContents`) through @google/genai. */
+export function createGeminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
+  // The SDK is loaded on first use only: it is heavy and most setups never embed with Gemini.
+  let client: Promise<import('@google/genai').GoogleGenAI> | undefined;
+  const ai = () =>
+    (client ??= import('@google/genai').then(
+      ({ GoogleGenAI }) => new GoogleGenAI({ apiKey: opts.apiKey, apiVersion: 'v1beta', ...(opts.baseUrl ? { httpOptions: { baseUrl: opts.baseUrl } } : {}) }),
+    ));
+  const batch = opts.batch ?? 64;
+  return {
+    model: opts.model,
+    async embed(texts, signal) {
+      const out: Float32Array[] = [];
+      const sdk = await ai();
+      for (let i = 0; i < texts.length; i += batch) {
+        const slice = texts.slice(i, i + batch);
+        const res = await sdk.models.embedContent({ model: opts.model, contents: slice, config: signal ? { abortSignal: signal } : {} });
+        const vectors = res.embeddings ?? [];
+        if (vectors.length !== slice.length) throw new Error(`gemini embeddings: ${vectors.length} vectors for ${slice.length} inputs`);
+        for (const e of vectors) out.push(normalise(Float32Array.from(e.values ?? [])));
+      }
+      return out;
+    },
+  };
 }

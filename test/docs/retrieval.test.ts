@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeQuery, fold } from '../../actors/retrieval/analyze.js';
-import { createOpenAiEmbedder } from '../../actors/retrieval/embeddings.js';
+import { createGeminiEmbedder, createOpenAiEmbedder } from '../../actors/retrieval/embeddings.js';
 import { ingestSource } from '../../actors/retrieval/ingest.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
 import { createSlugger, slugify } from '../../actors/docs/slug.js';
@@ -153,12 +153,22 @@ describe('hybrid retrieval (embeddings through the OpenAI SDK, fused by RRF)', (
   it('keeps working lexically when the embeddings server is down', async () => {
     const down = await startEmbeddingsFake();
     await down.close();
-    const embedder = createOpenAiEmbedder({ apiKey: 'test', baseURL: down.url, model: 'm' });
+    const embedder = createOpenAiEmbedder({ apiKey: 'test', baseURL: down.url, model: 'm', maxRetries: 0 });
     const r = new Retriever({ root, embedder });
     const report = await r.sync();
     expect(report.embeddingError).toBeDefined();
     expect(report.passages).toBeGreaterThan(0);
     const hits = await r.retrieve('dossier médical', 1);
     expect(hits[0]!.path).toBe('rgpd/14-durée.md');
+  });
+
+  it('works the same with Gemini embeddings through @google/genai', async () => {
+    const embedder = createGeminiEmbedder({ apiKey: 'test-gemini-key', baseUrl: fake.origin, model: 'gemini-embedding-001' });
+    const r = new Retriever({ root, embedder });
+    const report = await r.sync();
+    expect(report.embeddingError).toBeUndefined();
+    expect(fake.requests.at(-1)!.model).toBe('gemini-embedding-001');
+    const hybrid = await r.retrieve('interrompue stoppee', 3);
+    expect(hybrid[0]!.path).toBe('mcp/cancellation.mdx');
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Wire-level fake of OpenAI `POST /v1/embeddings` for hybrid retrieval tests. The real `openai`
- * SDK is pointed at it by baseURL. Vectors are deterministic: a hashed bag of the input's words
+ * Wire-level fake of OpenAI `POST /v1/embeddings` and of Gemini
+ * `POST /v1beta/models/{model}:batchEmbedContents`, for hybrid retrieval tests. The real `openai`
+ * SDK (baseURL = `url`) and `@google/genai` (httpOptions.baseUrl = `origin`) are pointed at it. Vectors are deterministic: a hashed bag of the input's words
  * (64 dimensions), so texts sharing words are close and the same text always gets the same vector.
  * `synonyms` maps a word to another before hashing, which lets a test make two different words
  * "mean" the same thing, as a real embedding model would.
@@ -15,7 +16,10 @@ import type { AddressInfo } from 'node:net';
 export const FAKE_DIMENSIONS = 64;
 
 export interface EmbeddingsFake {
+  /** OpenAI base URL (ends with /v1). */
   url: string;
+  /** Origin, for the Gemini SDK's baseUrl. */
+  origin: string;
   requests: Array<{ model: string; input: string[] }>;
   close(): Promise<void>;
 }
@@ -50,6 +54,14 @@ export async function startEmbeddingsFake(opts: { synonyms?: Record<string, stri
   const requests: EmbeddingsFake['requests'] = [];
   const server = createServer((req, res) => {
     void (async () => {
+      const gemini = /^\/v1beta\/models\/([^/:]+):batchEmbedContents/.exec(req.url ?? '');
+      if (req.method === 'POST' && gemini) {
+        const parsed = JSON.parse(await body(req)) as { requests: Array<{ content: { parts: Array<{ text: string }> } }> };
+        const input = parsed.requests.map((r) => r.content.parts.map((p) => p.text).join(''));
+        requests.push({ model: decodeURIComponent(gemini[1]!), input });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ embeddings: input.map((text) => ({ values: fakeVector(text, opts.synonyms) })) }));
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/embeddings')) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
         return;
@@ -65,6 +77,7 @@ export async function startEmbeddingsFake(opts: { synonyms?: Record<string, stri
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

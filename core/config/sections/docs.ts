@@ -12,6 +12,6 @@ export const docsSection = {
   CHAT_TEMPERATURE: z.coerce.number().min(0).max(1).default(0.2).describe('Generation temperature'),
   CHAT_MAX_TOKENS: positiveInt.default(800).describe('Answer token limit'),
   CHAT_HISTORY_TURNS: z.coerce.number().int().min(0).max(20).default(4).describe('Turns of history sent to the model'),
-  EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'gemini']).default('none').describe('Embeddings for hybrid retrieval (BM25 + vectors fused by reciprocal rank); `openai` uses OPENAI_API_KEY/OPENAI_BASE_URL; `gemini` is not implemented yet (lexical only, with a warning)'),
-  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small').describe('Embedding model'),
+  EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'gemini']).default('none').describe('Embeddings for hybrid retrieval (BM25 + vectors fused by reciprocal rank); `openai` uses OPENAI_API_KEY/OPENAI_BASE_URL, `gemini` GEMINI_API_KEY/GOOGLE_GEMINI_BASE_URL'),
+  EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small').describe('Embedding model (with EMBEDDINGS_PROVIDER=gemini the OpenAI default becomes gemini-embedding-001)'),
 };
