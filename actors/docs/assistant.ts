@@ -68,7 +68,8 @@ export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor'>): So
 /** The OpenAI default model name makes no sense for Gemini: use Gemini's own then. */
 const GEMINI_DEFAULT_EMBEDDING_MODEL = 'gemini-embedding-001';
 
-function buildEmbedder(config: DocsConfig, logger?: Logger): Embedder | undefined {
+/** The embedder EMBEDDINGS_PROVIDER asks for, or undefined (none, or no key: warned). */
+export function buildEmbedder(config: Pick<DocsConfig, 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'>, logger?: Logger): Embedder | undefined {
   if (config.EMBEDDINGS_PROVIDER === 'none') return undefined;
   if (config.EMBEDDINGS_PROVIDER === 'openai' && config.OPENAI_API_KEY) {
     return createOpenAiEmbedder({ apiKey: config.OPENAI_API_KEY, model: config.EMBEDDINGS_MODEL, ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}) });

@@ -188,7 +188,7 @@ export class Retriever {
     }
     report.passages = this.passages.size;
     report.ms = performance.now() - t0;
-    if (report.added + report.updated + report.removed > 0 || fresh.length > 0) this.save();
+    if (report.added + report.updated + report.removed > 0 || fresh.length > 0 || (report.embedded ?? 0) > 0) this.save();
     return report;
   }
 

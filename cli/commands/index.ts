@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { ConfigError, loadConfig } from '../../core/config/index.js';
+import { pino } from 'pino';
+import { buildEmbedder } from '../../actors/docs/assistant.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
+import { createLogger } from '../../core/log.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
 const USAGE = `usage: palabre index [dir] [--json]
@@ -30,8 +33,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     return EXIT.usage;
   }
   const root = positionals[0] ?? config.CORPUS_DIR;
-  // Embeddings are computed at serve time (they need the network); `index` builds the BM25 part.
-  const retriever = new Retriever({ root, dataDir: config.DATA_DIR });
+  const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
+  // With EMBEDDINGS_PROVIDER set, vectors are computed now too (and kept with the index).
+  const embedder = buildEmbedder(config, logger);
+  const retriever = new Retriever({ root, dataDir: config.DATA_DIR, logger, ...(embedder ? { embedder } : {}) });
   const tty = (io.stdout as NodeJS.WriteStream).isTTY === true && !values.json;
   const bar = tty ? new cliProgress.SingleBar({ format: 'indexing {bar} {value}/{total} files | {file}', stream: io.stdout, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
   let started = false;

@@ -171,4 +171,20 @@ describe('hybrid retrieval (embeddings through the OpenAI SDK, fused by RRF)', (
     const hybrid = await r.retrieve('interrompue stoppee', 3);
     expect(hybrid[0]!.path).toBe('mcp/cancellation.mdx');
   });
+
+  it('stores vectors with the index: a restart embeds nothing again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-vec-'));
+    const embedder = createOpenAiEmbedder({ apiKey: 'test', baseURL: fake.url, model: 'text-embedding-3-small' });
+    const first = new Retriever({ root, dataDir: dir, embedder });
+    expect((await first.sync()).embedded).toBeGreaterThan(0);
+    const before = fake.requests.length;
+    const second = new Retriever({ root, dataDir: dir, embedder });
+    expect(second.load()).toBe(true);
+    const report = await second.sync();
+    expect(report.embedded).toBeUndefined();
+    expect(fake.requests.length).toBe(before);
+    await second.retrieve('interrompue', 1);
+    expect(fake.requests.length).toBe(before + 1);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });
