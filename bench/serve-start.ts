@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from '../core/version.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, mode: { type: 'string' }, surfaces: { type: 'string', default: 'all' } } });
 const runs = Math.max(1, Number(values.runs));
-const surfaces = values.surfaces === 'none' ? '' : values.surfaces;
+const surfaces = values.surfaces;
 const built = existsSync(join(PROJECT_ROOT, 'dist/cli/main.js'));
 const mode = values.mode ?? (built ? 'dist' : 'tsx');
 const command = mode === 'dist' ? [join(PROJECT_ROOT, 'bin/palabre.js'), 'serve'] : ['--import', 'tsx', join(PROJECT_ROOT, 'cli/main.ts'), 'serve'];

@@ -113,11 +113,11 @@ function portMessage(err: ListenError, what: string, portVar: string, hostVar: s
   return `palabre: cannot listen on ${err.host}:${err.port} (${what}, ${err.code}).`;
 }
 
-/** The surfaces SURFACES names (`all`, a comma list, or empty for none); unknown names are an error. */
+/** The surfaces SURFACES names (`all`, `none`, or a comma list); unknown names are an error. */
 export function selectSurfaces(all: Surface[], setting: string): Surface[] {
   const wanted = setting.trim();
   if (wanted === 'all') return all;
-  const names = wanted === '' ? [] : wanted.split(',').map((n) => n.trim());
+  const names = wanted === 'none' ? [] : wanted.split(',').map((n) => n.trim());
   const known = new Set(all.map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) {

@@ -135,6 +135,12 @@ describe('startServer (in process, with test surfaces)', () => {
     expect(startedNames).toEqual(['beta']);
     expect(server.surfaces.map((s) => s.name)).toEqual(['beta']);
 
+    const none = setup('select-none', { SURFACES: 'none' });
+    const bare = await startServer({ config: none.config, logger: none.logger, surfaces: loaders });
+    await bare.shutdown('test');
+    expect(bare.surfaces).toEqual([]);
+    expect(startedNames).toEqual(['beta']);
+
     const bad = setup('select-bad', { SURFACES: 'beta,gamma' });
     const err = await startServer({ config: bad.config, logger: bad.logger, surfaces: loaders }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StartupError);

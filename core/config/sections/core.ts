@@ -14,8 +14,8 @@ export const coreSection = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   LOG_FILE: z.string().optional().describe('Write JSON logs to this file instead of stdout'),
   SHUTDOWN_TIMEOUT_MS: ms.default(5000).describe('Graceful shutdown deadline'),
-  SURFACES: z.string().regex(/^\s*(all|[a-z0-9_-]+(\s*,\s*[a-z0-9_-]+)*)?\s*$/, 'expected `all` or a comma list of surface names').default('all')
-    .describe('Surfaces `palabre serve` starts: `all`, or a comma list of names (e.g. `docs,t2`); empty = none'),
+  SURFACES: z.string().regex(/^\s*(all|none|[a-z0-9_-]+(\s*,\s*[a-z0-9_-]+)*)\s*$/, 'expected `all`, `none` or a comma list of surface names').default('all')
+    .describe('Surfaces `palabre serve` starts: `all`, `none`, or a comma list of names (e.g. `docs,t2`)'),
   INSPECT: z.enum(['off', 'stately']).default('off').describe('`stately` attaches @statelyai/inspect'),
   ADMIN_PASSWORD: z.string().min(8).optional().describe('Admin login for /admin and /inspect (unset = admin pages disabled)'),
   SESSION_SECRET: z.string().min(16).optional().describe('Cookie signing secret (default: random per process)'),
