@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createActor, fromPromise, type AnyActorRef } from 'xstate';
+import { createActor, fromPromise, type AnyActorRef, type InspectionEvent } from 'xstate';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
@@ -82,6 +82,20 @@ export function buildEmbedder(config: Pick<DocsConfig, 'EMBEDDINGS_PROVIDER' | '
   return undefined;
 }
 
+/**
+ * Streams and retries: llmCall may start a second attempt after some text was streamed. Each
+ * attempt is a new `generate` child of llmCall; seeing the second one created (before it runs)
+ * lets the caller drop the partial text (`onReset`).
+ */
+function attemptWatcher(onReset: (() => void) | undefined): (event: InspectionEvent) => void {
+  let attempts = 0;
+  return (event) => {
+    if (event.type !== '@xstate.actor' || event.actorRef.id !== 'generate') return;
+    attempts++;
+    if (attempts > 1) onReset?.();
+  };
+}
+
 export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   const { config, logger } = deps;
   const embedder = deps.embedder ?? buildEmbedder(config, logger);
@@ -110,14 +124,19 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     };
   }
 
-  async function runChat(input: ChatInput, llm: LlmProvider, onDelta?: (t: string) => void, signal?: AbortSignal): Promise<ChatOutput> {
+  async function runChat(input: ChatInput, llm: LlmProvider, stream: { onDelta?: (t: string) => void; onReset?: () => void }, signal?: AbortSignal): Promise<ChatOutput> {
+    const { onDelta, onReset } = stream;
     const logic = chatMachine.provide({
       actors: {
         retrieve: fromPromise<Passage[], { question: string; k: number }>(async ({ input: q, signal: s }) =>
           (await retriever.retrieve(q.question, q.k, s)).map(toPassage),
         ),
         generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
-          runLlmCall(llm, req, { signal: s, ...(onDelta ? { onDelta } : {}), ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
+          runLlmCall(llm, req, {
+            signal: s,
+            ...(onDelta ? { onDelta, inspect: attemptWatcher(onReset) } : {}),
+            ...(deps.metrics ? { metrics: deps.metrics } : {}),
+          }),
         ),
       },
     });
@@ -172,7 +191,8 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     },
     async ask(req): Promise<ChatAnswer> {
       const llm = provider();
-      const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, req.onDelta, req.signal);
+      const stream = { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
+      const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, stream, req.signal);
       const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged };
       if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
       if (out.state === 'failed') {

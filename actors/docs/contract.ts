@@ -12,7 +12,8 @@
  *   `.text` in document order after stripping a leading `---` front matter block.
  * - Source hrefs are `/docs/<path, each segment URL-encoded>#<anchor>` (`docHref` in assistant.ts).
  * - Streaming: POST /api/chat/stream (SSE): events `delta` {text}, then `answer` (a ChatAnswer), or
- *   `error` {message}. `onDelta` receives the model's text as it comes; with the offline provider
+ *   `error` {message}; a `reset` event (from `onReset`) means a retried model call starts over, so
+ *   the page drops the text streamed so far. `onDelta` receives the model's text as it comes; with the offline provider
  *   the whole extractive answer comes in word deltas.
  *
  * Contract between the docs assistant's core (retrieval + chat machine, `actors/docs/`,
@@ -86,7 +87,15 @@ export interface DocsAssistant {
   search(query: string, k: number): Passage[];
   /** Like `search`, hybrid when embeddings are configured (added by DOCS-CORE; optional for fakes). */
   retrieve?(query: string, k: number, signal?: AbortSignal): Promise<Passage[]>;
-  ask(req: { question: string; history?: ChatTurn[]; settings: ChatSettings; onDelta?: (text: string) => void; signal?: AbortSignal }): Promise<ChatAnswer>;
+  ask(req: {
+    question: string;
+    history?: ChatTurn[];
+    settings: ChatSettings;
+    onDelta?: (text: string) => void;
+    /** A retried model call starts over: discard the deltas received so far (added by DOCS-CORE). */
+    onReset?: () => void;
+    signal?: AbortSignal;
+  }): Promise<ChatAnswer>;
   /** Default settings from configuration. */
   defaults(): ChatSettings;
   /** The documents of the corpus, for the viewer's navigation. */

@@ -194,3 +194,27 @@ describe('other providers: numbered passages (OpenAI wire fake, real SDK)', () =
     }
   });
 });
+
+describe('streaming with a retried model call', () => {
+  it('signals a reset before the deltas of the new attempt', async () => {
+    const { LlmError } = await import('../../actors/llm/types.js');
+    let calls = 0;
+    const provider = recordingProvider(() => ({ text: 'unused' }));
+    provider.generate = async (req) => {
+      calls++;
+      if (calls === 1) {
+        req.onDelta?.('Faux ');
+        throw new LlmError('server', 'HTTP 503 mid-stream', { provider: 'anthropic', status: 503 });
+      }
+      req.onDelta?.('Vrai.');
+      return { text: 'Vrai.', model: req.model, provider: 'anthropic', citations: [{ sourceId: req.documents![0]!.id }], usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, cacheCreationTokens: 0, latencyMs: 1 } };
+    };
+    const config = testConfig({ CORPUS_DIR: root, LLM_MAX_RETRIES: '1', LLM_BACKOFF_BASE_MS: '0' });
+    const a = createDocsAssistant({ config, providers: registryOf(provider), persist: false });
+    await a.ready();
+    const events: string[] = [];
+    const answer = await a.ask({ question: QUESTION, settings: a.defaults(), onDelta: (t) => events.push(`delta:${t}`), onReset: () => events.push('reset') });
+    expect(events).toEqual(['delta:Faux ', 'reset', 'delta:Vrai.']);
+    expect(answer).toMatchObject({ state: 'answered', answer: 'Vrai.' });
+  });
+});

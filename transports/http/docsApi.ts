@@ -9,6 +9,7 @@ import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../actors/docs/
  *   GET  /api/search?q=…&k=…          → {passages: [{path, section, anchor, score, text, lines}]}
  *   POST /api/chat {question, history?} → {answer, outOfScope, sources: [{path, section, href}], …}
  *   POST /api/chat/stream (same body)   → text/event-stream: `delta` {text}…, then `answer` | `error`
+ *                                          (`reset`: a retried model call starts over; drop the deltas)
  * Parse + validate + route only. Bad input → 400 with the zod issues; nothing else happens.
  */
 export const MAX_QUESTION_CHARS = 2000;
@@ -95,6 +96,7 @@ export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
         settings: settings(),
         signal: controller.signal,
         onDelta: (text) => send('delta', { text }),
+        onReset: () => send('reset', {}),
       });
       send('answer', answerJson(answer));
     } catch (err) {
