@@ -216,11 +216,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
 
   let ready = false;
+  let stopping = false;
   const started: StartedSurface[] = [];
 
   expressApp.get('/healthz', (_req, res) => {
     if (!ready) {
-      res.status(503).json({ status: 'starting', version: VERSION });
+      res.status(503).json({ status: stopping ? 'stopping' : 'starting', version: VERSION });
       return;
     }
     const providers = providersPerSurface(app);
@@ -289,6 +290,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const stopStart = Date.now();
       logger.info({ reason }, 'shutting down');
       ready = false;
+      stopping = true;
       const work = (async () => {
         // Stop accepting, let idle keep-alive sockets go, then surfaces (their actors, their sockets).
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
