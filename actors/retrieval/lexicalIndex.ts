@@ -22,6 +22,10 @@ interface IndexedPassage {
   heading: string;
 }
 
+/** BM25 candidates reranked with the coverage score, and the weight coverage gets (see `search`). */
+const RERANK_POOL = 20;
+const RERANK_COVERAGE_WEIGHT = 0.5;
+
 /** Index size from which query terms are pruned (see `selective`). */
 export const PRUNE_FROM = 10_000;
 /** Tunables of `selective` (bench/retrieval.ts sweeps them). */
@@ -114,13 +118,19 @@ export class LexicalIndex {
     const results = this.mini.search(terms.join(' '), { fuzzy: (t) => (this.df.has(t) ? false : fuzzyFor(t)) });
     const hits: LexicalHit[] = [];
     const wanted = new Set(all);
-    for (const r of results.slice(0, limit)) {
+    // Rerank a pool of BM25's best by BM25 (scaled to the top hit) and coverage, half each: BM25
+    // alone favours passages repeating one word; coverage alone ignores how much a word is used.
+    for (const r of results.slice(0, Math.max(limit, RERANK_POOL))) {
       // Exact matches from the passage's own terms: pruned terms still count for the score.
       const own = this.termsOf.get(String(r.id)) ?? [];
       const exact = new Set(own.filter((t) => wanted.has(t)));
       const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
       hits.push({ id: String(r.id), bm25: r.score, score: coverage(weights, exact, fuzzy) });
     }
+    const top = hits[0]?.bm25 || 1;
+    const rank = (h: LexicalHit): number => RERANK_COVERAGE_WEIGHT * h.score + (1 - RERANK_COVERAGE_WEIGHT) * (h.bm25 / top);
+    hits.sort((a, b) => rank(b) - rank(a));
+    hits.length = Math.min(hits.length, limit);
     return { hits, tokens };
   }
 

@@ -41,7 +41,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 4;
+const FORMAT = 5;
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 

@@ -7,7 +7,7 @@ export const docsSection = {
   CHAT_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for the docs assistant'),
   CHAT_MODEL: z.string().default('claude-sonnet-4-5').describe('Model of the docs assistant'),
   CHAT_TOP_K: positiveInt.max(50).default(5).describe('Passages retrieved per question'),
-  CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.3)
+  CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.33)
     .describe('Out of scope (no model call) when no retrieved passage reaches this score: the IDF-weighted share of the question\'s words a passage contains (0–1; calibrated on rag-qa-dev, see docs/docs-assistant.md)'),
   CHAT_TEMPERATURE: z.coerce.number().min(0).max(1).default(0.2).describe('Generation temperature'),
   CHAT_MAX_TOKENS: positiveInt.default(800).describe('Answer token limit'),
