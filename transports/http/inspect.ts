@@ -1,7 +1,6 @@
 import type { Surface, RunningSurface } from '../../core/surface.js';
 import { loadMachine, machineNames } from '../../core/machines.js';
 import { chartOf } from '../../actors/statecharts/chart.js';
-import { chartToSvg } from '../../actors/statecharts/svg.js';
 import { InspectorHub } from '../../actors/statecharts/inspectorHub.js';
 import { attachStatelyInspector } from '../../actors/statecharts/stately.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
@@ -41,6 +40,8 @@ export const inspectSurface: Surface = {
       let svg = svgCache.get(name);
       if (!svg) {
         const machine = await loadMachine(name);
+        // elkjs is large: load it on the first chart request, not at start.
+        const { chartToSvg } = await import('../../actors/statecharts/svg.js');
         svg = await chartToSvg(chartOf(name, machine!), { embedStyle: false, title: `Statechart ${name}` });
         svgCache.set(name, svg);
       }
