@@ -90,7 +90,7 @@ export function buildEmbedder(config: Pick<DocsConfig, 'EMBEDDINGS_PROVIDER' | '
 function attemptWatcher(onReset: (() => void) | undefined): (event: InspectionEvent) => void {
   let attempts = 0;
   return (event) => {
-    if (event.type !== '@xstate.actor' || event.actorRef.id !== 'generate') return;
+    if (event.type !== '@xstate.actor' || (event.actorRef as AnyActorRef).id !== 'generate') return;
     attempts++;
     if (attempts > 1) onReset?.();
   };
