@@ -20,6 +20,9 @@ export const docsSurface: Surface = {
     const assistant = createDocsAssistant({ config: ctx.config, providers: ctx.providers, logger: ctx.logger, metrics: ctx.metrics, runtime: ctx.runtime });
     const report = await assistant.ready();
     ctx.logger.info({ corpus: assistant.retriever.root, ...report }, 'docs index ready');
+    if (report.passages === 0) {
+      ctx.logger.warn({ corpus: assistant.retriever.root }, 'the docs corpus is empty or missing: every question will be answered out of scope (set CORPUS_DIR)');
+    }
     const unwatch = assistant.watch();
     running = assistant;
     if (http) {
