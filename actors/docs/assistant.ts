@@ -34,6 +34,8 @@ export interface DocsAssistantDeps {
   providers: ProviderRegistry;
   logger?: Logger;
   metrics?: Pick<Metrics, 'llmRetries'>;
+  /** Called once per answer with its final state and duration (the surface counts them in /metrics). */
+  onAnswer?: (answer: ChatAnswer, ms: number) => void;
   /** When given, every question runs as a `chat` conversation of the process's actor system. */
   runtime?: Runtime;
   /** Overrides the embedder built from configuration (tests). */
@@ -190,18 +192,26 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
       }
     },
     async ask(req): Promise<ChatAnswer> {
-      const llm = provider();
-      const stream = { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
-      const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, stream, req.signal);
-      const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged };
-      if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
-      if (out.state === 'failed') {
-        logger?.warn({ error: out.error }, 'chat: question failed');
-        return { ...base, state: 'failed', answer: FAILED_ANSWER, outOfScope: false, sources: [], ...(out.error ? { error: out.error } : {}) };
-      }
-      if (out.state === 'outOfScope') return { ...base, state: 'outOfScope', answer: out.answer, outOfScope: true, sources: [] };
-      return { ...base, state: 'answered', answer: out.answer, outOfScope: false, sources: out.cited.map(toSourceRef) };
+      const t0 = performance.now();
+      const answer = await answerOnce(req);
+      deps.onAnswer?.(answer, performance.now() - t0);
+      return answer;
     },
   };
+
+  async function answerOnce(req: Parameters<DocsAssistant['ask']>[0]): Promise<ChatAnswer> {
+    const llm = provider();
+    const stream = { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
+    const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, stream, req.signal);
+    const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged };
+    if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
+    if (out.state === 'failed') {
+      logger?.warn({ error: out.error }, 'chat: question failed');
+      return { ...base, state: 'failed', answer: FAILED_ANSWER, outOfScope: false, sources: [], ...(out.error ? { error: out.error } : {}) };
+    }
+    if (out.state === 'outOfScope') return { ...base, state: 'outOfScope', answer: out.answer, outOfScope: true, sources: [] };
+    return { ...base, state: 'answered', answer: out.answer, outOfScope: false, sources: out.cited.map(toSourceRef) };
+  }
+
   return assistant;
 }

@@ -1,4 +1,5 @@
 import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.js';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Surface } from '../../core/surface.js';
 import { mountDocsApi } from './docsApi.js';
 
@@ -9,6 +10,25 @@ import { mountDocsApi } from './docsApi.js';
  */
 let running: DocsCore | undefined;
 
+/** Docs assistant figures in /metrics (the shared Metrics type stays core's; these are ours). */
+function docsMetrics(registry: Registry) {
+  // A surface restarted on the same registry (tests) would otherwise fail on duplicate names.
+  for (const name of ['palabre_docs_answers_total', 'palabre_docs_answer_seconds', 'palabre_docs_flagged_citations_total', 'palabre_docs_passages']) registry.removeSingleMetric(name);
+  return {
+    answers: new Counter({ name: 'palabre_docs_answers_total', help: 'Docs assistant answers by final state (answered, outOfScope, failed)', labelNames: ['state'], registers: [registry] }),
+    duration: new Histogram({ name: 'palabre_docs_answer_seconds', help: 'Docs assistant answer time, model included', labelNames: ['state'], buckets: [0.005, 0.05, 0.25, 1, 2, 4, 8, 16, 32], registers: [registry] }),
+    flagged: new Counter({ name: 'palabre_docs_flagged_citations_total', help: 'Citations removed because they named no retrieved passage', registers: [registry] }),
+    passages: new Gauge({
+      name: 'palabre_docs_passages',
+      help: 'Passages in the docs index',
+      registers: [registry],
+      collect() {
+        if (running) this.set(running.retriever.passageCount);
+      },
+    }),
+  };
+}
+
 /** The assistant of the running surface (undefined before start or after stop). */
 export function getDocsAssistant(): DocsCore | undefined {
   return running;
@@ -17,12 +37,25 @@ export function getDocsAssistant(): DocsCore | undefined {
 export const docsSurface: Surface = {
   name: 'docs',
   async start(ctx, http) {
-    const assistant = createDocsAssistant({ config: ctx.config, providers: ctx.providers, logger: ctx.logger, metrics: ctx.metrics, runtime: ctx.runtime });
+    const metrics = docsMetrics(ctx.metrics.registry);
+    const assistant = createDocsAssistant({
+      config: ctx.config,
+      providers: ctx.providers,
+      logger: ctx.logger,
+      metrics: ctx.metrics,
+      runtime: ctx.runtime,
+      onAnswer: (answer, ms) => {
+        metrics.answers.inc({ state: answer.state });
+        metrics.duration.observe({ state: answer.state }, ms / 1000);
+        if (answer.flagged.length > 0) metrics.flagged.inc(answer.flagged.length);
+      },
+    });
     const report = await assistant.ready();
     ctx.logger.info({ corpus: assistant.retriever.root, ...report }, 'docs index ready');
     if (report.passages === 0) {
       ctx.logger.warn({ corpus: assistant.retriever.root }, 'the docs corpus is empty or missing: every question will be answered out of scope (set CORPUS_DIR)');
     }
+    metrics.passages.set(assistant.retriever.passageCount);
     const unwatch = assistant.watch();
     running = assistant;
     if (http) {
