@@ -4,7 +4,8 @@
  * clients run in a child process (bench/t2-sessions-load.ts), so this process's event loop and
  * memory are the server's alone.
  *
- *   npx tsx bench/t2-sessions.ts [sessions=200] [seconds=20]
+ *   node --expose-gc --import tsx bench/t2-sessions.ts [sessions=200] [seconds=20]
+ * (`npx tsx bench/t2-sessions.ts` works too, without the retained-memory figure).
  */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -34,17 +35,30 @@ async function next(type: string): Promise<Msg> {
 const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
 const env = await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
 const tokens = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => env.mint('premium', `bench-${i}`)));
-global.gc?.();
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
 const rssBefore = process.memoryUsage().rss;
+const retainedBefore = process.memoryUsage().heapUsed + process.memoryUsage().external;
 child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000 });
 const streaming = (await next('streaming')) as Msg & { ready: number };
 const lag = monitorEventLoopDelay({ resolution: 5 });
 lag.enable();
+const cpu0 = process.cpuUsage();
 let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
+// Retained memory per live session: after a full GC, two thirds into the run.
+let retainedPerSessionKB: number | null = null;
+const probe = setTimeout(() => {
+  if (!gc) return;
+  gc();
+  const m = process.memoryUsage();
+  retainedPerSessionKB = Math.round((m.heapUsed + m.external - retainedBefore) / SESSIONS / 1024);
+}, (SECONDS * 1000 * 2) / 3);
 const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number };
 lag.disable();
+const cpu = process.cpuUsage(cpu0);
 clearInterval(sampler);
+clearTimeout(probe);
 const live = env.ctx.runtime.countByKind().t2live ?? 0;
 await env.close();
 
@@ -63,10 +77,15 @@ const result = {
   eventLoopLagMs: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) },
   rssMB: { before: Math.round(rssBefore / 1e6), peak: Math.round(rssPeak / 1e6) },
   rssPerSessionKB: Math.round((rssPeak - rssBefore) / SESSIONS / 1024),
+  retainedPerSessionKB,
+  // Machine-independent capacity: server CPU time per candidate chunk (all the work that chunk
+  // and its share of replies, recording and grading cause), and the sessions one core carries.
+  serverCpuPerChunkUs: Math.round((cpu.user + cpu.system) / Math.max(1, done.sent)),
+  sessionsPerCoreAtRealTime: Math.floor(1e6 / 50 / Math.max(1, (cpu.user + cpu.system) / Math.max(1, done.sent))),
   targetLagP99Ms: 20,
   pass: ms(lag.percentile(99)) < 20 && streaming.ready === SESSIONS,
   loadavg1m: loadavg()[0] ?? 0,
 };
 console.log(JSON.stringify(result));
-console.table([{ sessions: result.ready, 'lag p50 ms': result.eventLoopLagMs.p50, 'lag p99 ms': result.eventLoopLagMs.p99, 'lag max ms': result.eventLoopLagMs.max, 'RSS/session KB': result.rssPerSessionKB, 'chunks up': result.chunksUp, replies: result.interlocutorReplies, pass: result.pass }]);
+console.table([{ sessions: result.ready, 'lag p50 ms': result.eventLoopLagMs.p50, 'lag p99 ms': result.eventLoopLagMs.p99, 'lag max ms': result.eventLoopLagMs.max, 'peak RSS/session KB': result.rssPerSessionKB, 'retained/session KB': result.retainedPerSessionKB, 'chunks up': result.chunksUp, 'CPU µs/chunk': result.serverCpuPerChunkUs, 'sessions/core': result.sessionsPerCoreAtRealTime, replies: result.interlocutorReplies, pass: result.pass }]);
 child.kill();
