@@ -50,12 +50,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** NODE_OPTIONS of deploy/skull-ai.sh (what runs on the Pi). */
-const DEPLOY_NODE_OPTIONS = /NODE_OPTIONS:-([^}]+)\}/.exec(readFileSync(join(ROOT, 'deploy', 'skull-ai.sh'), 'utf8'))?.[1] ?? '';
+/** Node flags of deploy/skull-ai.sh (what runs on the Pi). */
+const DEPLOY_FLAGS = (/NODE_FLAGS:-([^}]+)\}/.exec(readFileSync(join(ROOT, 'deploy', 'skull-ai.sh'), 'utf8'))?.[1] ?? '').split(' ').filter(Boolean);
 
-function spawnSkull(env: Record<string, string>): ChildProcess {
+function spawnSkull(env: Record<string, string>, flags: string[] = []): ChildProcess {
   const entry = `import(${JSON.stringify(join(OUT, 'cli', 'main.js'))}).then((m) => m.main(['skull'])).then((c) => process.exit(c))`;
-  return spawn(process.execPath, ['--input-type=module', '-e', entry], {
+  return spawn(process.execPath, [...flags, '--input-type=module', '-e', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: 'ignore',
@@ -102,7 +102,6 @@ async function runOnce(mode: Mode, logFile: string): Promise<Run> {
   let brokerClose: (() => Promise<void>) | undefined;
   let url: string;
   const env: Record<string, string> = { SKULL_LOG_FILE: logFile, LOG_LEVEL: 'info' };
-  if (mode === 'external+deploy flags') env.NODE_OPTIONS = DEPLOY_NODE_OPTIONS;
   if (mode !== 'embedded') {
     const b = await embeddedBroker();
     brokerClose = () => b.close();
@@ -122,7 +121,7 @@ async function runOnce(mode: Mode, logFile: string): Promise<Run> {
       })
     : undefined;
   const t0 = performance.now();
-  const child = spawnSkull(env);
+  const child = spawnSkull(env, mode === 'external+deploy flags' ? DEPLOY_FLAGS : []);
   let client: mqtt.MqttClient;
   if (early && got) {
     await got;
@@ -166,6 +165,6 @@ console.log('mode                    spawn→capabilities (ms)  run()→capabili
 for (const [mode, r] of Object.entries(results)) {
   console.log(`${mode.padEnd(23)} ${String(r.start_ms).padEnd(24)} ${String(r.in_process_start_ms).padEnd(24)} ${r.rss_start_mb} / ${r.rss_idle_mb} / ${r.rss_after_50_mb}`);
 }
-console.log(`medians of ${RUNS} runs; deploy flags: NODE_OPTIONS="${DEPLOY_NODE_OPTIONS}"`);
+console.log(`medians of ${RUNS} runs; deploy flags (deploy/skull-ai.sh): ${DEPLOY_FLAGS.join(' ')}`);
 console.log(`targets (deploy flags): run()→capabilities ≤ ${TARGET_START_MS} ms, RSS ≤ ${TARGET_RSS_MB} MB → ${pass ? 'PASS' : 'FAIL'}`);
 process.exit(0);

@@ -11,7 +11,7 @@ const read = (f: string) => readFileSync(join(ROOT, 'deploy', f), 'utf8');
 describe('deploy/', () => {
   it('wrapper is valid bash and runs `palabre skull`', () => {
     execFileSync('bash', ['-n', join(ROOT, 'deploy', 'skull-ai.sh')]);
-    expect(read('skull-ai.sh')).toMatch(/exec "\$NODE_BIN" "\$PALABRE_HOME\/bin\/palabre\.js" skull/);
+    expect(read('skull-ai.sh')).toMatch(/exec "\$NODE_BIN" \$NODE_FLAGS "\$PALABRE_HOME\/bin\/palabre\.js" skull/);
   });
 
   it('unit runs the wrapper, restarts on failure, and only sets known configuration keys', () => {
