@@ -115,6 +115,8 @@ export type T2Emitted =
   | { type: 'client.audio'; pcm: Uint8Array }
   | { type: 'client.transcript'; speaker: Speaker; text: string; final: boolean }
   | { type: 'client.warning'; message: string; remainingMs: number }
+  /** Barge-in: the page drops the interlocutor audio it still has queued. */
+  | { type: 'client.interrupted' }
   | { type: 'client.report'; report: Record<string, unknown>; productionId: string; audioUrl: string | null }
   | { type: 'client.error'; code: number; name: string; message: string }
   | { type: 'client.close'; code: number; reason: string };
@@ -373,7 +375,10 @@ export const t2liveMachine = setup({
                         'interlocutor.transcript': { actions: 'transcriptIn' },
                         'interlocutor.turnComplete': { target: 'candidateTurn', actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply'] },
                         // Barge-in: the candidate spoke over the reply; Gemini cut it short.
-                        'interlocutor.interrupted': { target: 'candidateTurn', actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply'] },
+                        'interlocutor.interrupted': {
+                          target: 'candidateTurn',
+                          actions: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeReply', emit({ type: 'client.interrupted' })],
+                        },
                       },
                     },
                   },

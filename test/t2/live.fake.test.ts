@@ -118,6 +118,34 @@ describe('Gemini Live through the real SDK against the wire fake', () => {
   });
 });
 
+describe('configuration and barge-in', () => {
+  it('GEMINI_API_KEY + GOOGLE_GEMINI_BASE_URL alone select audio mode and the endpoint', async () => {
+    env = await startT2({ gemini: true, geminiFromConfig: true, env: { T2_LIVE_MODEL: 'gemini-2.5-flash-native-audio-preview-09-2025' } });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'garderie' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    const conn = env.fake!.connections[0]!;
+    expect(conn.key).toBe('config-key');
+    expect(conn.setup!.model).toBe('models/gemini-2.5-flash-native-audio-preview-09-2025');
+    c.ws.close();
+  });
+
+  it('an interrupted reply is closed, monitored, and the page is told to drop queued audio', async () => {
+    env = await startT2({ gemini: true });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'garderie' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    const conn = env.fake!.connections[0]!;
+    conn.inputTranscription('Bonjour, il reste des places');
+    conn.outputTranscription('Il reste deux places dans le groupe des deux ans à partir de');
+    await c.until(() => c.states().includes('interlocutor_speaking'), 'speaking');
+    conn.interrupted();
+    await c.until(() => c.json.some((m) => m.type === 'interrupted'), 'interrupted');
+    const finals = c.json.filter((m) => m.type === 'transcript' && m.final).map((m) => m.speaker);
+    expect(finals).toEqual(['candidate', 'interlocutor']);
+    expect(c.states().at(-1)).toBe('listening');
+    c.ws.close();
+  });
+});
+
 describe('goAway and session resumption', () => {
   let fake: GeminiLiveFake | undefined;
   afterEach(async () => {

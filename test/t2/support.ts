@@ -66,12 +66,16 @@ export interface T2EnvOptions {
   realCorrections?: boolean;
   /** Point the SDK at a Gemini Live fake running elsewhere (benchmarks: another process). */
   geminiBaseUrl?: string;
+  /** Build the SDK client from configuration (GEMINI_API_KEY + GOOGLE_GEMINI_BASE_URL = the fake). */
+  geminiFromConfig?: boolean;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-t2-'));
+  const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
+  const viaConfig = opts.geminiFromConfig && fake ? { GEMINI_API_KEY: 'config-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } : {};
   const config = loadConfig({
-    env: { DATA_DIR: dir, JWT_SECRET: 'test-secret-test-secret-0123456789', LOG_LEVEL: 'silent', ...(opts.env ?? {}) },
+    env: { DATA_DIR: dir, JWT_SECRET: 'test-secret-test-secret-0123456789', LOG_LEVEL: 'silent', ...viaConfig, ...(opts.env ?? {}) },
     dotenvPath: null,
     file: '',
   });
@@ -80,8 +84,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const db = openStore({ path: join(dir, 'palabre.db') });
   const runtime = new Runtime();
   const providers = createProviders(config, { logger, metrics });
-  const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
-  const liveUrl = fake?.baseUrl ?? opts.geminiBaseUrl;
+  const liveUrl = opts.geminiFromConfig ? undefined : fake?.baseUrl ?? opts.geminiBaseUrl;
   const genai = liveUrl ? new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl: liveUrl, apiVersion: 'v1beta' } }) : undefined;
   const corrections = new RecordingCorrections();
   const app = express();

@@ -148,6 +148,9 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
         case 'client.transcript':
           sendJson(ws, { type: 'transcript', speaker: e.speaker, text: e.text, final: e.final });
           break;
+        case 'client.interrupted':
+          sendJson(ws, { type: 'interrupted' });
+          break;
         case 'client.warning':
           sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
           break;

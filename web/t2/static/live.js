@@ -234,6 +234,8 @@ function main() {
           }
         }
         if (m.value === 'finishing' || m.value === 'evaluating') stopAudio();
+      } else if (m.type === 'interrupted') {
+        if (player) player.flush();
       } else if (m.type === 'transcript') onTranscript(m);
       else if (m.type === 'warning') {
         $('t2-warning').textContent = m.message;
