@@ -46,14 +46,16 @@ async function phase(rate: number, seconds: number): Promise<Phase> {
   });
   const t0 = performance.now();
   const n = Math.round(rate * seconds);
+  const sends: Array<Promise<unknown>> = [];
   for (let i = 0; i < n; i++) {
     const due = t0 + (i * 1000) / rate;
     await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
-    void c.publishAsync(`${prefix}/ai/request`, JSON.stringify({ text: `Question ${i}` }), { qos: 1 });
+    sends.push(c.publishAsync(`${prefix}/ai/request`, JSON.stringify({ text: `Question ${i}` }), { qos: 1 }));
   }
-  // Drain what was accepted.
-  while (!svc.actor.getSnapshot().matches({ turn: 'idle' }) || svc.health().queued > 0) await new Promise((r) => setTimeout(r, 50));
-  await new Promise((r) => setTimeout(r, 100));
+  await Promise.all(sends);
+  // Drain: every request is either answered or dropped.
+  const deadline = performance.now() + 30_000;
+  while (answered + svc.health().dropped < n && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const h = svc.health();
   sub.unsubscribe();
   await c.endAsync();
