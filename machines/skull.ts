@@ -1,5 +1,5 @@
 import { and, assign, fromPromise, raise, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import { breakerMachine, type BreakerRef } from './breaker.js';
+import { breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
 import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
 import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
 import { postProcess } from '../actors/skull/postprocess.js';
@@ -123,7 +123,10 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
       offlineHints: { user: job.text },
     },
     maxRetries: ctx.settings.maxRetries,
-    attemptTimeoutMs: ctx.settings.timeoutMs,
+    // The small model gets the short timeout (spec: 6 s nano, 12 s mini), also while the breaker
+    // is open and llmCall swaps models for the whole call.
+    attemptTimeoutMs:
+      model === ctx.settings.fallbackModel || isBreakerOpen(ctx.breaker.getSnapshot()) ? ctx.settings.fallbackTimeoutMs : ctx.settings.timeoutMs,
     backoffBaseMs: ctx.settings.backoffBaseMs,
     retryAfterCapMs: ctx.settings.retryAfterCapMs,
     ...(allowFallback && model !== ctx.settings.fallbackModel ? { fallbackModel: ctx.settings.fallbackModel } : {}),

@@ -21,6 +21,7 @@ export function skullSettings(config: Config): SkullSettings {
     temperature: config.AI_TEMPERATURE,
     topP: config.AI_TOP_P,
     timeoutMs: Math.round(config.AI_TIMEOUT_S * 1000),
+    fallbackTimeoutMs: Math.round(config.AI_FALLBACK_TIMEOUT_S * 1000),
     maxRetries: config.LLM_MAX_RETRIES,
     backoffBaseMs: config.LLM_BACKOFF_BASE_MS,
     retryAfterCapMs: config.LLM_RETRY_AFTER_CAP_MS,

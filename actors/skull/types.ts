@@ -25,8 +25,10 @@ export interface SkullSettings {
   maxTokensCap: number;
   temperature: number;
   topP: number;
-  /** Per-attempt timeout, ms (AI_TIMEOUT_S). */
+  /** Per-attempt timeout of the primary model, ms (AI_TIMEOUT_S). */
   timeoutMs: number;
+  /** Per-attempt timeout of the fallback model, ms (AI_FALLBACK_TIMEOUT_S). */
+  fallbackTimeoutMs: number;
   maxRetries: number;
   backoffBaseMs: number;
   retryAfterCapMs: number;

@@ -141,6 +141,23 @@ describe('spec unit tests', () => {
     expect(rig.published).toHaveLength(2);
   });
 
+  it('per-model timeouts: 12 s for mini, 6 s for the nano fallback, then the apology', async () => {
+    const provider = new ScriptedProvider();
+    provider.manual = true;
+    rig = startChart({ provider, settings: { maxRetries: 0 } });
+    rig.actor.send({ type: 'ai.request', text: 'Bonjour' });
+    await rig.flush();
+    await rig.advance(11_999);
+    expect(provider.calls.map((c) => c.model)).toEqual(['gpt-5-mini']);
+    await rig.advance(1);
+    expect(provider.calls.map((c) => c.model)).toEqual(['gpt-5-mini', 'gpt-5-nano']);
+    expect(provider.aborted).toHaveLength(1);
+    await rig.advance(5_999);
+    expect(rig.published).toHaveLength(0);
+    await rig.advance(1);
+    expect(rig.published.map((p) => p.response.text)).toEqual([APOLOGY_TEXT]);
+  });
+
   it('empty reply → one retry, then the apology', async () => {
     const provider = new ScriptedProvider().script({ kind: 'reply', text: '```\n```' }, { kind: 'reply', text: '<br/>' });
     rig = startChart({ provider });

@@ -5,7 +5,8 @@ import { ms, positiveInt } from './shared.js';
 export const skullSection = {
   AI_MODEL: z.string().default('gpt-5-mini').describe('Skull primary model'),
   AI_FALLBACK_MODEL: z.string().default('gpt-5-nano').describe('Model used while the breaker is open'),
-  AI_TIMEOUT_S: z.coerce.number().positive().default(12).describe('Per-request timeout, seconds'),
+  AI_TIMEOUT_S: z.coerce.number().positive().default(12).describe('Per-attempt timeout of the primary model, seconds'),
+  AI_FALLBACK_TIMEOUT_S: z.coerce.number().positive().default(6).describe('Per-attempt timeout of the fallback model, seconds (the spec: 6 s nano, 12 s mini)'),
   AI_MAX_TOKENS: positiveInt.default(256).describe('Output token limit'),
   AI_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.7).describe('Sent only to models that accept it'),
   AI_TOP_P: z.coerce.number().min(0).max(1).default(0.9).describe('Sent only to models that accept it'),
