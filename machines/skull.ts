@@ -274,6 +274,9 @@ export const skullMachine = setup({
       replyKind: null,
       stats: bump(context.stats, 'responses'),
     })),
+    /** Wiring hooks (logs): no-ops in the chart. */
+    reportFallback: (_, _params: { model: string }) => {},
+    reportApology: () => {},
     applyIa: assign({ retainedIa: ({ event }) => (event.type === 'config.ia' ? event.config : null) }),
     applyPrompt: assign({ retainedPrompt: ({ event }) => (event.type === 'config.prompt' ? event.text : null) }),
   },
@@ -327,8 +330,12 @@ export const skullMachine = setup({
             onDone: [
               { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
               { guard: 'replyEmpty', target: 'responding', reenter: true, actions: 'countEmptyRetry' },
-              { guard: 'canFallBack', target: 'fallingBack', actions: 'countFallback' },
-              { target: 'publishing', actions: 'prepareApology' },
+              {
+                guard: 'canFallBack',
+                target: 'fallingBack',
+                actions: ['countFallback', { type: 'reportFallback', params: ({ context }) => ({ model: context.settings.fallbackModel }) }],
+              },
+              { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
             ],
           },
           on: {
@@ -344,7 +351,7 @@ export const skullMachine = setup({
             input: ({ context }) => callInput(context, context.settings.fallbackModel, false),
             onDone: [
               { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
-              { target: 'publishing', actions: 'prepareApology' },
+              { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
             ],
           },
           on: {

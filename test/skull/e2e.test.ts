@@ -8,7 +8,7 @@ import { NNBSP } from '../../actors/skull/postprocess.js';
 import { APOLOGY_TEXT } from '../../actors/skull/types.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { requireBinary } from '../support/requires.js';
-import { embeddedBroker, Listener, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
+import { embeddedBroker, Listener, memoryLogger, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 import type { LlmProvider } from '../../actors/llm/types.js';
 
 /**
@@ -34,10 +34,10 @@ for (const [name, makeBroker, available] of brokers) {
       for (const o of open.splice(0).reverse()) await o.close().catch(() => undefined);
     });
 
-    async function start(provider: LlmProvider, env: Record<string, string> = {}, prefix = uniquePrefix()) {
+    async function start(provider: LlmProvider, env: Record<string, string> = {}, prefix = uniquePrefix(), logger = silentLogger()) {
       const config = testConfig({ SKULL_TOPIC_PREFIX: prefix, ...env });
       const runtime = new Runtime();
-      const svc = await startSkullService({ config, logger: silentLogger(), runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
+      const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
       open.push({ close: async () => { await svc.stop(); runtime.shutdown(); } });
       const listener = await Listener.open(broker.url, [`${prefix}/ai/#`]);
       open.push(listener);
@@ -159,23 +159,32 @@ for (const [name, makeBroker, available] of brokers) {
 
       it('3 transient errors → retries, then the fallback model answers', async () => {
         fake.script({ status: 503 }, { status: 429 }, { status: 500 }, { status: 502 }, { text: 'Je suis là grâce au modèle de secours.' });
-        const provider = createOpenAIProvider({ apiKey: 'test', baseURL: `${fake.url}/v1` });
-        const { listener, prefix } = await start(provider, { LLM_BACKOFF_BASE_MS: '0' });
+        const provider = createOpenAIProvider({ apiKey: 'sk-test-secret-key-123456', baseURL: `${fake.url}/v1` });
+        const mem = memoryLogger();
+        const { listener, prefix } = await start(provider, { LLM_BACKOFF_BASE_MS: '0' }, uniquePrefix(), mem.logger);
         await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Dis une courte devinette.' }));
         const [usage] = await listener.waitFor(`${prefix}/ai/usage`, 1, 10_000);
         expect(fake.requests.map((r) => (r.body as { model: string }).model)).toEqual(['gpt-5-mini', 'gpt-5-mini', 'gpt-5-mini', 'gpt-5-mini', 'gpt-5-nano']);
         expect(usage!.model).toBe('gpt-5-nano');
         // GPT-5 rejects temperature/top_p: the fake is strict, so reaching it proves none were sent.
         expect((fake.requests[4]!.body as Record<string, unknown>).temperature).toBeUndefined();
+        // JSON logs name the retry causes and the fallback, and never the key.
+        await new Promise<void>((resolve) => mem.logger.flush(() => resolve()));
+        expect(mem.lines.filter((l) => l.msg === 'llm retry').map((l) => l.kind)).toEqual(['server', 'rate_limited', 'server']);
+        expect(mem.lines.some((l) => l.msg === 'primary model failed: falling back' && l.model === 'gpt-5-nano')).toBe(true);
+        expect(JSON.stringify(mem.lines)).not.toContain('sk-test-secret-key-123456');
       });
 
       it('5 failures in 60 s → the breaker opens, ai/usage names the fallback; API down → apology', async () => {
         fake.script({ status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { status: 503 }, { text: 'Secours.' });
         const provider = createOpenAIProvider({ apiKey: 'test', baseURL: `${fake.url}/v1` });
-        const { listener, prefix, svc } = await start(provider, { LLM_BACKOFF_BASE_MS: '0' });
+        const mem = memoryLogger();
+        const { listener, prefix, svc } = await start(provider, { LLM_BACKOFF_BASE_MS: '0' }, uniquePrefix(), mem.logger);
         await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Bonjour' }));
         await listener.waitFor(`${prefix}/ai/usage`, 1, 10_000);
         expect(svc.health().breaker).toBe('open');
+        await new Promise<void>((resolve) => mem.logger.flush(() => resolve()));
+        expect(mem.lines.some((l) => l.msg === 'breaker open: fallback model for every call' && l.fallbackModel === 'gpt-5-nano')).toBe(true);
         await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Encore' }));
         const usages = await listener.waitFor(`${prefix}/ai/usage`, 2, 10_000);
         expect(usages.map((u) => u.model)).toEqual(['gpt-5-nano', 'gpt-5-nano']);

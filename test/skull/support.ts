@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
 import { loadConfig, type Config } from '../../core/config/index.js';
 import { startEmbeddedBroker } from '../../core/broker.js';
-import { silentLogger } from '../../core/log.js';
+import { createLogger, silentLogger, type Logger } from '../../core/log.js';
 import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
 import { findBinary } from '../support/requires.js';
 
@@ -213,3 +213,13 @@ export class ScriptedProvider implements LlmProvider {
 
 export const timeoutError = () => new LlmError('timeout', 'timed out', { provider: 'offline' });
 export const serverError = () => new LlmError('server', 'HTTP 503', { provider: 'offline', status: 503 });
+
+/** A pino logger (the real one, redaction included) whose JSON lines are kept in memory. */
+export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logger, lines };
+}

@@ -145,12 +145,24 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     await publishAcked(topics.aiResponse, JSON.stringify(input.response));
     if (input.usage) await publishAcked(topics.aiUsage, JSON.stringify(input.usage));
   });
-  const machine = opts.machine ?? skullMachine.provide({
-    actors: {
-      llmCall: provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}),
-      publishReply,
+  // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
+  const llmCall = provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}).provide({
+    actions: {
+      recordRetry: ({ context }, params: { kind: string }) => {
+        opts.metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });
+        log.warn({ kind: params.kind, model: context.model, attempt: context.attempts, backoffMs: context.backoffMs }, 'llm retry');
+      },
     },
   });
+  const machine =
+    opts.machine ??
+    skullMachine.provide({
+      actors: { llmCall, publishReply },
+      actions: {
+        reportFallback: (_, params: { model: string }) => log.warn({ model: params.model }, 'primary model failed: falling back'),
+        reportApology: () => log.error('no usable reply from any model: apology published'),
+      },
+    });
   const systemId = `skull:${config.SKULL_DEVICE_ID}`;
   const input: SkullInput = opts.input ?? {
     deviceId: config.SKULL_DEVICE_ID,
@@ -160,6 +172,17 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     ...(opts.random ? { random: opts.random } : {}),
   };
   const actor = runtime.start('skull', systemId, machine, { now, ...input }) as SkullActorRef;
+
+  // Breaker transitions are logged: the fallback model serves every call while it is open.
+  let breakerWasOpen = false;
+  const breakerSub = actor.getSnapshot().context.breaker.subscribe((snap) => {
+    const open = isBreakerOpen(snap);
+    if (open !== breakerWasOpen) {
+      breakerWasOpen = open;
+      if (open) log.warn({ fallbackModel: settings.fallbackModel, cooldownMs: settings.breaker.cooldownMs }, 'breaker open: fallback model for every call');
+      else log.info({ model: settings.model }, 'breaker closed: primary model again');
+    }
+  });
 
   const reject = (topic: string, reason: RejectReason, detail: string) => {
     rejected[reason] = (rejected[reason] ?? 0) + 1;
@@ -279,6 +302,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     stop() {
       stopping ??= (async () => {
         if (timer) clearInterval(timer);
+        breakerSub.unsubscribe();
         runtime.stop(systemId);
         unregister();
         // A clean stop says so on ai/health (the will only fires on an unclean loss).
