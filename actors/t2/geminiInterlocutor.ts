@@ -63,10 +63,14 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
     const onMessage = (msg: LiveServerMessage): void => {
       const sc = msg.serverContent;
       if (sc) {
+        // Every part of the message (there can be several), as one chunk: one event and one
+        // WebSocket frame to the page instead of one per part.
+        const pcm: Buffer[] = [];
         for (const part of sc.modelTurn?.parts ?? []) {
           const data = part.inlineData?.data;
-          if (data) send({ type: 'interlocutor.audio', pcm: Buffer.from(data, 'base64') });
+          if (data) pcm.push(Buffer.from(data, 'base64'));
         }
+        if (pcm.length) send({ type: 'interlocutor.audio', pcm: pcm.length === 1 ? pcm[0]! : Buffer.concat(pcm) });
         if (sc.inputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'candidate', text: sc.inputTranscription.text, atMs: now() - t0 });
         if (sc.outputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: sc.outputTranscription.text, atMs: now() - t0 });
         if (sc.interrupted) send({ type: 'interlocutor.interrupted' });
