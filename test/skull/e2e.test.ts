@@ -199,3 +199,32 @@ for (const [name, makeBroker, available] of brokers) {
     });
   });
 }
+
+describe('skull start against an unreachable broker', () => {
+  it('keeps retrying with backoff, and gives up at connectTimeoutMs when asked to', async () => {
+    const { createServer } = await import('node:net');
+    // A port that refuses connections: listen, note the port, close.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const a = s.address();
+        s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+    const runtime = new Runtime();
+    const t0 = Date.now();
+    await expect(
+      startSkullService({
+        config: testConfig(),
+        logger: silentLogger(),
+        runtime,
+        provider: new ScriptedProvider(),
+        mqttUrl: `mqtt://127.0.0.1:${port}`,
+        reconnectBaseMs: 50,
+        connectTimeoutMs: 300,
+      }),
+    ).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(runtime.list()).toEqual([]);
+    runtime.shutdown();
+  });
+});

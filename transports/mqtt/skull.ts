@@ -43,6 +43,8 @@ export interface SkullServiceOptions {
   healthIntervalMs?: number;
   /** First reconnect delay, ms (default 1000). */
   reconnectBaseMs?: number;
+  /** Give up the first connection after this long (default: keep trying, as a device should). */
+  connectTimeoutMs?: number;
   /**
    * The skull chart with its actors already provided (model-based tests hand in one whose
    * `llmCall` and `publishReply` they control). Default: wired to `provider` and this connection.
@@ -106,7 +108,6 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const topics = skullTopics(config.SKULL_TOPIC_PREFIX);
   const prompt = readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT);
   if (!prompt.fromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
-  const unregister = registerOfflineResponder('skull', skullOfflineResponder);
 
   const rejected: Partial<Record<RejectReason, number>> = {};
   let invalidConfig = 0;
@@ -121,10 +122,13 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     logger: log,
     will: { topic: topics.aiHealth, payload: offlineHealth, retain: true, qos: 1 },
     ...(opts.reconnectBaseMs !== undefined ? { reconnectBaseMs: opts.reconnectBaseMs } : {}),
+    ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
 
   // QoS 1: resolves on the broker's PUBACK. A connection lost before the ack fails the publish
   // (mqtt.js may still resend it after reconnecting; the chart does not wait for that).
+  // Registered once connected, so a failed start leaves nothing behind.
+  const unregister = registerOfflineResponder('skull', skullOfflineResponder);
   const publishAcked = (topic: string, payload: string) =>
     new Promise<void>((resolve, reject) => {
       if (!client.connected) return reject(new Error('mqtt offline: reply not sent'));

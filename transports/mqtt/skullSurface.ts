@@ -16,6 +16,8 @@ export const skullSurface: Surface = {
       provider,
       mqttUrl: ctx.mqttUrl,
       metrics: ctx.metrics,
+      // In `palabre serve` an unreachable MQTT_URL must fail the start, not hang it.
+      connectTimeoutMs: 10_000,
     });
     return {
       stop: () => svc.stop(),
