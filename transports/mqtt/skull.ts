@@ -125,10 +125,11 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
 
-  // QoS 1: resolves on the broker's PUBACK. A connection lost before the ack fails the publish
-  // (mqtt.js may still resend it after reconnecting; the chart does not wait for that).
   // Registered once connected, so a failed start leaves nothing behind.
   const unregister = registerOfflineResponder('skull', skullOfflineResponder);
+
+  // QoS 1: resolves on the broker's PUBACK. A connection lost before the ack fails the publish
+  // (mqtt.js may still resend it after reconnecting; the chart does not wait for that).
   const publishAcked = (topic: string, payload: string) =>
     new Promise<void>((resolve, reject) => {
       if (!client.connected) return reject(new Error('mqtt offline: reply not sent'));
