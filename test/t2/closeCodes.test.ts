@@ -44,6 +44,25 @@ describe('close codes of /t2/live', () => {
     expect(c.find('error')).toMatchObject({ code: 1011, name: 'INTERLOCUTOR_UNAVAILABLE' });
   });
 
+  it('1011 INTERLOCUTOR_TIMEOUT when setupComplete does not come within T2_CONNECT_TIMEOUT_MS', async () => {
+    env = await startT2({ gemini: { setupDelayMs: 3000 }, env: { T2_CONNECT_TIMEOUT_MS: '200' } });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'club-de-sport' });
+    expect((await c.closed).code).toBe(1011);
+    expect(c.find('error')).toMatchObject({ code: 1011, name: 'INTERLOCUTOR_TIMEOUT' });
+  });
+
+  it('Gemini lost mid-session without a resumption handle: what exists is graded, report, 1000', async () => {
+    env = await startT2({ gemini: { onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: 'Quels sont les horaires', replyText: 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.' }) } });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    c.ws.send(pcm16k(100));
+    await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
+    env.fake!.connections[0]!.close(1011, 'internal error');
+    expect((await c.closed).code).toBe(1000);
+    expect((c.find('report')!.report as { t2: { endReason: string } }).t2.endReason).toBe('interlocutor_lost');
+    expect(env.corrections.oral[0]!.transcript).toHaveLength(2);
+  });
+
   it('4422 NOTHING_TO_GRADE when the candidate ends before saying anything', async () => {
     env = await startT2();
     const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'club-de-sport' });
