@@ -5,7 +5,7 @@ import { positiveInt } from './shared.js';
 export const docsSection = {
   CORPUS_DIR: z.string().default('docs').describe('Folder of Markdown/MDX/text the assistant answers from (indexed under DATA_DIR/index, re-indexed when files change)'),
   CHAT_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for the docs assistant'),
-  CHAT_MODEL: z.string().default('claude-sonnet-4-5').describe('Model of the docs assistant'),
+  CHAT_MODEL: z.string().default('claude-sonnet-5-5').describe('Model of the docs assistant'),
   CHAT_TOP_K: positiveInt.max(50).default(5).describe('Passages retrieved per question'),
   CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.33)
     .describe('Out of scope (no model call) when no retrieved passage reaches this score: the IDF-weighted share of the question\'s words a passage contains (0–1; calibrated on rag-qa-dev, see docs/docs-assistant.md)'),
