@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../../core/config/index.js';
+import { configFromArgs } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
 const USAGE = `usage: palabre serve [--config FILE]
@@ -27,28 +26,9 @@ export function readyLines(version: string, urls: Record<string, Record<string, 
  * 1 when a surface failed or the shutdown deadline was reached.
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  let values: { config?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (err) {
-    io.stderr.write(`palabre serve: ${(err as Error).message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-
-  let config: Config;
-  try {
-    config = loadConfig({ env: io.env, ...(values.config ? { file: values.config } : {}) });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`palabre: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+  const parsed = configFromArgs('serve', args, io, USAGE);
+  if ('exit' in parsed) return parsed.exit;
+  const { config } = parsed;
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
   const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');

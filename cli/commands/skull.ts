@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../../core/config/index.js';
+import { configFromArgs } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
 const USAGE = `usage: palabre skull [--config FILE]
@@ -14,27 +13,9 @@ SKULL_LOG_FILE (else LOG_FILE, else stdout).`;
  * Exit codes: 0 after SIGINT/SIGTERM, 2 for bad configuration or a busy port, 1 otherwise.
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  let values: { config?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (err) {
-    io.stderr.write(`palabre skull: ${(err as Error).message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  let config: Config;
-  try {
-    config = loadConfig({ env: io.env, ...(values.config ? { file: values.config } : {}) });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`palabre: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+  const parsed = configFromArgs('skull', args, io, USAGE);
+  if ('exit' in parsed) return parsed.exit;
+  const { config } = parsed;
 
   const t0 = performance.now();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
