@@ -1,3 +1,5 @@
+import type { PassageRecord } from '../retrieval/ingest.js';
+
 /**
  * CHANGES (DOCS-CORE → DOCS-PAGES), all backward compatible:
  * - Added `DocsAssistant.retrieve(query, k, signal?)`: async search, hybrid (BM25 + embeddings,
@@ -34,18 +36,8 @@ export interface ChatSettings {
   historyTurns: number;
 }
 
-export interface Passage {
-  /** Stable passage id (used for citations). */
-  id: string;
-  /** Path relative to the corpus root, with `/` separators. */
-  path: string;
-  /** Heading path, e.g. "Durées de conservation › Dossier médical". */
-  section: string;
-  /** HTML anchor of the section in the rendered document (slug of the heading). */
-  anchor: string;
-  lineStart: number;
-  lineEnd: number;
-  text: string;
+/** A retrieved passage: where it comes from (see PassageRecord) and how well it matches. */
+export interface Passage extends Omit<PassageRecord, 'lang'> {
   /** Normalised score in [0, 1] (see docs for its meaning). */
   score: number;
 }

@@ -11,9 +11,13 @@ export const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.mar
 export const MAX_PASSAGE_CHARS = 1200;
 
 export interface PassageRecord {
+  /** Stable passage id (used for citations). */
   id: string;
+  /** Path relative to the corpus root, with `/` separators. */
   path: string;
+  /** Heading path, e.g. "Durées de conservation › Dossier médical". */
   section: string;
+  /** HTML anchor of the section in the rendered document (slug of the heading). */
   anchor: string;
   lineStart: number;
   lineEnd: number;
