@@ -12,8 +12,15 @@ export const OFFLINE_PREFIX = 'Réponse extractive (mode hors ligne, aucun modè
 const MAX_SENTENCES = 3;
 const MAX_SENTENCE_CHARS = 400;
 
+/**
+ * Sentences of a passage. Markdown wraps paragraphs at a fixed width, so a single line break
+ * inside a paragraph is a space; a blank line, a list item, a heading or a table row starts anew.
+ */
+const SOFT_BREAK = /\n(?![ \t]*(?:[-*•+] |\d+[.)] |#|\||\n))/g;
+
 function sentences(text: string): string[] {
   return text
+    .replace(SOFT_BREAK, ' ')
     .split(/\n+|(?<=[.!?;:])\s+(?=[A-ZÀ-ÖØ-Þ«"*(\-•])/u)
     .map((s) => s.replace(/^[-*•\d.)\s]+/, '').replace(/\s+/g, ' ').trim())
     .filter((s) => s.length >= 15);

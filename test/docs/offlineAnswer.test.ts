@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { extractiveAnswer, OFFLINE_PREFIX } from '../../actors/docs/offlineAnswer.js';
+
+const wrapped = [
+  'The inspector draws the selected actor\'s chart, laid out offline with ELK and drawn as',
+  'SVG, with the current state highlighted so that a developer sees where the conversation is.',
+  '',
+  '- Pause stops the event log without closing the socket.',
+  '- Filter keeps only the events whose type matches.',
+].join('\n');
+
+describe('offline extractive answer', () => {
+  it('quotes whole sentences: a paragraph wrapped over several lines is one sentence', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'Comment le chart de l\'inspector est-il dessiné avec le state highlighted ?' }],
+      documents: [{ id: 'p1', title: 'Inspector', source: 'inspect.md#inspector', text: wrapped }],
+    });
+    expect(answer.text.startsWith(OFFLINE_PREFIX)).toBe(true);
+    expect(answer.text).toContain('« The inspector draws the selected actor\'s chart, laid out offline with ELK and drawn as SVG, with the current state highlighted so that a developer sees where the conversation is. » [1]');
+    expect(answer.citations).toEqual([{ sourceId: 'p1', citedText: expect.stringContaining('drawn as SVG') }]);
+  });
+
+  it('keeps list items apart and cites only the passages it quotes', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'What does Pause do to the event log?' }],
+      documents: [
+        { id: 'a', title: 'Unrelated', source: 'x.md', text: 'Mayonnaise needs an egg yolk and oil, whisked slowly.' },
+        { id: 'b', title: 'Inspector', source: 'inspect.md', text: wrapped },
+      ],
+    });
+    expect(answer.text).toContain('« Pause stops the event log without closing the socket. » [2]');
+    expect(answer.text).not.toContain('Filter keeps only the events whose type matches. Pause');
+    expect(answer.citations?.map((c) => c.sourceId)).toEqual(['b']);
+  });
+});
