@@ -18,22 +18,26 @@ export interface RuntimeOptions {
 export class Runtime {
   readonly root: Actor<typeof rootMachine>;
   private readonly listeners = new Set<InspectListener>();
+  /** The system-level inspection subscription, held only while there are listeners. */
+  private inspection: { unsubscribe(): void } | undefined;
 
   constructor(opts: RuntimeOptions = {}) {
-    this.root = createActor(rootMachine, {
-      ...(opts.clock ? { clock: opts.clock } : {}),
-      inspect: (event) => {
-        for (const listener of this.listeners) {
-          try {
-            listener(event);
-          } catch {
-            // An inspector must never break a conversation.
-          }
-        }
-      },
-    });
+    // No `inspect` option: XState then builds no inspection event at all (its system checks its
+    // observer set first), which matters on hot paths. The fan-out subscribes on the first
+    // listener and unsubscribes after the last (see onInspect).
+    this.root = createActor(rootMachine, opts.clock ? { clock: opts.clock } : {});
     this.root.start();
   }
+
+  private fanOut = (event: InspectionEvent): void => {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // An inspector must never break a conversation.
+      }
+    }
+  };
 
   /** Spawns a conversation; returns its actor. Throws if the systemId is taken. */
   start<TLogic extends AnyActorLogic>(kind: string, systemId: string, logic: TLogic, input?: unknown): AnyActorRef {
@@ -65,7 +69,14 @@ export class Runtime {
 
   onInspect(listener: InspectListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.inspection ??= this.root.system.inspect(this.fanOut);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.inspection) {
+        this.inspection.unsubscribe();
+        this.inspection = undefined;
+      }
+    };
   }
 
   /** Stops every conversation, then the root. Calling it again does nothing. */

@@ -201,6 +201,13 @@ export const t2liveMachine = setup({
     recordInterlocutor: (_, _params: { pcm: Uint8Array }) => {},
     monitorReply: (_, _params: { text: string; candidateSpokeBefore: boolean }) => {},
     recordUsage: (_, _params: { usage: Record<string, number> }) => {},
+    /**
+     * The direct audio pipe (actors/t2/audioPipe.ts), open exactly while `session.live` is
+     * active: audio chunks then bypass the event queue (no macrostep, no inspection event per
+     * 20 ms chunk) but still only flow in the state where this chart lets them.
+     */
+    openAudio: (_, _params: undefined) => {},
+    closeAudio: (_, _params: undefined) => {},
     announce: emit((_, params: { value: ClientState }) => ({ type: 'client.state' as const, value: params.value })),
     /** A transcription fragment: joined to the open turn of the same speaker, relayed to the client. */
     transcriptIn: enqueueActions(({ context, event, enqueue }) => {
@@ -318,7 +325,11 @@ export const t2liveMachine = setup({
         },
         live: {
           type: 'parallel',
+          entry: 'openAudio',
+          exit: 'closeAudio',
           on: {
+            // Audio as events: the path of an interlocutor or transport wired without the pipe
+            // (the transport uses the pipe when the wiring provides one; same gating: `live` only).
             'client.audio': {
               actions: [
                 sendTo('interlocutor', ({ event }) => ({ type: 'candidate.audio' as const, pcm: event.pcm })),

@@ -1,6 +1,7 @@
 import { EndSensitivity, Modality, type GoogleGenAI, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { fromCallback } from 'xstate';
 import type { Logger } from '../../core/log.js';
+import type { InterlocutorAudioPort } from './audioPipe.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 
 /**
@@ -26,6 +27,12 @@ export interface GeminiInterlocutorDeps {
   systemPrompt: (sujetId: string) => string;
   logger: Logger;
   now?: () => number;
+  /**
+   * The session's audio pipe (actors/t2/audioPipe.ts): candidate chunks arrive through it and
+   * model audio leaves through it, with no XState event per chunk. Without it, audio travels as
+   * `candidate.audio` / `interlocutor.audio` events.
+   */
+  audio?: InterlocutorAudioPort;
 }
 
 /** The setup of spec §6 step 7 (plus transcriptions and resumption, issue 6 §4). */
@@ -70,7 +77,11 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
           const data = part.inlineData?.data;
           if (data) pcm.push(Buffer.from(data, 'base64'));
         }
-        if (pcm.length) send({ type: 'interlocutor.audio', pcm: pcm.length === 1 ? pcm[0]! : Buffer.concat(pcm) });
+        if (pcm.length) {
+          const chunk = pcm.length === 1 ? pcm[0]! : Buffer.concat(pcm);
+          if (deps.audio) deps.audio.interlocutor(chunk);
+          else send({ type: 'interlocutor.audio', pcm: chunk });
+        }
         if (sc.inputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'candidate', text: sc.inputTranscription.text, atMs: now() - t0 });
         if (sc.outputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: sc.outputTranscription.text, atMs: now() - t0 });
         if (sc.interrupted) send({ type: 'interlocutor.interrupted' });
@@ -158,18 +169,25 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
         if (!stopped) send({ type: 'interlocutor.failed', message: (err as Error).message });
       });
 
+    const sendAudio = (pcm: Uint8Array, base64?: string): void => {
+      if (stopped) return;
+      // The Live API takes base64 inside JSON: encoded once here, or passed through as the
+      // client sent it (JSON audio frames), never decoded and re-encoded.
+      const data = base64 ?? Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+      if (current && ready) current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+      else if (queuedBytes < MAX_QUEUED_BYTES) {
+        queue.push(data);
+        queuedBytes += pcm.byteLength;
+      }
+    };
+    const detachAudio = deps.audio?.attachInterlocutor(sendAudio);
+
     receive((event) => {
       if (stopped) return;
       switch (event.type) {
-        case 'candidate.audio': {
-          const data = Buffer.from(event.pcm.buffer, event.pcm.byteOffset, event.pcm.byteLength).toString('base64');
-          if (current && ready) current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
-          else if (queuedBytes < MAX_QUEUED_BYTES) {
-            queue.push(data);
-            queuedBytes += event.pcm.byteLength;
-          }
+        case 'candidate.audio':
+          sendAudio(event.pcm);
           break;
-        }
         case 'candidate.text':
           current?.sendClientContent({ turns: event.text, turnComplete: true });
           break;
@@ -181,6 +199,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
 
     return () => {
       stopped = true;
+      detachAudio?.();
       try {
         current?.close();
       } catch {

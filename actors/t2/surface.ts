@@ -9,6 +9,7 @@ import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
 import { mountT2Http } from '../../transports/http/t2.js';
 import type { CorrectionService } from '../corrections/contract.js';
+import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from './prompt.js';
@@ -94,7 +95,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         return s ? buildSystemPrompt(s) : '';
       };
       const textProvider = ctx.providers.resolve(config.T2_TEXT_PROVIDER);
-      const gemini: AnyActorLogic | undefined = ai ? geminiInterlocutor({ ai, model: config.T2_LIVE_MODEL, systemPrompt: prompt, logger: log }) : undefined;
+      // One Gemini actor logic per session: it carries that session's audio pipe.
+      const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: config.T2_LIVE_MODEL, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
       const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.CORRECTION_MODEL, logger: log });
       const deps = {
         logger: log,
@@ -102,7 +104,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sessions,
         verifyToken: (t: string | undefined) => auth.verifyToken(t),
         corrections,
-        interlocutor: (mode: 'audio' | 'text') => (mode === 'audio' && gemini ? gemini : text),
+        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort) => (mode === 'audio' && gemini ? gemini(audioPort) : text),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS },
       };

@@ -3,6 +3,7 @@ import { fromPromise, type AnyActorLogic } from 'xstate';
 import type { CorrectionService } from '../corrections/contract.js';
 import type { Logger } from '../../core/log.js';
 import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type SessionFacts, type T2Input } from '../../machines/t2live.js';
+import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
 import { RuleMonitor } from './ruleMonitor.js';
@@ -25,8 +26,11 @@ export interface T2Deps {
   sessions: SessionStore;
   verifyToken: (token: string | undefined) => Promise<Principal>;
   corrections: CorrectionService;
-  /** The interlocutor for a mode (Gemini Live for audio, the text interlocutor for text). */
-  interlocutor: (mode: 'audio' | 'text') => AnyActorLogic;
+  /**
+   * The interlocutor for a mode (Gemini Live for audio, the text interlocutor for text). An audio
+   * interlocutor may use the session's pipe (`audio`) instead of audio events.
+   */
+  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort) => AnyActorLogic;
   recordingsDir: string;
   timers: T2Timers;
   now?: () => number;
@@ -49,7 +53,7 @@ export function audioUrlOf(productionId: string): string {
  * Builds one session's machine with its effects: the rule monitor, the recorder, usage totals,
  * the correction service and the store — all owned by this closure and released at the end.
  */
-export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typeof t2liveMachine; input: T2Input } {
+export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typeof t2liveMachine; input: T2Input; audio: ClientAudioPort } {
   const now = deps.now ?? Date.now;
   const monitor = new RuleMonitor();
   const usage: Record<string, number> = {};
@@ -57,6 +61,14 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
   const rec = (): SessionRecorder => (recorder ??= SessionRecorder.create(recordingPath, now));
+  // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
+  const audio = new AudioPipe(
+    {
+      candidate: (pcm) => rec().candidate(pcm16FromBytes(pcm)),
+      interlocutor: (pcm) => rec().interlocutor(pcm16FromBytes(pcm)),
+    },
+    (err) => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded'),
+  );
 
   const logic = t2liveMachine.provide({
     actors: {
@@ -65,7 +77,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         const s = deps.subjects.get(input.sujetId);
         return s ? { id: s.id, titre: s.titre, consigne: s.consigne, role: s.role } : null;
       }),
-      interlocutor: deps.interlocutor(params.mode),
+      interlocutor: deps.interlocutor(params.mode, audio),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
         const closed = recorder ? await recorder.close() : undefined;
         return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
@@ -107,6 +119,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       }),
     },
     actions: {
+      openAudio: () => audio.setOpen(true),
+      closeAudio: () => audio.setOpen(false),
       recordCandidate: (_, { pcm }) => rec().candidate(pcm16FromBytes(pcm)),
       recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm16FromBytes(pcm)),
       monitorReply: (_, { text, candidateSpokeBefore }) => {
@@ -117,5 +131,5 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       },
     },
   });
-  return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers } };
+  return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers }, audio };
 }

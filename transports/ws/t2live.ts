@@ -61,8 +61,19 @@ export interface T2SocketOptions {
   maxSessions: number;
   /** Audio when a Gemini key is configured; text otherwise (the client may ask for text). */
   defaultMode: 'audio' | 'text';
-  /** Builds the session's machine (actors/t2/wiring.ts). */
-  wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown };
+  /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
+  wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
+}
+
+/**
+ * A session's direct audio path (actors/t2/audioPipe.ts), gated by the session's chart: audio
+ * chunks are routed here instead of becoming one XState event each.
+ */
+export interface SessionAudio {
+  /** Where the interlocutor's audio leaves: this socket's binary frames. */
+  attachClient(send: (pcm: Uint8Array) => void): void;
+  /** A validated candidate chunk (`base64`: the same bytes as the client encoded them). */
+  candidate(pcm: Uint8Array, base64?: string): boolean;
 }
 
 export interface T2Socket {
@@ -116,7 +127,10 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     const sessionId = randomUUID();
     const systemId = `t2:${sessionId}`;
     const openedAt = Date.now();
-    const { logic, input } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token });
+    const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token });
+    audio?.attachClient((pcm) => {
+      if (ws.readyState === ws.OPEN) ws.send(pcm, { binary: true });
+    });
     let actor: AnyActorRef;
     try {
       actor = opts.runtime.start('t2live', systemId, logic, input);
@@ -134,6 +148,11 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       if (now - lastActivity < ACTIVITY_EVERY_MS) return;
       lastActivity = now;
       send({ type: 'client.activity' });
+    };
+    const candidateAudio = (pcm: Buffer, base64?: string): void => {
+      activity();
+      if (audio) audio.candidate(pcm, base64);
+      else send({ type: 'client.audio', pcm });
     };
 
     actor.on('*', (raw: unknown) => {
@@ -183,8 +202,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       if (isBinary) {
         if (buf.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${buf.length} octets, maximum ${opts.maxFrameBytes}`);
         if (buf.length === 0 || buf.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
-        activity();
-        send({ type: 'client.audio', pcm: buf });
+        candidateAudio(buf);
         return;
       }
       if (buf.length > opts.maxFrameBytes * 2) return frameError(ws, 'FRAME_TOO_LARGE', `message de ${buf.length} octets, maximum ${opts.maxFrameBytes * 2}`);
@@ -201,8 +219,8 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           const pcm = Buffer.from(frame.data.data, 'base64');
           if (pcm.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${pcm.length} octets, maximum ${opts.maxFrameBytes}`);
           if (pcm.length === 0 || pcm.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
-          activity();
-          send({ type: 'client.audio', pcm });
+          // Canonical base64 (padded, 4 characters per 3 bytes) is passed on as is: no re-encoding.
+          candidateAudio(pcm, frame.data.data.length === Math.ceil(pcm.length / 3) * 4 ? frame.data.data : undefined);
           return;
         }
         case 'end':
