@@ -142,7 +142,7 @@ export const correctionsSurface: Surface = {
         // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
       },
       health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), spellingLoadMs: Math.round(spellingLoadMs()) }),
-      urls: (http ? { corrections: 'POST /corrections/ee · POST /corrections/eo' } : {}) as Record<string, string>,
+      urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
     };
   },
 };

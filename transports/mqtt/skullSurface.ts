@@ -25,7 +25,8 @@ export const skullSurface: Surface = {
         const h = svc.health();
         return { ok: h.ok, provider: h.provider, model: h.model, breaker: h.breaker, mqtt_protocol: h.mqtt_protocol, in_flight: h.in_flight, dropped: h.dropped, rejected: h.rejected };
       },
-      urls: { skull: `${svc.topics.asrText} → ${svc.topics.aiResponse}` },
+      // An absolute mqtt:// URL is printed as is (paths get the HTTP base URL).
+      urls: { topics: `${ctx.mqttUrl} ${svc.topics.asrText} → ${svc.topics.aiResponse}` },
     };
   },
 };
