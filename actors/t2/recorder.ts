@@ -2,6 +2,13 @@ import { Resampler16to24 } from './resampler.js';
 import { WavFileWriter } from './wavWriter.js';
 
 export const RECORDING_RATE = 24000;
+/**
+ * Candidate audio is resampled in batches of this many 16 kHz samples (100 ms, five 20 ms
+ * chunks): the filter, mixing and file work run once per batch instead of once per chunk. Each
+ * chunk keeps its own place on the timeline; the timeline is not written past a chunk still
+ * waiting in the batch, and model audio drains the batch first, so the hold-back stays ≤ 100 ms.
+ */
+export const CANDIDATE_BATCH = 1600;
 
 /**
  * One chronological mono 24 kHz recording of both voices (spec §6 steps 9–10, §7 step 17).
@@ -21,6 +28,9 @@ export class SessionRecorder {
   private flushed = 0;
   private candidateEnd = 0;
   private interlocutorEnd = 0;
+  /** Candidate chunks queued in the resampler: where each run of them goes, and its length (24 kHz). */
+  private readonly batchAt: number[] = [];
+  private readonly batchLen: number[] = [];
   private readonly startMs: number;
 
   private constructor(private readonly writer: WavFileWriter, private readonly now: () => number) {
@@ -41,17 +51,48 @@ export class SessionRecorder {
 
   /** Candidate audio, PCM16 mono 16 kHz. */
   candidate(pcm16k: Int16Array): void {
-    const at = Math.max(this.nowSample(), this.candidateEnd, this.flushed);
-    const pcm24 = this.resampler.push(pcm16k);
-    this.place(at, pcm24);
-    this.candidateEnd = at + pcm24.length;
+    const now = this.nowSample();
+    const at = Math.max(now, this.candidateEnd, this.flushed);
+    // Its place is fixed now (arrival time); its samples come out of the next batch.
+    const n = this.resampler.enqueue(pcm16k);
+    const last = this.batchAt.length - 1;
+    if (last >= 0 && this.batchAt[last]! + this.batchLen[last]! === at) this.batchLen[last]! += n;
+    else {
+      this.batchAt.push(at);
+      this.batchLen.push(n);
+    }
+    this.candidateEnd = at + n;
+    if (this.resampler.pending >= CANDIDATE_BATCH) this.drainCandidate();
+    this.flush(this.flushLimit(now));
   }
 
   /** Interlocutor audio, PCM16 mono 24 kHz. */
   interlocutor(pcm24k: Int16Array): void {
-    const at = Math.max(this.nowSample(), this.interlocutorEnd, this.flushed);
+    this.drainCandidate();
+    const now = this.nowSample();
+    const at = Math.max(now, this.interlocutorEnd, this.flushed);
     this.place(at, pcm24k);
     this.interlocutorEnd = at + pcm24k.length;
+    this.flush(now);
+  }
+
+  /** Resamples the queued candidate chunks at once and places each run where it arrived. */
+  private drainCandidate(): void {
+    if (this.batchAt.length === 0) return;
+    const out = this.resampler.drain();
+    let o = 0;
+    for (let i = 0; i < this.batchAt.length; i++) {
+      const len = this.batchLen[i]!;
+      this.place(this.batchAt[i]!, out.subarray(o, o + len));
+      o += len;
+    }
+    this.batchAt.length = 0;
+    this.batchLen.length = 0;
+  }
+
+  /** Nothing at or after a queued candidate chunk's place is final yet. */
+  private flushLimit(now: number): number {
+    return this.batchAt.length > 0 ? Math.min(now, this.batchAt[0]!) : now;
   }
 
   private place(at: number, samples: Int16Array): void {
@@ -59,9 +100,9 @@ export class SessionRecorder {
     const need = from + samples.length;
     if (need > this.pending.length) this.grow(need);
     const base = this.head + (at - this.flushed);
-    for (let i = 0; i < samples.length; i++) this.pending[base + i]! += samples[i]!;
+    const pending = this.pending;
+    for (let i = 0; i < samples.length; i++) pending[base + i]! += samples[i]!;
     this.end = Math.max(this.end, base + samples.length);
-    this.flush(this.nowSample());
   }
 
   /** Compacts the live region to the front, doubling the buffer if that is not enough. */
@@ -104,6 +145,7 @@ export class SessionRecorder {
 
   /** Writes what is left (up to the end of the later voice) and finalizes the WAV header. */
   async close(): Promise<{ path: string; bytes: number; durationMs: number }> {
+    this.drainCandidate();
     this.flush(Math.max(this.candidateEnd, this.interlocutorEnd, this.flushed));
     const bytes = await this.writer.close();
     return { path: this.writer.path, bytes, durationMs: Math.round((bytes / 2 / RECORDING_RATE) * 1000) };

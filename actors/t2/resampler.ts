@@ -80,26 +80,57 @@ const TAPS = flatPhases(designPrototype());
 const HIST = TAPS_PER_PHASE - 1;
 
 export class Resampler16to24 {
-  /** Working buffer: HIST samples of history followed by the current chunk (grown as needed). */
+  /** Working buffer: HIST samples of history followed by the queued input (grown as needed). */
   private buf = new Float64Array(HIST + 4096);
-  /** Position of the next output in the 48 kHz domain, relative to the first new input sample. */
+  /** Input samples queued after the history, not resampled yet. */
+  private queued = 0;
+  /** Position of the next output in the 48 kHz domain, relative to the first queued sample. */
   private u = 0;
+  /** The same position once everything queued is resampled (tells `enqueue` its output count). */
+  private uAfterQueue = 0;
 
   /** Resamples one chunk of PCM16 LE mono samples; returns PCM16 at 24 kHz (about 1.5× as many). */
   push(input: Int16Array): Int16Array {
+    this.enqueue(input);
+    return this.drain();
+  }
+
+  /**
+   * Queues a chunk without resampling it yet and returns how many output samples it will give
+   * (exactly what `push` of this chunk would have returned), so callers can batch the filter work
+   * of several chunks into one `drain()`, whose output is the same samples, in order.
+   */
+  enqueue(input: Int16Array): number {
     const len = input.length;
-    if (this.buf.length < HIST + len) {
-      const bigger = new Float64Array(HIST + len);
-      bigger.set(this.buf.subarray(0, HIST));
+    if (this.buf.length < HIST + this.queued + len) {
+      const bigger = new Float64Array(Math.max(HIST + this.queued + len, this.buf.length * 2));
+      bigger.set(this.buf.subarray(0, HIST + this.queued));
       this.buf = bigger;
     }
     const buf = this.buf;
-    for (let i = 0; i < len; i++) buf[HIST + i] = input[i]!;
+    const at = HIST + this.queued;
+    for (let i = 0; i < len; i++) buf[at + i] = input[i]!;
+    this.queued += len;
+    const limit = len * UP;
+    const n = this.uAfterQueue < limit ? Math.ceil((limit - this.uAfterQueue) / DOWN) : 0;
+    this.uAfterQueue += n * DOWN - limit;
+    return n;
+  }
+
+  /** Input samples queued and not resampled yet. */
+  get pending(): number {
+    return this.queued;
+  }
+
+  /** Resamples everything queued since the last drain. */
+  drain(): Int16Array {
+    const len = this.queued;
     const limit = len * UP;
     const out = new Int16Array(Math.max(0, Math.ceil((limit - this.u) / DOWN)));
     let n = 0;
     let u = this.u;
     const taps = TAPS;
+    const buf = this.buf;
     while (u < limit) {
       const i = (u / UP) | 0; // newest input sample used
       const off = (u - i * UP) * TAPS_PER_PHASE;
@@ -120,7 +151,9 @@ export class Resampler16to24 {
       u += DOWN;
     }
     this.u = u - limit;
+    this.uAfterQueue = this.u;
     buf.copyWithin(0, len, len + HIST);
+    this.queued = 0;
     return n === out.length ? out : out.subarray(0, n);
   }
 }

@@ -51,6 +51,23 @@ describe('16 → 24 kHz resampler (windowed-sinc polyphase FIR)', () => {
     for (const chunk of [1, 7, 160, 320, 333]) expect(Buffer.from(resampleInChunks(x, chunk).buffer).equals(Buffer.from(whole.buffer))).toBe(true);
   });
 
+  it('gives the same samples when chunks are queued and resampled in one batch (enqueue/drain)', () => {
+    const x = sine(1000, 16000, 1);
+    const whole = resampleInChunks(x, x.length);
+    const r = new Resampler16to24();
+    const parts: Int16Array[] = [];
+    let announced = 0;
+    for (let i = 0, k = 0; i < x.length; i += 320, k++) {
+      announced += r.enqueue(x.subarray(i, i + 320));
+      // Batches of 1 to 7 chunks: each enqueue's count is what its own push would have given.
+      if (k % 7 === 3 || i + 320 >= x.length) parts.push(r.drain());
+    }
+    const got = Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+    expect(announced).toBe(whole.length);
+    expect(got.equals(Buffer.from(whole.buffer))).toBe(true);
+    expect(r.pending).toBe(0);
+  });
+
   it('keeps a 1 kHz tone at its level and puts no image above 8 kHz (anti-aliasing)', () => {
     const out = resampleInChunks(sine(1000, 16000, 1), 320);
     const from = 2400;
@@ -143,6 +160,34 @@ describe('chronological recording of both voices', () => {
     const got = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
     expect(got.length).toBe(Math.max(candEnd, modelEnd));
     expect(bytes).toBe(got.length * 2);
+    let mismatches = 0;
+    for (let i = 0; i < got.length; i++) if (got[i] !== Math.max(-32768, Math.min(32767, Math.round(ref[i]!)))) mismatches++;
+    expect(mismatches).toBe(0);
+  });
+
+  it('places each candidate chunk at its own arrival time when several wait in one resampling batch', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rec-'));
+    let now = 0;
+    const rec = SessionRecorder.create(join(dir, 'b.wav'), () => now);
+    const ref = new Float64Array(24000 * 10);
+    const resampler = new Resampler16to24();
+    let candEnd = 0;
+    let seed = 11;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    // Candidate only (nothing drains the batch early): 20 ms chunks, on time, late or in bursts.
+    for (let step = 0; step < 200; step++) {
+      now += [0, 20, 20, 20, 35, 90][Math.floor(rand() * 6)]!;
+      const pcm = Int16Array.from({ length: 320 }, () => Math.floor(rand() * 20000) - 10000);
+      const at = Math.max(Math.floor((now * 24000) / 1000), candEnd);
+      const up = resampler.push(pcm);
+      for (let i = 0; i < up.length; i++) ref[at + i]! += up[i]!;
+      candEnd = at + up.length;
+      rec.candidate(pcm);
+    }
+    await rec.close();
+    const wav = readFileSync(join(dir, 'b.wav'));
+    const got = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
+    expect(got.length).toBe(candEnd);
     let mismatches = 0;
     for (let i = 0; i < got.length; i++) if (got[i] !== Math.max(-32768, Math.min(32767, Math.round(ref[i]!)))) mismatches++;
     expect(mismatches).toBe(0);
