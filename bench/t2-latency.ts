@@ -6,7 +6,7 @@
  * takes send and arrival times on one clock, so this process runs palabre's proxy alone. The same
  * chunks also go client ─ws─▶ fake directly (the socket hop alone, JSON+base64 as the SDK sends);
  * the proxy's added latency is proxied − direct, per percentile. Then, in this process, the
- * proxy's own work per candidate chunk (one event through the chart, recorder and SDK).
+ * proxy's own work per candidate chunk (the audio pipe: SDK send, then the recording).
  *
  *   npx tsx bench/t2-latency.ts [chunks=500]
  */
@@ -45,26 +45,56 @@ const env = await startT2({ geminiBaseUrl: baseUrl });
 child.send({ type: 'go', wsUrl: env.wsUrl, token: await env.mint('premium', 'bench'), chunks: CHUNKS });
 const done = (await next('done')) as Msg & Record<'proxiedUp' | 'proxiedDown' | 'directUp' | 'directDown', number[]>;
 
-// The proxy's own work per candidate chunk: one event into a live session → statechart → recorder
-// (resample + write) → SDK send, timed in wall and CPU time (CPU time ignores being descheduled).
-const { LiveClient } = await import('../test/t2/support.js');
-const c = await LiveClient.open(env, { token: await env.mint('premium', 'bench2'), sujet: 'club-de-sport' });
-await c.until(() => c.states().includes('listening'), 'listening', 10000);
-const session = env.ctx.runtime.get(env.ctx.runtime.list().find((e) => e.kind === 't2live')!.systemId)!;
+// The proxy's own work per candidate chunk, on the production path: a session wired as the
+// surface wires it (actors/t2/wiring.ts, Gemini interlocutor on the fake), in `live`; each chunk
+// goes into its audio pipe as the transport routes a validated binary frame → SDK send →
+// recording (copied for the recording thread, as the surface wires it; the thread's own work is
+// not on this thread). Timed in wall and CPU time (CPU time ignores being descheduled). The
+// transport's frame checks and the WebSocket parsing are not included.
+const { GoogleGenAI } = await import('@google/genai');
+const { wireT2Session } = await import('../actors/t2/wiring.js');
+const { geminiInterlocutor } = await import('../actors/t2/geminiInterlocutor.js');
+const { SubjectStore } = await import('../actors/t2/subjects.js');
+const { SessionStore } = await import('../actors/t2/sessionStore.js');
+const { buildSystemPrompt } = await import('../actors/t2/prompt.js');
+const { RecordingThread } = await import('../actors/t2/recordingThread.js');
+const recordings = new RecordingThread();
+const { join } = await import('node:path');
+const { tmpdir } = await import('node:os');
+const ai = new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl, apiVersion: 'v1beta' } });
+const subjects = new SubjectStore(env.ctx.db);
+const wired = wireT2Session(
+  {
+    logger: env.ctx.logger,
+    subjects,
+    sessions: new SessionStore(env.ctx.db),
+    verifyToken: async () => ({ sub: 'bench', features: ['oral_t2_live'] }),
+    corrections: env.corrections,
+    interlocutor: (_mode, audio) => geminiInterlocutor({ ai, model: 'm', systemPrompt: (id) => buildSystemPrompt(subjects.get(id)!), logger: env.ctx.logger, audio }),
+    recordingsDir: join(tmpdir(), 'palabre-bench-t2'),
+    recordings,
+    timers: { examMs: 600_000, warningMs: 30_000, idleMs: 600_000, connectMs: 15_000 },
+  },
+  { sessionId: `bench-${process.pid}`, sujetId: 'club-de-sport', mode: 'audio', token: undefined },
+);
+const session = env.ctx.runtime.start('t2live', 't2:bench-sync', wired.logic, wired.input);
+while (!session.getSnapshot().matches({ session: 'live' })) await sleep(5);
 const wall: number[] = [];
 const cpu: number[] = [];
 for (let seq = 0; seq < 2000; seq++) {
   const pcm = Buffer.alloc(640, seq % 251);
   const c0 = process.cpuUsage();
   const t = performance.now();
-  session.send({ type: 'client.audio', pcm });
+  wired.audio.candidate(pcm);
   wall.push(performance.now() - t);
   const u = process.cpuUsage(c0);
   cpu.push((u.user + u.system) / 1000);
   if (seq % 20 === 0) await sleep(20);
 }
-c.ws.close();
+session.send({ type: 'client.end' });
 await env.close();
+await recordings.stop();
+(await import('node:fs')).rmSync(join(tmpdir(), 'palabre-bench-t2'), { recursive: true, force: true });
 child.kill();
 
 const rows = (['Up', 'Down'] as const).map((d) => {

@@ -11,6 +11,7 @@ import { mountT2Http } from '../../transports/http/t2.js';
 import type { CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
+import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from './prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
@@ -98,6 +99,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // One Gemini actor logic per session: it carries that session's audio pipe.
       const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: config.T2_LIVE_MODEL, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
       const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.CORRECTION_MODEL, logger: log });
+      const recordings = new RecordingThread();
       const deps = {
         logger: log,
         subjects,
@@ -106,6 +108,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         corrections,
         interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort) => (mode === 'audio' && gemini ? gemini(audioPort) : text),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
+        // Resampling, mixing and writing happen off the event loop that forwards the audio.
+        recordings,
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS },
       };
       if (!http) {
@@ -129,6 +133,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       return {
         async stop() {
           await socket.close();
+          await recordings.stop();
           unregister();
         },
         health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${config.T2_LIVE_MODEL}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),

@@ -33,6 +33,7 @@ export class WavFileWriter {
   private closed = false;
   private readonly batch: Uint8Array;
   private batchUsed = 0;
+  private failure: Error | undefined;
 
   private constructor(readonly path: string, readonly sampleRate: number) {
     this.batch = new Uint8Array(sampleRate); // 0.5 s of PCM16 mono
@@ -43,6 +44,9 @@ export class WavFileWriter {
     mkdirSync(dirname(path), { recursive: true });
     const w = new WavFileWriter(path, sampleRate);
     w.stream = createWriteStream(path);
+    // A disk error (full, unwritable path) must not crash the process: it is kept, further
+    // writes are dropped, and close() rejects with it.
+    w.stream.on('error', (err) => (w.failure ??= err));
     w.stream.write(wavHeader(sampleRate, 0));
     return w;
   }
@@ -52,7 +56,7 @@ export class WavFileWriter {
   }
 
   write(samples: Int16Array): void {
-    if (this.closed || samples.length === 0) return;
+    if (this.closed || this.failure || samples.length === 0) return;
     // Batched: one file write per ~0.5 s of audio instead of one per 20 ms chunk (bounded memory).
     if (this.batchUsed + samples.byteLength > this.batch.length) this.drainBatch();
     if (samples.byteLength > this.batch.length) {
@@ -72,9 +76,11 @@ export class WavFileWriter {
 
   async close(): Promise<number> {
     if (this.closed) return this.bytes;
-    this.drainBatch();
     this.closed = true;
+    if (this.failure) throw this.failure;
+    this.drainBatch();
     const stream = this.stream!;
+    if (this.failure) throw this.failure;
     await new Promise<void>((resolve, reject) => {
       stream.once('error', reject);
       stream.end(() => resolve());

@@ -6,6 +6,7 @@ import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type Se
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
+import type { RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
@@ -32,6 +33,8 @@ export interface T2Deps {
    */
   interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort) => AnyActorLogic;
   recordingsDir: string;
+  /** Records on a worker thread when given (the surface's); otherwise on this thread. */
+  recordings?: RecordingThread;
   timers: T2Timers;
   now?: () => number;
 }
@@ -57,17 +60,19 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   const now = deps.now ?? Date.now;
   const monitor = new RuleMonitor();
   const usage: Record<string, number> = {};
-  let recorder: SessionRecorder | undefined;
+  let recorder: ThreadRecording | undefined;
   const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
-  const rec = (): SessionRecorder => (recorder ??= SessionRecorder.create(recordingPath, now));
+  const recordingFailed = (err: Error): void => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded');
+  // Started on the first chunk (a session without audio has no file).
+  const rec = (): ThreadRecording => (recorder ??= deps.recordings ? deps.recordings.open(recordingPath, recordingFailed) : inThreadRecording(recordingPath, now));
   // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
   const audio = new AudioPipe(
     {
-      candidate: (pcm) => rec().candidate(pcm16FromBytes(pcm)),
-      interlocutor: (pcm) => rec().interlocutor(pcm16FromBytes(pcm)),
+      candidate: (pcm) => rec().candidate(pcm),
+      interlocutor: (pcm) => rec().interlocutor(pcm),
     },
-    (err) => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded'),
+    recordingFailed,
   );
 
   const logic = t2liveMachine.provide({
@@ -121,8 +126,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     actions: {
       openAudio: () => audio.setOpen(true),
       closeAudio: () => audio.setOpen(false),
-      recordCandidate: (_, { pcm }) => rec().candidate(pcm16FromBytes(pcm)),
-      recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm16FromBytes(pcm)),
+      recordCandidate: (_, { pcm }) => rec().candidate(pcm),
+      recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm),
       monitorReply: (_, { text, candidateSpokeBefore }) => {
         if (text) monitor.reply(text, candidateSpokeBefore);
       },
@@ -132,4 +137,14 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     },
   });
   return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers }, audio };
+}
+
+/** The recording on the session's own thread (no worker given): same interface. */
+function inThreadRecording(path: string, now: () => number): ThreadRecording {
+  const r = SessionRecorder.create(path, now);
+  return {
+    candidate: (pcm) => r.candidate(pcm16FromBytes(pcm)),
+    interlocutor: (pcm) => r.interlocutor(pcm16FromBytes(pcm)),
+    close: () => r.close(),
+  };
 }

@@ -1,0 +1,157 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Session recordings on a worker thread (actors/t2/recordingWorker.ts).
+ *
+ * Resampling, mixing and writing the WAV was about a third of the main thread's CPU per audio
+ * chunk (profile of bench/t2-sessions.ts); on the thread that forwards audio it adds to every
+ * session's event-loop lag. Here the main thread only copies each chunk (with its arrival time)
+ * into one buffer per event-loop turn, and posts that buffer — transferred, not cloned — to one
+ * worker shared by all sessions. Placement on the timeline uses the arrival time taken here, so
+ * the file is sample-for-sample what an in-thread recorder would write.
+ */
+
+export type RecordingOp =
+  | { op: 'open'; id: string; path: string; atMs: number }
+  | { op: 'candidate' | 'interlocutor'; id: string; atMs: number; offset: number; length: number }
+  | { op: 'close'; id: string };
+
+export type RecordingReply =
+  | { op: 'closed'; id: string; path: string | null; bytes: number; durationMs: number }
+  | { op: 'error'; id: string; message: string };
+
+export interface ClosedRecording {
+  path: string | null;
+  bytes: number;
+  durationMs: number;
+}
+
+/** One recording as the session sees it: PCM16 LE bytes in, the file's facts out. */
+export interface ThreadRecording {
+  candidate(pcm: Uint8Array): void;
+  interlocutor(pcm: Uint8Array): void;
+  close(): Promise<ClosedRecording>;
+}
+
+function startWorker(): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.js')) return new Worker(new URL('./recordingWorker.js', here));
+  // From the TypeScript sources (tsx, vitest): the worker loads its module through tsx too.
+  const entry = new URL('./recordingWorker.ts', here).href;
+  return new Worker(`const { tsImport } = await import('tsx/esm/api'); await tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)});`, { eval: true });
+}
+
+export class RecordingThread {
+  private worker: Worker | undefined;
+  private ops: RecordingOp[] = [];
+  private chunks: Uint8Array[] = [];
+  private queuedBytes = 0;
+  private scheduled = false;
+  private readonly closing = new Map<string, (r: ClosedRecording) => void>();
+  private readonly onError = new Map<string, (err: Error) => void>();
+  private seq = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Starts a recording (the file is created on the worker); `onError` reports a failure once. */
+  open(path: string, onError: (err: Error) => void): ThreadRecording {
+    const id = `r${++this.seq}`;
+    this.onError.set(id, onError);
+    this.push({ op: 'open', id, path, atMs: this.now() });
+    return {
+      candidate: (pcm) => this.chunk('candidate', id, pcm),
+      interlocutor: (pcm) => this.chunk('interlocutor', id, pcm),
+      close: () =>
+        new Promise<ClosedRecording>((resolve) => {
+          this.closing.set(id, resolve);
+          this.push({ op: 'close', id });
+        }),
+    };
+  }
+
+  private chunk(voice: 'candidate' | 'interlocutor', id: string, pcm: Uint8Array): void {
+    // The chunk's buffer belongs to the socket: copied, at the offset it will have in the batch.
+    this.ops.push({ op: voice, id, atMs: this.now(), offset: this.queuedBytes, length: pcm.byteLength });
+    this.chunks.push(pcm);
+    this.queuedBytes += pcm.byteLength;
+    this.schedule();
+  }
+
+  private push(op: RecordingOp): void {
+    this.ops.push(op);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** One message per event-loop turn, whatever the number of sessions and chunks. */
+  private flush(): void {
+    this.scheduled = false;
+    if (this.ops.length === 0) return;
+    const buf = new Uint8Array(this.queuedBytes);
+    let o = 0;
+    for (const c of this.chunks) {
+      buf.set(c, o);
+      o += c.byteLength;
+    }
+    const ops = this.ops;
+    this.ops = [];
+    this.chunks = [];
+    this.queuedBytes = 0;
+    const worker = this.ensureWorker();
+    worker.postMessage({ ops, buf: buf.buffer }, [buf.buffer]);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = startWorker();
+    worker.unref(); // never what keeps the process alive
+    worker.on('message', (r: RecordingReply) => {
+      if (r.op === 'error') {
+        this.onError.get(r.id)?.(new Error(r.message));
+        this.onError.delete(r.id);
+        return;
+      }
+      this.onError.delete(r.id);
+      const done = this.closing.get(r.id);
+      this.closing.delete(r.id);
+      done?.({ path: r.path, bytes: r.bytes, durationMs: r.durationMs });
+      if (this.closing.size === 0) this.drained?.();
+    });
+    const lost = (err: Error): void => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      // Every recording in flight is lost; each session goes on (and is saved) without its file.
+      for (const [, report] of this.onError) report(err);
+      this.onError.clear();
+      for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
+      this.closing.clear();
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`recording thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Stops the worker, once the recordings being closed are finished (at most `graceMs`). */
+  async stop(graceMs = 2000): Promise<void> {
+    if (this.closing.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => (this.drained = resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    const w = this.worker;
+    this.worker = undefined;
+    for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
+    this.closing.clear();
+    if (w) await w.terminate();
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { RecordingThread } from '../../actors/t2/recordingThread.js';
+import { pcm16FromBytes } from '../../actors/t2/resampler.js';
+
+describe('recording on a worker thread', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('writes, byte for byte, the file an in-thread recorder writes from the same chunks and arrival times', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    let now = 5000;
+    const thread = new RecordingThread(() => now);
+    const errors: Error[] = [];
+    const remote = thread.open(join(dir, 'thread.wav'), (e) => errors.push(e));
+    const local = SessionRecorder.create(join(dir, 'local.wav'), () => now);
+    let seed = 3;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let step = 0; step < 300; step++) {
+      now += [0, 20, 20, 35, 90][Math.floor(rand() * 5)]!;
+      const candidate = rand() < 0.7;
+      const bytes = Buffer.alloc(candidate ? 640 : 1920 * (1 + Math.floor(rand() * 3)));
+      for (let i = 0; i < bytes.length; i += 2) bytes.writeInt16LE(Math.floor(rand() * 20000) - 10000, i);
+      if (candidate) {
+        remote.candidate(bytes);
+        local.candidate(pcm16FromBytes(bytes));
+      } else {
+        remote.interlocutor(bytes);
+        local.interlocutor(pcm16FromBytes(bytes));
+      }
+      // Chunks from several event-loop turns, as a live session sends them.
+      if (step % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    const closed = await remote.close();
+    const ref = await local.close();
+    await thread.stop();
+    expect(errors).toEqual([]);
+    expect(closed).toEqual({ path: join(dir, 'thread.wav'), bytes: ref.bytes, durationMs: ref.durationMs });
+    expect(ref.bytes).toBeGreaterThan(100_000);
+    expect(readFileSync(join(dir, 'thread.wav')).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+  });
+
+  it('reports a recording that cannot be written, and closes it without a file', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    const thread = new RecordingThread();
+    const errors: string[] = [];
+    // A directory where the file should be: the worker cannot create it.
+    const remote = thread.open(dir, (e) => errors.push(e.message));
+    remote.candidate(Buffer.alloc(640));
+    const closed = await remote.close();
+    expect(closed.path).toBeNull();
+    expect(errors.length).toBe(1);
+    // The thread itself survived: the next session records normally.
+    const next = thread.open(join(dir, 'next.wav'), (e) => errors.push(e.message));
+    next.candidate(Buffer.alloc(640));
+    const ok = await next.close();
+    await thread.stop();
+    expect(ok.path).toBe(join(dir, 'next.wav'));
+    expect(ok.bytes).toBe(960);
+    expect(errors.length).toBe(1);
+  });
+});
