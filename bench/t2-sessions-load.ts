@@ -65,6 +65,7 @@ async function run(go: Go): Promise<void> {
   );
   process.send!({ type: 'streaming', ready });
   const started = Date.now();
+  const cpu0 = process.cpuUsage();
   // One timer drives every client: a 20 ms tick sends one chunk per session (real-time rate).
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
@@ -78,10 +79,11 @@ async function run(go: Go): Promise<void> {
       }
     }, 20);
   });
+  const cpu = process.cpuUsage(cpu0);
   const closedBeforeEnd = closedEarly;
   for (const ws of clients) ws.close();
   await new Promise((r) => setTimeout(r, 1000));
-  process.send!({ type: 'done', ready, sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length });
+  process.send!({ type: 'done', ready, sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system });
   await fake.close();
   process.exit(0);
 }

@@ -4,17 +4,20 @@
  * clients run in a child process (bench/t2-sessions-load.ts), so this process's event loop and
  * memory are the server's alone.
  *
- *   node --expose-gc --import tsx bench/t2-sessions.ts [sessions=200] [seconds=20]
+ *   node --expose-gc --import tsx bench/t2-sessions.ts [sessions=200] [seconds=20] [--inspect]
  * (`npx tsx bench/t2-sessions.ts` works too, without the retained-memory figure).
  */
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startT2 } from '../test/t2/support.js';
 
-const SESSIONS = Number(process.argv[2] ?? 200);
-const SECONDS = Number(process.argv[3] ?? 20);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const SESSIONS = Number(args[0] ?? 200);
+const SECONDS = Number(args[1] ?? 20);
+/** `--inspect`: with the /inspect page's hub listening, as `palabre serve` runs (every event inspected). */
+const INSPECT = process.argv.includes('--inspect');
 
 type Msg = { type: string; [k: string]: unknown };
 const child = fork(fileURLToPath(new URL('./t2-sessions-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
@@ -34,6 +37,10 @@ async function next(type: string): Promise<Msg> {
 
 const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
 const env = await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
+if (INSPECT) {
+  const { InspectorHub } = await import('../actors/statecharts/inspectorHub.js');
+  new InspectorHub(env.ctx.runtime);
+}
 const tokens = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => env.mint('premium', `bench-${i}`)));
 const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
@@ -44,6 +51,7 @@ const streaming = (await next('streaming')) as Msg & { ready: number };
 const lag = monitorEventLoopDelay({ resolution: 5 });
 lag.enable();
 const cpu0 = process.cpuUsage();
+const elu0 = performance.eventLoopUtilization();
 let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
 // Retained memory per live session: after a full GC, two thirds into the run.
@@ -54,9 +62,10 @@ const probe = setTimeout(() => {
   const m = process.memoryUsage();
   retainedPerSessionKB = Math.round((m.heapUsed + m.external - retainedBefore) / SESSIONS / 1024);
 }, (SECONDS * 1000 * 2) / 3);
-const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number };
+const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number; cpuUs: number };
 lag.disable();
 const cpu = process.cpuUsage(cpu0);
+const elu = performance.eventLoopUtilization(elu0);
 clearInterval(sampler);
 clearTimeout(probe);
 const live = env.ctx.runtime.countByKind().t2live ?? 0;
@@ -81,11 +90,19 @@ const result = {
   // Machine-independent capacity: server CPU time per candidate chunk (all the work that chunk
   // and its share of replies, recording and grading cause), and the sessions one core carries.
   serverCpuPerChunkUs: Math.round((cpu.user + cpu.system) / Math.max(1, done.sent)),
+  // The main thread alone (process CPU above includes the recording thread): the share of time
+  // its event loop was busy, and that busy time per candidate chunk.
+  mainLoopUtilization: Math.round(elu.utilization * 1000) / 1000,
+  mainLoopBusyPerChunkUs: Math.round((elu.active * 1000) / Math.max(1, done.sent)),
+  inspect: INSPECT,
+  // The load generator (200 clients + the Gemini fake, another process on the same cores).
+  generatorCpuPerChunkUs: Math.round(done.cpuUs / Math.max(1, done.sent)),
+  generatorCoresBusy: Math.round(done.cpuUs / (SECONDS * 1e6) * 100) / 100,
   sessionsPerCoreAtRealTime: Math.floor(1e6 / 50 / Math.max(1, (cpu.user + cpu.system) / Math.max(1, done.sent))),
   targetLagP99Ms: 20,
   pass: ms(lag.percentile(99)) < 20 && streaming.ready === SESSIONS,
   loadavg1m: loadavg()[0] ?? 0,
 };
 console.log(JSON.stringify(result));
-console.table([{ sessions: result.ready, 'lag p50 ms': result.eventLoopLagMs.p50, 'lag p99 ms': result.eventLoopLagMs.p99, 'lag max ms': result.eventLoopLagMs.max, 'peak RSS/session KB': result.rssPerSessionKB, 'retained/session KB': result.retainedPerSessionKB, 'chunks up': result.chunksUp, 'CPU µs/chunk': result.serverCpuPerChunkUs, 'sessions/core': result.sessionsPerCoreAtRealTime, replies: result.interlocutorReplies, pass: result.pass }]);
+console.table([{ sessions: result.ready, 'lag p50 ms': result.eventLoopLagMs.p50, 'lag p99 ms': result.eventLoopLagMs.p99, 'lag max ms': result.eventLoopLagMs.max, 'peak RSS/session KB': result.rssPerSessionKB, 'retained/session KB': result.retainedPerSessionKB, 'chunks up': result.chunksUp, 'CPU µs/chunk': result.serverCpuPerChunkUs, 'loop busy µs/chunk': result.mainLoopBusyPerChunkUs, 'sessions/core': result.sessionsPerCoreAtRealTime, replies: result.interlocutorReplies, pass: result.pass }]);
 child.kill();
