@@ -16,7 +16,7 @@ import { startT2 } from '../test/t2/support.js';
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const SESSIONS = Number(args[0] ?? 200);
 const SECONDS = Number(args[1] ?? 20);
-/** `--inspect`: with the /inspect page's hub listening, as `palabre serve` runs (every event inspected). */
+/** `--inspect`: with an /inspect page open (the hub inspects only while a page listens). */
 const INSPECT = process.argv.includes('--inspect');
 
 type Msg = { type: string; [k: string]: unknown };
@@ -39,7 +39,8 @@ const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
 const env = await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
 if (INSPECT) {
   const { InspectorHub } = await import('../actors/statecharts/inspectorHub.js');
-  new InspectorHub(env.ctx.runtime);
+  // One listener stands for an open /inspect page: the hub then records every event.
+  new InspectorHub(env.ctx.runtime).subscribe(() => undefined);
 }
 const tokens = await Promise.all(Array.from({ length: SESSIONS }, (_, i) => env.mint('premium', `bench-${i}`)));
 const gc = (globalThis as { gc?: () => void }).gc;

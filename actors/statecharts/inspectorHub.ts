@@ -5,8 +5,8 @@ import { redactForInspection } from './redact.js';
 /**
  * Turns the runtime's raw inspection stream into records safe to show on /inspect: each record
  * names the conversation it belongs to (its systemId), the machine kind, and carries only
- * redacted data (no keys, JWTs or audio). Keeps a short history per conversation so a page that
- * connects late still sees the recent events.
+ * redacted data (no keys, JWTs or audio). While at least one listener is attached it keeps a short
+ * history per conversation, so a page that selects an actor later still sees its recent events.
  */
 
 export interface InspectRecord {
@@ -39,6 +39,12 @@ type Listener = (record: InspectRecord) => void;
 
 const HISTORY = 200;
 
+interface Owner {
+  systemId: string;
+  kind: string;
+  ref: AnyActorRef;
+}
+
 interface WithParent {
   _parent?: AnyActorRef & WithParent;
   id?: string;
@@ -48,22 +54,29 @@ export class InspectorHub {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
   private readonly history = new Map<string, InspectRecord[]>();
-  private readonly unsubscribe: () => void;
+  private unsubscribeRuntime: (() => void) | undefined;
+  /** Actor → its conversation, so each inspection event costs a lookup, not a scan of them all. */
+  private owners = new WeakMap<AnyActorRef, Owner | null>();
 
-  constructor(private readonly runtime: Runtime, private readonly now: () => number = Date.now) {
-    this.unsubscribe = runtime.onInspect((e) => this.onInspect(e));
-  }
+  constructor(private readonly runtime: Runtime, private readonly now: () => number = Date.now) {}
 
   /** The conversation an actor belongs to: itself or its nearest ancestor that the root spawned. */
-  private conversationOf(ref: AnyActorRef): { systemId: string; kind: string; ref: AnyActorRef } | undefined {
-    const entries = this.runtime.list();
+  private conversationOf(ref: AnyActorRef): Owner | undefined {
+    const cached = this.owners.get(ref);
+    if (cached !== undefined) return cached ?? undefined;
+    const byRef = new Map(this.runtime.list().map((e) => [e.ref, e] as const));
     let current: (AnyActorRef & WithParent) | undefined = ref as AnyActorRef & WithParent;
-    for (let depth = 0; current && depth < 20; depth++) {
-      const match = entries.find((e) => e.ref === current);
-      if (match) return { systemId: match.systemId, kind: match.kind, ref: match.ref };
+    let owner: Owner | undefined;
+    for (let depth = 0; current && depth < 20 && !owner; depth++) {
+      const match = byRef.get(current);
+      if (match) owner = { systemId: match.systemId, kind: match.kind, ref: match.ref };
       current = current._parent;
     }
-    return undefined;
+    // A miss is not remembered (an actor is inspected before the root's context lists it), except
+    // for the root itself, which is never a conversation.
+    if (owner) this.owners.set(ref, owner);
+    else if (ref === this.runtime.root) this.owners.set(ref, null);
+    return owner;
   }
 
   private onInspect(e: InspectionEvent): void {
@@ -132,13 +145,29 @@ export class InspectorHub {
     return [...(this.history.get(systemId) ?? [])];
   }
 
+  /**
+   * Records flow only while someone listens: the hub subscribes to the runtime's inspection
+   * stream with its first listener and lets go after the last, so a process nobody inspects pays
+   * nothing per event (and XState builds no inspection events at all).
+   */
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.unsubscribeRuntime ??= this.runtime.onInspect((e) => this.onInspect(e));
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.release();
+    };
+  }
+
+  private release(): void {
+    this.unsubscribeRuntime?.();
+    this.unsubscribeRuntime = undefined;
+    this.history.clear();
+    this.owners = new WeakMap();
   }
 
   close(): void {
-    this.unsubscribe();
     this.listeners.clear();
+    this.release();
   }
 }

@@ -71,13 +71,12 @@ export function attachInspectSocket({ server, hub, logger, isAdmin }: InspectSoc
   }, LIST_INTERVAL_MS);
   listTimer.unref();
 
-  const unsubscribe = hub.subscribe((record: InspectRecord) => {
-    for (const ws of wss.clients) send(ws, { type: 'record', record });
-  });
-
   wss.on('connection', (ws: WebSocket) => {
     logger.info({ event: 'inspect_connected' }, 'inspector connected');
     send(ws, { type: 'conversations', conversations: hub.conversations() });
+    // Each page is a listener of its own: the hub inspects only while a page is open.
+    const off = hub.subscribe((record: InspectRecord) => send(ws, { type: 'record', record }));
+    ws.on('close', off);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let parsed: z.infer<typeof clientMessage> | undefined;
       if (!isBinary) {
@@ -100,7 +99,6 @@ export function attachInspectSocket({ server, hub, logger, isAdmin }: InspectSoc
   return {
     async close() {
       clearInterval(listTimer);
-      unsubscribe();
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));
