@@ -14,7 +14,7 @@ import { correctionMachine, type CorrectionInput, type CorrectionOutput, type Va
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
 import { assembleReport } from './assemble.js';
 import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
-import { runDetectors, warmSpelling, wordListCached } from './detectors/index.js';
+import { ensureSpelling, runDetectors, setCacheDir, wordListCached } from './detectors/index.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from './production.js';
 import { CORRECTION_MIGRATIONS, CorrectionStore } from './store.js';
@@ -87,13 +87,16 @@ export class CorrectionEngine implements CorrectionService {
           const v = validateModelAnswer(input.answer, input.production);
           return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
         }),
-        mergeDetectors: fromPromise(async ({ input }) =>
-          assembleReport({
+        mergeDetectors: fromPromise(async ({ input }) => {
+          // The first correction on a machine waits for the word list, built off the event loop.
+          await ensureSpelling();
+          return assembleReport({
             production: input.production,
             findings: runDetectors(input.production),
             ...(input.model ? { model: input.model } : {}),
             ...(input.fallback ? { fallback: input.fallback } : {}),
-          })),
+          });
+        }),
         save: fromPromise(async ({ input }) =>
           this.store.save({
             candidateId: save.candidateId,
@@ -191,15 +194,18 @@ export function createCorrectionService(ctx: AppContext): CorrectionEngine {
     engine = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
     shared.set(ctx, engine);
     const log = ctx.logger.child({ surface: 'corrections' });
-    if (wordListCached()) {
-      setImmediate(() => {
-        const ms = warmSpelling();
-        if (ms > 0) log.info({ ms: Math.round(ms) }, 'French spelling word list loaded');
-      });
-    } else {
-      // Building it expands the Hunspell dictionary (seconds of CPU): not at start, on first use.
-      log.info('French spelling word list not cached yet: built once on the first correction');
-    }
+    setCacheDir(ctx.config.PALABRE_CACHE_DIR);
+    const cached = wordListCached();
+    // Building it expands the Hunspell dictionary (seconds of CPU): on a worker thread, so the
+    // process keeps serving; a correction that arrives meanwhile waits for it.
+    if (!cached) log.info('French spelling word list not cached yet: building it once on a worker thread');
+    const t0 = performance.now();
+    setImmediate(() => {
+      ensureSpelling().then(
+        (loadMs) => log.info({ ms: Math.round(cached ? loadMs : performance.now() - t0), built: !cached }, 'French spelling word list loaded'),
+        (err: unknown) => log.error({ err }, 'French spelling word list unavailable: corrections will retry on their next request'),
+      );
+    });
   }
   return engine;
 }

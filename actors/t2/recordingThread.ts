@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../core/worker.js';
 
 /**
  * Session recordings on a worker thread (actors/t2/recordingWorker.ts).
@@ -33,13 +34,6 @@ export interface ThreadRecording {
   close(): Promise<ClosedRecording>;
 }
 
-function startWorker(): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.js')) return new Worker(new URL('./recordingWorker.js', here));
-  // From the TypeScript sources (tsx, vitest): the worker loads its module through tsx too.
-  const entry = new URL('./recordingWorker.ts', here).href;
-  return new Worker(`const { tsImport } = await import('tsx/esm/api'); await tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)});`, { eval: true });
-}
 
 export class RecordingThread {
   private worker: Worker | undefined;
@@ -109,7 +103,7 @@ export class RecordingThread {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker();
+    const worker = startWorker(import.meta.url, 'recordingWorker');
     worker.unref(); // never what keeps the process alive
     worker.on('message', (r: RecordingReply) => {
       if (r.op === 'error') {

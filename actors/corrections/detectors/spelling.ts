@@ -1,6 +1,6 @@
 import { atSentenceStart, finding, isWritten, type Detector, type DetectorContext, type Finding, type Token } from './context.js';
 import { ANGLICISMS, SMS_WORDS } from './lexicon.js';
-import { loadWordList, type WordList } from './wordlist.js';
+import { ensureWordListCached, loadWordList, type WordList } from './wordlist.js';
 
 /**
  * `faute_orthographe_courante` with the French Hunspell dictionary (dictionary-fr, expanded once by
@@ -20,6 +20,13 @@ function wordList(): WordList {
 export function warmSpelling(): number {
   if (words) return 0;
   return wordList().loadMs;
+}
+
+/** Builds the list off the event loop when needed (first run on a machine), then loads it. */
+export async function ensureSpelling(): Promise<number> {
+  if (words) return 0;
+  await ensureWordListCached();
+  return warmSpelling();
 }
 
 export function spellingLoadMs(): number {

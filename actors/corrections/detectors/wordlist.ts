@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { startWorker } from '../../../core/worker.js';
 import dictionary from 'dictionary-fr';
 import nspell from 'nspell';
 
@@ -24,11 +26,18 @@ export interface WordList {
   loadMs: number;
 }
 
-export function cacheDir(): string {
-  return process.env.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache');
+let configuredDir: string | undefined;
+
+/** PALABRE_CACHE_DIR from the configuration (set by the corrections service at start). */
+export function setCacheDir(dir: string | undefined): void {
+  configuredDir = dir;
 }
 
-function cacheFile(): string {
+export function cacheDir(): string {
+  return configuredDir ?? process.env.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache');
+}
+
+export function cacheFile(): string {
   return join(cacheDir(), `${DICT_VERSION.replace(/[^a-z0-9.-]/gi, '_')}.words`);
 }
 
@@ -38,7 +47,7 @@ interface NSpellInternals {
 }
 
 /** Expands the dictionary with nspell and writes the sorted list of allowed forms. */
-function build(path: string): void {
+export function buildWordListFile(path: string): void {
   const spell = nspell(Buffer.from(dictionary.aff), Buffer.from(dictionary.dic)) as unknown as NSpellInternals;
   const forbidden = spell.flags.FORBIDDENWORD;
   const words: string[] = [];
@@ -49,8 +58,8 @@ function build(path: string): void {
   }
   // Default sort = UTF-16 code-unit order = UTF-8 byte order for the BMP (all of French).
   words.sort();
-  mkdirSync(cacheDir(), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${threadId}.tmp`;
   writeFileSync(tmp, words.join('\n'));
   renameSync(tmp, path); // atomic: concurrent builders never expose a half-written file
 }
@@ -94,8 +103,30 @@ export function loadWordList(): WordList {
   const path = cacheFile();
   let source: WordList['source'] = 'cache';
   if (!existsSync(path)) {
-    build(path);
+    buildWordListFile(path);
     source = 'built';
   }
   return load(readFileSync(path), source, t0);
+}
+
+let building: Promise<void> | undefined;
+
+/**
+ * Makes sure the expanded list is cached, building it on a worker thread when it is not: the
+ * expansion takes seconds of CPU, and on the event loop it would freeze every other surface of
+ * the process (Skull replies, T2 audio) meanwhile. Single flight: concurrent callers share it.
+ */
+export function ensureWordListCached(): Promise<void> {
+  if (wordListCached()) return Promise.resolve();
+  building ??= new Promise<void>((resolve, reject) => {
+    const worker = startWorker(import.meta.url, 'wordlistWorker', { workerData: { path: cacheFile() } });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (wordListCached()) resolve();
+      else reject(new Error(`the spelling word list could not be built (worker exit code ${code})`));
+    });
+  }).finally(() => {
+    building = undefined;
+  });
+  return building;
 }
