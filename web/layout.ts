@@ -168,7 +168,13 @@ export function mountHome(app: Express): void {
 <p>Conversations IA en statecharts XState : chaque conversation est un acteur, relié à son transport.</p>
 <h2>Pages</h2>
 ${links.length ? html`<ul>${links.map((l) => html`<li><a href="${l.href}">${l.label}</a></li>`)}</ul>` : html`<p>Aucune page n’est servie par ce processus.</p>`}
-<p>État du service : <a href="/healthz">/healthz</a> · métriques : <a href="/metrics">/metrics</a></p>`;
+<p>État du service : <a href="/healthz">/healthz</a> · métriques : <a href="/metrics">/metrics</a></p>
+<h2>Pour les développeurs</h2>
+<ul>
+<li>Le crâne Skull écoute sur MQTT : publiez sur <code>asr/text</code> ou <code>ai/request</code>, la réponse arrive sur <code>ai/response</code> (voir <code>docs/skull.md</code>).</li>
+<li>L’inspecteur de statecharts (<a href="/inspect">/inspect</a>) montre chaque acteur vivant ; il demande une connexion administrateur (variable <code>ADMIN_PASSWORD</code>).</li>
+<li>Les statecharts s’exportent avec <code>palabre machines --format mermaid|json|scxml|svg</code>.</li>
+</ul>`;
     sendPage(res, renderPage({ title: 'Accueil', current: '/', body }));
   });
 }
