@@ -10,13 +10,11 @@
  *
  *   npx tsx bench/t2-latency.ts [chunks=500]
  */
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
 
 const CHUNKS = Number(process.argv[2] ?? 500);
-type Msg = { type: string; [k: string]: unknown };
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,20 +23,7 @@ function pct(xs: number[], p: number): number {
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const child = fork(fileURLToPath(new URL('./t2-latency-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
-const messages: Msg[] = [];
-const waiters: Array<() => void> = [];
-child.on('message', (m) => {
-  messages.push(m as Msg);
-  for (const w of waiters.splice(0)) w();
-});
-async function next(type: string): Promise<Msg> {
-  for (;;) {
-    const m = messages.find((x) => x.type === type);
-    if (m) return m;
-    await new Promise<void>((r) => waiters.push(r));
-  }
-}
+const { child, next } = forkLoad(new URL('./t2-latency-load.ts', import.meta.url));
 
 const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
 const env = await startT2({ geminiBaseUrl: baseUrl });

@@ -7,10 +7,9 @@
  *   node --expose-gc --import tsx bench/t2-sessions.ts [sessions=200] [seconds=20] [--inspect]
  * (`npx tsx bench/t2-sessions.ts` works too, without the retained-memory figure).
  */
-import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -19,21 +18,7 @@ const SECONDS = Number(args[1] ?? 20);
 /** `--inspect`: with an /inspect page open (the hub inspects only while a page listens). */
 const INSPECT = process.argv.includes('--inspect');
 
-type Msg = { type: string; [k: string]: unknown };
-const child = fork(fileURLToPath(new URL('./t2-sessions-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
-const messages: Msg[] = [];
-const waiters: Array<() => void> = [];
-child.on('message', (m) => {
-  messages.push(m as Msg);
-  for (const w of waiters.splice(0)) w();
-});
-async function next(type: string): Promise<Msg> {
-  for (;;) {
-    const m = messages.find((x) => x.type === type);
-    if (m) return m;
-    await new Promise<void>((r) => waiters.push(r));
-  }
-}
+const { child, next } = forkLoad(new URL('./t2-sessions-load.ts', import.meta.url));
 
 const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
 const env = await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
