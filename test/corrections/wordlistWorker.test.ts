@@ -32,9 +32,11 @@ describe('spelling word list built off the event loop', () => {
     const buildMs = performance.now() - t0;
     clearInterval(ticker);
     expect(wordListCached()).toBe(true);
-    // The expansion takes seconds; the loop never stalled for anything close to that.
-    expect(buildMs).toBeGreaterThan(500);
-    expect(worstGap).toBeLessThan(Math.min(400, buildMs / 2));
+    // The expansion takes seconds. Built on the event loop, the loop would stall for all of it
+    // (worst gap ≈ build time); on a worker it keeps ticking. The bound leaves room for a loaded
+    // CI machine, where other test files compete for the two cores.
+    expect(buildMs).toBeGreaterThan(2000);
+    expect(worstGap).toBeLessThan(buildMs / 4);
     const list = loadWordList();
     expect(list.source).toBe('cache');
     expect(list.has('maison')).toBe(true);
