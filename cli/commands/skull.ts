@@ -45,7 +45,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   }
 
   const providers = createProviders(config, { logger });
-  const provider = providers.resolve(config.SKULL_PROVIDER);
+  const provider = (await import('../../actors/llm/surfaceEndpoints.js')).surfaceProvider(providers, config, 'skull');
   const runtime = new Runtime();
   const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl });
   const startMs = Math.round(performance.now() - t0);

@@ -1,5 +1,8 @@
 import type { Surface } from '../../core/surface.js';
 import { startSkullService } from './skull.js';
+import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
+import { skullPrimaryRoute } from '../../actors/llm/modelStatus.js';
+import { routeMissingModels } from '../../actors/llm/modelRoute.js';
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
@@ -8,7 +11,13 @@ import { startSkullService } from './skull.js';
 export const skullSurface: Surface = {
   name: 'skull',
   async start(ctx) {
-    const provider = ctx.providers.resolve(ctx.config.SKULL_PROVIDER);
+    const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
+    const { AI_MODEL: primary, AI_FALLBACK_MODEL: fallback } = ctx.config;
+    const statuses = ctx.modelStatus;
+    // A primary the provider no longer lists is served by a listed fallback (one log line).
+    const provider = statuses
+      ? routeMissingModels(shared, (model) => (model === primary ? skullPrimaryRoute(statuses(), primary, fallback) : undefined), ctx.logger.child({ surface: 'skull' }))
+      : shared;
     const svc = await startSkullService({
       config: ctx.config,
       logger: ctx.logger,
