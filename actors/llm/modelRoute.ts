@@ -1,4 +1,6 @@
+import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
+import { skullPrimaryRoute, type ModelStatus } from './modelStatus.js';
 import type { LlmProvider } from './types.js';
 
 /**
@@ -20,4 +22,15 @@ export function routeMissingModels(inner: LlmProvider, route: (model: string) =>
       return inner.generate(to ? { ...req, model: to } : req);
     },
   };
+}
+
+/** Skull's provider with a missing `AI_MODEL` served by a listed `AI_FALLBACK_MODEL` (same rule everywhere Skull runs). */
+export function routeSkullPrimary(
+  provider: LlmProvider,
+  config: Pick<Config, 'AI_MODEL' | 'AI_FALLBACK_MODEL'>,
+  statuses: () => readonly ModelStatus[],
+  logger: Logger,
+): LlmProvider {
+  const { AI_MODEL: primary, AI_FALLBACK_MODEL: fallback } = config;
+  return routeMissingModels(provider, (model) => (model === primary ? skullPrimaryRoute(statuses(), primary, fallback) : undefined), logger);
 }

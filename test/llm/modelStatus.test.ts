@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DestinationStream } from 'pino';
+import { createLogger } from '../../core/log.js';
 import { loadConfig } from '../../core/config/index.js';
-import { checkModels, modelProblemLines, skullPrimaryRoute, type ModelStatus } from '../../actors/llm/modelStatus.js';
+import { checkModels, modelProblemLines, RECHECK_INTERVAL_MS, skullPrimaryRoute, watchModels, type ListModels, type ModelStatus } from '../../actors/llm/modelStatus.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -99,5 +101,45 @@ describe('skullPrimaryRoute', () => {
     expect(skullPrimaryRoute([s('a', 'missing'), s('b', 'unchecked')], 'a', 'b')).toBeUndefined();
     expect(skullPrimaryRoute([s('a', 'deprecated'), s('b', 'ok')], 'a', 'b')).toBeUndefined();
     expect(skullPrimaryRoute([s('a', 'unchecked'), s('b', 'ok')], 'a', 'b')).toBeUndefined();
+  });
+});
+
+describe('watchModels', () => {
+  it('checks once started, again every 24 h, never after stop; warns once per check for each problem', async () => {
+    vi.useFakeTimers();
+    try {
+      const lines: string[] = [];
+      const stream: DestinationStream = { write: (s: string) => void lines.push(s) };
+      // A stand-in for the list (this test is about scheduling; the SDK paths are tested above).
+      let calls = 0;
+      const listModels: ListModels = async () => {
+        calls += 1;
+        return [{ id: 'gpt-6.1-terra', ...(calls > 1 ? { shutdownDate: '2027-06-01' } : {}) }];
+      };
+      const watch = watchModels(config({ OPENAI_API_KEY: 'sk-test', SURFACES: 'skull' }), { logger: createLogger({ destination: stream, level: 'info' }), listModels });
+      expect(watch.current().map((s) => [s.model, s.status, s.detail])).toEqual([['gpt-6.1-terra', 'unchecked', 'check pending'], ['gpt-6-luna', 'unchecked', 'check pending']]);
+      expect(calls).toBe(0);
+      watch.start();
+      watch.start();
+      const first = await watch.firstCheck;
+      expect(calls).toBe(1);
+      expect(first.map((s) => s.status)).toEqual(['ok', 'missing']);
+      await vi.advanceTimersByTimeAsync(RECHECK_INTERVAL_MS - 1);
+      expect(calls).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(calls).toBe(2);
+      expect(watch.current()[0]).toMatchObject({ status: 'deprecated', shutdownDate: '2027-06-01' });
+      watch.stop();
+      await vi.advanceTimersByTimeAsync(3 * RECHECK_INTERVAL_MS);
+      expect(calls).toBe(2);
+      const warns = lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40).map((l) => l.msg);
+      expect(warns).toEqual([
+        'model gpt-6-luna (skull) is not offered by openai (openai does not list gpt-6-luna): set AI_FALLBACK_MODEL to a model it lists (docs/providers.md)',
+        'model gpt-6.1-terra (skull, openai) shuts down on 2027-06-01: set AI_MODEL to a current model (docs/providers.md)',
+        'model gpt-6-luna (skull) is not offered by openai (openai does not list gpt-6-luna): set AI_FALLBACK_MODEL to a model it lists (docs/providers.md)',
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,8 +1,7 @@
 import type { Surface } from '../../core/surface.js';
 import { startSkullService } from './skull.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
-import { skullPrimaryRoute } from '../../actors/llm/modelStatus.js';
-import { routeMissingModels } from '../../actors/llm/modelRoute.js';
+import { routeSkullPrimary } from '../../actors/llm/modelRoute.js';
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
@@ -12,12 +11,8 @@ export const skullSurface: Surface = {
   name: 'skull',
   async start(ctx) {
     const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
-    const { AI_MODEL: primary, AI_FALLBACK_MODEL: fallback } = ctx.config;
-    const statuses = ctx.modelStatus;
     // A primary the provider no longer lists is served by a listed fallback (one log line).
-    const provider = statuses
-      ? routeMissingModels(shared, (model) => (model === primary ? skullPrimaryRoute(statuses(), primary, fallback) : undefined), ctx.logger.child({ surface: 'skull' }))
-      : shared;
+    const provider = ctx.modelStatus ? routeSkullPrimary(shared, ctx.config, ctx.modelStatus, ctx.logger.child({ surface: 'skull' })) : shared;
     const svc = await startSkullService({
       config: ctx.config,
       logger: ctx.logger,
