@@ -67,6 +67,8 @@ export interface CheckModelsDeps {
   listModels?: ListModels;
   /** Limit of one list request (default 10 s). */
   timeoutMs?: number;
+  /** Aborts the list requests in flight (shutdown). */
+  signal?: AbortSignal;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -187,7 +189,8 @@ export async function checkModels(config: Config, deps: CheckModelsDeps = {}): P
       const key = JSON.stringify([provider, t.endpoint.baseURL ?? '', t.endpoint.apiKey ?? '']);
       let catalog = catalogs.get(key);
       if (!catalog) {
-        catalog = list(provider, withEndpoint(config, provider, t.endpoint), AbortSignal.timeout(timeoutMs));
+        const limit = AbortSignal.timeout(timeoutMs);
+        catalog = list(provider, withEndpoint(config, provider, t.endpoint), deps.signal ? AbortSignal.any([deps.signal, limit]) : limit);
         catalogs.set(key, catalog);
       }
       try {
@@ -264,11 +267,13 @@ export function watchModels(config: Config, deps: WatchModelsDeps): ModelWatch {
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
+  // Shutdown aborts a list still in flight: a slow provider never holds the exit.
+  const stopping = new AbortController();
   let settleFirst: (s: ModelStatus[]) => void = () => undefined;
   const firstCheck = new Promise<ModelStatus[]>((resolve) => { settleFirst = resolve; });
 
   const recheck = async (): Promise<ModelStatus[]> => {
-    const result = await checkModels(config, { ...deps, providers, logger: log });
+    const result = await checkModels(config, { ...deps, providers, logger: log, signal: stopping.signal });
     if (stopped) return result;
     latest = result;
     for (const s of result) {
@@ -295,6 +300,7 @@ export function watchModels(config: Config, deps: WatchModelsDeps): ModelWatch {
     },
     stop() {
       stopped = true;
+      stopping.abort();
       if (timer) clearInterval(timer);
       timer = undefined;
       settleFirst(latest);

@@ -80,8 +80,10 @@ describe('model check at start', () => {
     const during = await health(server);
     expect(during.models.length).toBeGreaterThan(0);
     for (const m of during.models) expect(m).toMatchObject({ status: 'unchecked', detail: 'check pending' });
-    await server.shutdown('test');
+    // Shutdown does not wait for it: the request in flight is aborted.
+    expect(await server.shutdown('test')).toEqual({ forced: false });
     running.length = 0;
+    expect(await listReq!.done).toBe('client-closed');
     fake.reset();
 
     fake.setModels({ status: 503, errorMessage: 'models list unavailable' });
