@@ -1,4 +1,4 @@
-// `npx tsx bench/serve-start.ts [--runs 5] [--mode dist|tsx] [--surfaces all|none|docs,t2]`
+// `npx tsx bench/serve-start.ts [--runs 5] [--mode dist|tsx] [--surfaces all|none|docs,t2] [--env KEY=VALUE]…`
 // Measures `palabre serve` from spawn to the first 200 of /healthz (ready: every surface started)
 // and the process's resident memory at that moment, then the SIGTERM → exit time.
 // Prints one JSON line, then a table. Target: ready ≤ 1.5 s.
@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PROJECT_ROOT } from '../core/version.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, mode: { type: 'string' }, surfaces: { type: 'string', default: 'all' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, mode: { type: 'string' }, surfaces: { type: 'string', default: 'all' }, env: { type: 'string', multiple: true, default: [] } } });
+// Extra variables for the child, e.g. `--env OPENAI_BASE_URL=…` to start with a provider configured.
+const extraEnv = Object.fromEntries(values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const runs = Math.max(1, Number(values.runs));
 const surfaces = values.surfaces;
 const built = existsSync(join(PROJECT_ROOT, 'dist/cli/main.js'));
@@ -39,7 +41,7 @@ interface Run { readyMs: number; rssMb: number; stopMs: number; exitCode: number
 async function once(): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), 'palabre-bench-'));
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), MQTT_EMBEDDED_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SURFACES: surfaces };
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), MQTT_EMBEDDED_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SURFACES: surfaces, ...extraEnv };
   const started = performance.now();
   const child = spawn(process.execPath, command, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

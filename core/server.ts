@@ -10,6 +10,8 @@ import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { VERSION } from './version.js';
 import type { ProviderName } from '../actors/llm/types.js';
+import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
+import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from '../actors/llm/surfaceEndpoints.js';
 
 /** A failure to start that the user can fix; `exitCode` 2 (busy port, bad host) or 1. */
 export class StartupError extends Error {
@@ -44,6 +46,8 @@ export interface RunningServer {
   timings: Record<string, number>;
   /** Absolute URLs per surface, for printing. */
   urls: Record<string, Record<string, string>>;
+  /** The background model check (/healthz `models`); its first result is `models.firstCheck`. */
+  models: ModelWatch;
   /** Stops everything within SHUTDOWN_TIMEOUT_MS; `forced` when the deadline cut it short. */
   shutdown(reason: string): Promise<{ forced: boolean }>;
 }
@@ -73,14 +77,18 @@ const CSP_DIRECTIVES = {
 /** The provider each surface resolves to, by its setting (surface setting, else LLM_PROVIDER). */
 export function providersPerSurface(ctx: Pick<AppContext, 'config' | 'providers'>): Record<string, ProviderName> {
   const { config, providers } = ctx;
-  const pick = (setting: ProviderName | 'auto'): ProviderName =>
-    providers.resolve(setting === 'auto' ? config.LLM_PROVIDER : setting).name;
+  // A surface with its own endpoint/key (SKULL_BASE_URL…) uses its own client.
+  const pick = (surface: LlmSurface): ProviderName => {
+    const setting = surfaceSetting(config, surface);
+    if (hasOverride(surfaceEndpoint(config, surface))) return surfaceProvider(providers, config, surface).name;
+    return providers.resolve(setting === 'auto' ? config.LLM_PROVIDER : setting).name;
+  };
   return {
-    skull: pick(config.SKULL_PROVIDER),
-    docs: pick(config.CHAT_PROVIDER),
-    corrections: pick(config.CORRECTION_PROVIDER),
+    skull: pick('skull'),
+    docs: pick('docs'),
+    corrections: pick('corrections'),
     // The live interlocutor is Gemini Live; without a Gemini key T2 falls back to its text mode.
-    t2: providers.available().includes('gemini') ? 'gemini' : pick(config.T2_TEXT_PROVIDER),
+    t2: providers.available().includes('gemini') ? 'gemini' : pick('t2text'),
   };
 }
 
@@ -184,6 +192,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const app: App = await createApp({ config, ...(opts.logger ? { logger: opts.logger } : {}) });
   lap('app');
   const { logger } = app;
+  // Started once the process serves: the provider lists are read in the background, never in the way.
+  const models = watchModels(config, { logger, providers: app.providers });
 
   let broker: EmbeddedBroker | undefined;
   let mqttUrl: string;
@@ -245,6 +255,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         : `offline provider (deterministic, no network) for: ${offline.join(', ')}${app.providers.available().length <= 1 ? ' — no API key is set' : ''}`,
       actors: app.runtime.countByKind(),
       mqtt: broker ? 'embedded' : 'external',
+      models: models.current(),
       surfaces,
     });
   });
@@ -281,6 +292,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     providers: app.providers,
     mqttUrl,
     publicUrl,
+    modelStatus: () => models.current(),
   };
   const http: HttpContext = { app: expressApp, server };
 
@@ -291,6 +303,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       logger.info({ reason }, 'shutting down');
       ready = false;
       stopping = true;
+      models.stop();
       const work = (async () => {
         // Stop accepting, let idle keep-alive sockets go, then surfaces (their actors, their sockets).
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -353,5 +366,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     urls[name] = abs;
   }
   ready = true;
-  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, shutdown };
+  models.start();
+  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
 }

@@ -6,6 +6,7 @@ import type { Db } from './store/db.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderRegistry } from '../actors/llm/registry.js';
+import type { ModelStatus } from '../actors/llm/modelStatus.js';
 
 /** What every surface gets when the process starts it. */
 export interface AppContext {
@@ -19,6 +20,8 @@ export interface AppContext {
   mqttUrl: string;
   /** Base URL the HTTP server is reachable at. */
   publicUrl: string;
+  /** The latest model check (actors/llm/modelStatus.ts); absent when nothing checks. */
+  modelStatus?: () => readonly ModelStatus[];
 }
 
 /** The HTTP server, for surfaces that add routes or WebSocket upgrades. */

@@ -8,6 +8,7 @@ import type { Runtime } from '../../core/runtime.js';
 import type { Db } from '../../core/store/db.js';
 import { migrate } from '../../core/store/db.js';
 import type { ProviderRegistry } from '../llm/registry.js';
+import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { provideLlmCall } from '../llm/llmCallActor.js';
 import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
@@ -30,7 +31,7 @@ import { validateModelAnswer } from './validate.js';
 export const DEADLINE_MARGIN_MS = 3_000;
 
 type CorrectionConfig = Pick<Config,
-  'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
+  'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
   | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'>;
 
 export interface CorrectionsDeps {
@@ -54,7 +55,7 @@ export class CorrectionEngine implements CorrectionService {
 
   /** The provider grading reports (`offline` when no key is configured). */
   provider(): LlmProvider {
-    return this.deps.providers.resolve(this.deps.config.CORRECTION_PROVIDER);
+    return surfaceProvider(this.deps.providers, this.deps.config, 'corrections');
   }
 
   correctWritten(req: WrittenCorrectionRequest): Promise<CorrectionOutcome> {

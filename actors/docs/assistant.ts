@@ -11,6 +11,7 @@ import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { runLlmCall } from '../llm/llmCallActor.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import type { ProviderRegistry } from '../llm/registry.js';
+import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
@@ -24,7 +25,7 @@ export const FAILED_ANSWER = 'La réponse n’a pas pu être produite pour le mo
 
 export type DocsConfig = Pick<
   Config,
-  | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_TEMPERATURE'
+  | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_BASE_URL' | 'CHAT_API_KEY' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_TEMPERATURE'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
 >;
@@ -107,7 +108,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
     ...(logger ? { logger } : {}),
   });
-  const provider = (): LlmProvider => deps.providers.resolve(config.CHAT_PROVIDER);
+  const provider = (): LlmProvider => surfaceProvider(deps.providers, config, 'docs');
   const call: Omit<LlmCallInput, 'request'> = {
     maxRetries: config.LLM_MAX_RETRIES,
     attemptTimeoutMs: config.LLM_ATTEMPT_TIMEOUT_MS,

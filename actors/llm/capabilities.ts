@@ -56,6 +56,11 @@ export const BUILTIN_CAPABILITIES: readonly CapabilityRow[] = [
     note: 'GPT-5 chat variants: not reasoning models, sampling knobs accepted',
   },
   {
+    pattern: /^(?:openai\/)?gpt-6/i,
+    caps: { ...REASONING, minimalEffort: 'none' },
+    note: 'GPT-6 family (gpt-6-luna, gpt-6.1-terra…): reasoning models like GPT-5.1+; the low-latency effort is `none`',
+  },
+  {
     pattern: /^(?:openai\/)?gpt-5\.\d/i,
     caps: { ...REASONING, minimalEffort: 'none' },
     note: 'GPT-5.1 and later: as GPT-5; the low-latency effort is `none`',

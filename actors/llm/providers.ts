@@ -16,7 +16,7 @@ import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import { errorFromUnknown } from './errors.js';
 import { createOfflineProvider } from './offline.js';
-import type { ProviderRegistry } from './registry.js';
+import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderName } from './types.js';
 
 export type ProvidersConfig = Pick<
@@ -59,6 +59,22 @@ function factories(config: Partial<ProvidersConfig>): Partial<Record<ProviderNam
     const vertex = config.GEMINI_VERTEX ? { project: config.GOOGLE_CLOUD_PROJECT, location: config.GOOGLE_CLOUD_LOCATION } : undefined;
     out.gemini = async () =>
       (await import('./gemini.js')).createGeminiProvider({ apiKey: config.GEMINI_API_KEY, baseUrl: config.GOOGLE_GEMINI_BASE_URL, vertex });
+  }
+  return out;
+}
+
+/** The provider-wide settings with one surface's endpoint/key laid over those of `name`. */
+export function withEndpoint(config: Partial<ProvidersConfig>, name: ProviderName, endpoint: SurfaceEndpoint): Partial<ProvidersConfig> {
+  const out = { ...config };
+  if (name === 'openai') {
+    if (endpoint.baseURL) out.OPENAI_BASE_URL = endpoint.baseURL;
+    if (endpoint.apiKey) out.OPENAI_API_KEY = endpoint.apiKey;
+  } else if (name === 'anthropic') {
+    if (endpoint.baseURL) out.ANTHROPIC_BASE_URL = endpoint.baseURL;
+    if (endpoint.apiKey) out.ANTHROPIC_API_KEY = endpoint.apiKey;
+  } else if (name === 'gemini') {
+    if (endpoint.baseURL) out.GOOGLE_GEMINI_BASE_URL = endpoint.baseURL;
+    if (endpoint.apiKey) out.GEMINI_API_KEY = endpoint.apiKey;
   }
   return out;
 }
@@ -118,7 +134,28 @@ export function createProviders(config: Partial<ProvidersConfig>, deps: Provider
   const warned = new Set<string>();
 
   const offline = built.get('offline') as LlmProvider;
+  // Surface clients, keyed by provider + endpoint + key (the key never leaves this map).
+  const perSurface = new Map<string, LlmProvider>();
   return {
+    forSurface(setting, endpoint) {
+      // A surface endpoint with `auto` is an OpenAI-compatible server (DeepSeek, Ollama, vLLM…).
+      const name: ProviderName = setting === 'auto' ? 'openai' : setting;
+      if (name === 'offline') return offline;
+      const id = JSON.stringify([name, endpoint.baseURL ?? '', endpoint.apiKey ?? '']);
+      const hit = perSurface.get(id);
+      if (hit) return hit;
+      const factory = factories(withEndpoint(config, name, endpoint))[name];
+      if (!factory) {
+        if (!warned.has(id)) {
+          warned.add(id);
+          deps.logger.warn({ provider: name }, `provider ${name} has no key for this surface: using the offline provider`);
+        }
+        return offline;
+      }
+      const p = instrument(lazy(name, factory), deps);
+      perSurface.set(id, p);
+      return p;
+    },
     get: (name) => built.get(name),
     available: () => [...AUTO_ORDER.filter((n) => built.has(n)), 'offline'],
     resolve(setting) {

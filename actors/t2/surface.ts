@@ -19,6 +19,8 @@ import { SessionStore } from './sessionStore.js';
 import { SubjectStore, t2Migrations } from './subjects.js';
 import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
+import { liveModelFor } from '../llm/liveModel.js';
+import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -95,10 +97,11 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         const s = subjects.get(sujetId);
         return s ? buildSystemPrompt(s) : '';
       };
-      const textProvider = ctx.providers.resolve(config.T2_TEXT_PROVIDER);
+      const textProvider = surfaceProvider(ctx.providers, config, 't2text');
+      const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
-      const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: config.T2_LIVE_MODEL, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
-      const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.CORRECTION_MODEL, logger: log });
+      const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
+      const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log });
       const recordings = new RecordingThread();
       const deps = {
         logger: log,
@@ -129,14 +132,14 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         wire: (req) => wireT2Session(deps, req),
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
-      log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? config.T2_LIVE_MODEL : textProvider.name }, 't2 live ready');
+      log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
       return {
         async stop() {
           await socket.close();
           await recordings.stop();
           unregister();
         },
-        health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${config.T2_LIVE_MODEL}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),
+        health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),
         urls: { t2: '/t2/sujets' },
       };
     },

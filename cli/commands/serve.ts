@@ -70,6 +70,12 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const { logger } = server.ctx;
   const providers = providersPerSurface(server.ctx);
   io.stdout.write(`${readyLines(VERSION, server.urls, providers, server.mqttMode).join('\n')}\n`);
+  // The model check runs after the start (it never delays it): its warnings complete the banner.
+  const { modelProblemLines } = await import('../../actors/llm/modelStatus.js');
+  void server.models.firstCheck.then((statuses) => {
+    const lines = modelProblemLines(statuses);
+    if (lines.length > 0) io.stdout.write(`${lines.map((l) => `  warning: ${l}`).join('\n')}\n`);
+  });
   const startMs = Math.round(performance.now());
   logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode, startMs, timings: server.timings }, 'palabre serving');
 

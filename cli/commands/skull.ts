@@ -45,7 +45,14 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   }
 
   const providers = createProviders(config, { logger });
-  const provider = providers.resolve(config.SKULL_PROVIDER);
+  const [{ surfaceProvider }, { watchModels, modelProblemLines }, { routeSkullPrimary }] = await Promise.all([
+    import('../../actors/llm/surfaceEndpoints.js'),
+    import('../../actors/llm/modelStatus.js'),
+    import('../../actors/llm/modelRoute.js'),
+  ]);
+  // Skull's models only, checked in the background once the service runs, then every 24 h.
+  const models = watchModels({ ...config, SURFACES: 'skull' }, { logger, providers });
+  const provider = routeSkullPrimary(surfaceProvider(providers, config, 'skull'), config, () => models.current(), logger.child({ surface: 'skull' }));
   const runtime = new Runtime();
   const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl });
   const startMs = Math.round(performance.now() - t0);
@@ -54,6 +61,11 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, topics ${svc.topics.asrText} ${svc.topics.aiRequest} → ${svc.topics.aiResponse}\n`,
   );
   logger.info({ mqttUrl, embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
+  models.start();
+  void models.firstCheck.then((statuses) => {
+    const lines = modelProblemLines(statuses);
+    if (lines.length > 0) io.stdout.write(`${lines.map((l) => `  warning: ${l}`).join('\n')}\n`);
+  });
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -61,6 +73,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       if (stopping) return;
       stopping = true;
       logger.info({ reason }, 'palabre skull stopping');
+      models.stop();
       void (async () => {
         await svc.stop().catch(() => undefined);
         runtime.shutdown();

@@ -112,6 +112,28 @@ const ERROR_TYPES: Record<number, string> = {
 const protocol: Protocol<AnthropicReply> = {
   name: 'Anthropic',
   matches: (method, path) => method === 'POST' && path.endsWith('/v1/messages'),
+  // GET /v1/models as the SDK's ModelInfo: lifecycle and retires_at carry the retirement schedule.
+  catalog: {
+    matches: (method, path) => method === 'GET' && path.endsWith('/v1/models'),
+    render: (models) => ({
+      data: models.map((m) => ({
+        type: 'model',
+        id: m.id,
+        display_name: m.id,
+        created_at: '2026-01-01T00:00:00Z',
+        lifecycle: m.lifecycle ?? 'active',
+        deprecated_at: m.lifecycle && m.lifecycle !== 'active' ? '2026-06-01T00:00:00Z' : null,
+        retires_at: m.retiresAt ?? null,
+        capabilities: null,
+        line: null,
+        max_input_tokens: null,
+        max_tokens: null,
+      })),
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null,
+    }),
+  },
   validate,
   errorBody: (status, message) => ({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message } }),
   render(reply: AnthropicReply & CommonReply, req: RecordedRequest) {

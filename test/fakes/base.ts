@@ -66,7 +66,25 @@ export interface Rendered {
   chunks: string[];
 }
 
+/** One entry of a fake's model catalog (`GET …/models`). */
+export interface FakeModel {
+  id: string;
+  /** OpenAI: `shutdown_date` (YYYY-MM-DD) of a deprecated model. */
+  shutdownDate?: string;
+  /** Anthropic: lifecycle stage and scheduled retirement (RFC 3339). */
+  lifecycle?: 'active' | 'deprecated' | 'retired';
+  retiresAt?: string;
+}
+
+/** The models list a fake serves: entries, or a reply overriding it (an error status, a drop…). */
+export type Catalog = FakeModel[] | CommonReply;
+
 export interface Protocol<R> {
+  /**
+   * The provider's models list (GET): recorded like any request but answered from the catalog
+   * (`setModels`), never from the reply queue. Without a catalog the route answers 404.
+   */
+  catalog?: { matches(method: string, path: string): boolean; render(models: FakeModel[]): unknown };
   /** Human name used in the 404 message. */
   name: string;
   /** Does this method + path belong to the API (else 404 in the protocol's error format)? */
@@ -96,6 +114,8 @@ export interface WireFake<R> {
   pending(): number;
   /** Resolves when at least `n` requests have been received (no sleeping in tests). */
   waitForRequests(n: number): Promise<RecordedRequest[]>;
+  /** What `GET …/models` answers from now on: entries, or an override such as `{ status: 500 }`. */
+  setModels(catalog: Catalog): void;
   /** Forget recorded requests and queued replies (keeps the default). */
   reset(): void;
   close(): Promise<void>;
@@ -152,6 +172,7 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ n: number; resolve: (r: RecordedRequest[]) => void }> = [];
   const sockets = new Set<Socket>();
+  let catalog: Catalog | undefined;
 
   const notify = (): void => {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -193,6 +214,22 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
     requests.push(recorded);
     notify();
 
+    if (catalog !== undefined && protocol.catalog?.matches(recorded.method, recorded.path)) {
+      const list = catalog;
+      if (Array.isArray(list)) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(protocol.catalog.render(list)));
+        return;
+      }
+      await sleep(list.delayMs ?? 0, closed.signal);
+      if (list.drop) {
+        droppedByUs = true;
+        req.socket.destroy();
+        return;
+      }
+      const rendered = renderOverride(protocol, list) ?? { status: 200, headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(protocol.catalog.render([]))] };
+      res.writeHead(rendered.status, rendered.headers).end(rendered.chunks.join(''));
+      return;
+    }
     if (!protocol.matches(recorded.method, recorded.path)) {
       const body = protocol.errorBody(404, `${protocol.name} fake: no route ${recorded.method} ${recorded.path}`);
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -255,6 +292,7 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
     script: (...replies) => { queue.push(...replies); },
     setDefault: (reply) => { fallback = reply; },
     pending: () => queue.length,
+    setModels: (c) => { catalog = c; },
     waitForRequests: (n) =>
       requests.length >= n ? Promise.resolve(requests.slice()) : new Promise((resolve) => waiters.push({ n, resolve })),
     reset: () => { queue.length = 0; requests.length = 0; },

@@ -61,6 +61,12 @@ function chunkJson(reply: GeminiReply, model: string, text: string, last: boolea
 const protocol: Protocol<GeminiReply> = {
   name: 'Gemini',
   matches: (method, path) => method === 'POST' && ROUTE.test(path),
+  catalog: {
+    matches: (method, path) => method === 'GET' && /\/v1(?:beta|alpha)?\/models$/.test(path),
+    render: (models) => ({
+      models: models.map((m) => ({ name: `models/${m.id}`, displayName: m.id, supportedGenerationMethods: ['generateContent', 'bidiGenerateContent'] })),
+    }),
+  },
   errorBody: (status, message) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? 'UNKNOWN' } }),
   render(reply: GeminiReply & CommonReply, req: RecordedRequest) {
     const m = ROUTE.exec(req.path);

@@ -16,6 +16,8 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
  */
 
 export const LIVE_PATH_RE = /\/ws\/google\.ai\.generativelanguage\.(v1\w*)\.GenerativeService\.BidiGenerateContent$/;
+/** The Vertex AI Live route (the SDK with `vertexai: true`); the key comes in `x-goog-api-key`. */
+export const VERTEX_LIVE_PATH_RE = /\/ws\/google\.cloud\.aiplatform\.(v1\w*)\.LlmBidiService\/BidiGenerateContent$/;
 
 export type Json = Record<string, unknown>;
 
@@ -270,13 +272,15 @@ export async function startGeminiLiveFake(opts: GeminiLiveFakeOptions = {}): Pro
     // The SDK doubles the leading slash when baseUrl has no path ('//ws/…'), which URL would read
     // as a host: collapse it before parsing.
     const url = new URL((req.url ?? '/').replace(/^\/+/, '/'), 'http://fake');
-    const match = LIVE_PATH_RE.exec(url.pathname);
+    const match = LIVE_PATH_RE.exec(url.pathname) ?? VERTEX_LIVE_PATH_RE.exec(url.pathname);
+    const headerKey = req.headers['x-goog-api-key'];
+    const key = url.searchParams.get('key') ?? (typeof headerKey === 'string' ? headerKey : null);
     if (!match) {
       socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new Connection(connections.length, match[1]!, url.searchParams.get('key'), ws, opts, onSetup);
+      const conn = new Connection(connections.length, match[1]!, key, ws, opts, onSetup);
       connections.push(conn);
       opts.onConnection?.(conn);
     });

@@ -16,6 +16,8 @@
  * reply (`setDefault`), initially `{ text: 'ok' }`. The `model` answered defaults to the one asked.
  * Like the real API, GPT-5 / o-series requests carrying `max_tokens`, `temperature` ≠ 1 or `top_p`
  * get a 400 (without consuming a scripted reply); `startOpenAIFake({ strict: false })` accepts anything.
+ * `fake.setModels([{ id: 'gpt-5-mini', shutdownDate: '2026-12-11' }])` serves `GET …/models` (with
+ * `shutdown_date` as the real list gives it); `fake.setModels({ status: 500 })` makes it fail.
  */
 import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type FakeOptions, type Protocol, type RecordedRequest, type WireFake } from './base.js';
 
@@ -50,7 +52,7 @@ function usageOf(reply: OpenAIReply): Record<string, unknown> {
 let seq = 0;
 
 /** Reasoning models as the real API treats them (gpt-5*-chat variants are not reasoning models). */
-const REASONING_MODEL = /^(?:gpt-5(?!(?:\.\d+)?-chat)|o\d)/;
+const REASONING_MODEL = /^(?:gpt-[56](?!(?:\.\d+)?-chat)|o\d)/;
 
 /** The 400s the real API gives reasoning models (verified facts, DESIGN.md "Providers"). */
 function validate(req: RecordedRequest): string | undefined {
@@ -67,6 +69,13 @@ function validate(req: RecordedRequest): string | undefined {
 const protocol: Protocol<OpenAIReply> = {
   name: 'OpenAI',
   matches: (method, path) => method === 'POST' && path.endsWith('/chat/completions'),
+  catalog: {
+    matches: (method, path) => method === 'GET' && path.endsWith('/models'),
+    render: (models) => ({
+      object: 'list',
+      data: models.map((m) => ({ id: m.id, object: 'model', created: 1_750_000_000, owned_by: 'system', ...(m.shutdownDate ? { shutdown_date: m.shutdownDate } : {}) })),
+    }),
+  },
   validate,
   errorBody: (status, message) => ({
     error: {

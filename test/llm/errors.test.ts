@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILTIN_CAPABILITIES, capabilitiesFor, registerModelCapabilities, resetModelCapabilities } from '../../actors/llm/capabilities.js';
 import { errorFromUnknown, kindFromStatus, parseRetryAfter } from '../../actors/llm/errors.js';
+import { openAIParams } from '../../actors/llm/openai.js';
 
 describe('parseRetryAfter', () => {
   it('reads retry-after-ms first, then seconds, then an HTTP date', () => {
@@ -44,6 +45,15 @@ describe('capability table', () => {
     for (const m of ['gpt-5', 'gpt-5-mini', 'gpt-5-nano-2025-08-07', 'gpt-5.1', 'o3', 'o4-mini', 'o1-preview']) {
       expect(capabilitiesFor('openai', m), m).toMatchObject({ temperature: false, topP: false, limitField: 'max_completion_tokens', reasoningEffort: true });
     }
+  });
+
+  it('GPT-6 family (the Skull defaults): reasoning models whose low-latency effort is `none`', () => {
+    for (const m of ['gpt-6.1-terra', 'gpt-6-luna', 'openai/gpt-6.1-sol']) {
+      expect(capabilitiesFor('openai', m), m).toMatchObject({ temperature: false, topP: false, limitField: 'max_completion_tokens', reasoningEffort: true, minimalEffort: 'none' });
+    }
+    // What Skull sends with its settings (temperature 0.7, top_p 0.9, 256 tokens, minimal effort).
+    expect(openAIParams({ model: 'gpt-6.1-terra', messages: [{ role: 'user', content: 'Salut' }], temperature: 0.7, topP: 0.9, maxTokens: 256, reasoningEffort: 'minimal' }))
+      .toEqual({ model: 'gpt-6.1-terra', messages: [{ role: 'user', content: 'Salut' }], max_completion_tokens: 256, reasoning_effort: 'none' });
   });
 
   it('other OpenAI-compatible models: max_tokens, temperature, top_p', () => {

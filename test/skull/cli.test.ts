@@ -56,7 +56,7 @@ describe('palabre skull (child process)', () => {
 
     const l = await Listener.open(url, ['ai/#']);
     const [caps] = await l.waitFor('ai/capabilities');
-    expect(caps).toEqual({ models: ['gpt-5-mini', 'gpt-5-nano'], lang: 'fr', max_tokens: 512 });
+    expect(caps).toEqual({ models: ['gpt-6.1-terra', 'gpt-6-luna'], lang: 'fr', max_tokens: 512 });
     expect(l.messages[0]!.retain).toBe(true);
     await l.publish('ai/request', JSON.stringify({ text: 'Dis une courte devinette.' }));
     const [usage] = await l.waitFor('ai/usage');

@@ -123,6 +123,24 @@ for (const [name, makeBroker, available] of brokers) {
       expect(h.ok).toBe(true);
     });
 
+    it('a retained config naming a model not in ai/capabilities, or another language, is rejected and counted; the last good one stays', async () => {
+      const provider = new ScriptedProvider();
+      const { listener, prefix, svc } = await start(provider);
+      const [caps] = await listener.waitFor(`${prefix}/ai/capabilities`);
+      expect(caps).toMatchObject({ models: ['gpt-5-mini', 'gpt-5-nano'], lang: 'fr' });
+      await listener.publish(`${prefix}/skull/config/ia`, JSON.stringify({ model: 'gpt-5-nano', lang: 'fr-CA' }), { retain: true });
+      await listener.publish(`${prefix}/skull/config/ia`, JSON.stringify({ model: 'gpt-4o' }), { retain: true });
+      await listener.publish(`${prefix}/skull/config/ia`, JSON.stringify({ lang: 'en' }), { retain: true });
+      await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Bonjour' }));
+      await listener.waitFor(`${prefix}/ai/response`, 1);
+      const h = svc.health();
+      expect(h.invalid_config).toBe(2);
+      expect(h.last_config_error).toContain('lang: en is not supported (ai/capabilities.lang: fr)');
+      expect(h.model).toBe('gpt-5-nano');
+      expect(provider.calls.map((c) => c.model)).toEqual(['gpt-5-nano']);
+      await listener.publish(`${prefix}/skull/config/ia`, '', { retain: true });
+    });
+
     it('lost retained config → prompt file, no crash; new retained prompt applies to the next turn', async () => {
       const provider = new ScriptedProvider();
       const { listener, prefix, svc } = await start(provider);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancelSchema, iaConfigSchema, MAX_PAYLOAD_BYTES, parsePayload, promptSystemSchema, textInputSchema } from '../../transports/mqtt/skullSchemas.js';
+import { cancelSchema, iaConfigFor, iaConfigSchema, MAX_PAYLOAD_BYTES, parsePayload, promptSystemSchema, textInputSchema } from '../../transports/mqtt/skullSchemas.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 
@@ -31,5 +31,20 @@ describe('Skull payload validation', () => {
     expect(parsePayload(b('{"temperature":5}'), iaConfigSchema).ok).toBe(false);
     expect(parsePayload(b('{"model":"rm -rf /"}'), iaConfigSchema).ok).toBe(false);
     expect(parsePayload(b('{"max_tokens":-1}'), iaConfigSchema).ok).toBe(false);
+  });
+});
+
+describe('skull/config/ia against what the service offers', () => {
+  const offered = iaConfigFor({ models: ['gpt-6.1-terra', 'gpt-6-luna'], lang: 'fr' });
+  const b = (s: string) => Buffer.from(s);
+  it('accepts an offered model and the language (with or without region)', () => {
+    expect(parsePayload(b('{"model":"gpt-6-luna","lang":"fr"}'), offered)).toEqual({ ok: true, value: { model: 'gpt-6-luna', lang: 'fr' } });
+    expect(parsePayload(b('{"lang":"fr-FR","temperature":0.5}'), offered).ok).toBe(true);
+  });
+  it('rejects any other model or language, naming what is offered', () => {
+    expect(parsePayload(b('{"model":"gpt-5-mini"}'), offered)).toEqual({ ok: false, reason: 'invalid', detail: 'model: gpt-5-mini is not offered (ai/capabilities.models: gpt-6.1-terra, gpt-6-luna)' });
+    expect(parsePayload(b('{"lang":"en-US"}'), offered)).toEqual({ ok: false, reason: 'invalid', detail: 'lang: en-US is not supported (ai/capabilities.lang: fr)' });
+    // The shape checks still come first.
+    expect(parsePayload(b('{"model":"gpt-6-luna","extra":1}'), offered).ok).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ import { skullSettings } from '../../actors/skull/settings.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { connectMqtt } from './client.js';
-import { cancelSchema, iaConfigSchema, parsePayload, promptSystemSchema, textInputSchema, type RejectReason } from './skullSchemas.js';
+import { cancelSchema, iaConfigFor, parsePayload, promptSystemSchema, textInputSchema, type RejectReason } from './skullSchemas.js';
 import { inputTopics, skullTopics, type SkullTopics } from './skullTopics.js';
 
 /**
@@ -109,6 +109,8 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const prompt = readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT);
   if (!prompt.fromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
 
+  // A retained config may only pick among the models and the language ai/capabilities announces.
+  const iaSchema = iaConfigFor(capabilitiesOf(settings));
   const rejected: Partial<Record<RejectReason, number>> = {};
   let invalidConfig = 0;
   let lastConfigError: string | null = null;
@@ -215,7 +217,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
           log.info('retained skull/config/ia cleared: environment defaults apply');
           return send({ type: 'config.ia', config: null });
         }
-        const r = parsePayload(payload, iaConfigSchema);
+        const r = parsePayload(payload, iaSchema);
         if (!r.ok) {
           invalidConfig++;
           lastConfigError = `${topic}: ${r.reason} (${r.detail})`;

@@ -36,6 +36,29 @@ export const iaConfigSchema = z.strictObject({
   top_p: z.number().min(0).max(1).optional(),
 });
 
+export type IaConfig = z.infer<typeof iaConfigSchema>;
+
+/** Same language: `fr` accepts `fr` and `fr-FR`/`fr-CA` (the region does not change the replies). */
+function sameLanguage(tag: string, lang: string): boolean {
+  return tag.split('-')[0] === lang.split('-')[0];
+}
+
+/**
+ * `skull/config/ia` as this service accepts it: a model among those it offers
+ * (`ai/capabilities.models`) and the language it answers in (`ai/capabilities.lang`). Anything else
+ * is an invalid config, counted and reported on ai/health; the last good config stays.
+ */
+export function iaConfigFor(offer: { models: readonly string[]; lang: string }): z.ZodType<IaConfig> {
+  return iaConfigSchema.superRefine((v, ctx) => {
+    if (v.model !== undefined && !offer.models.includes(v.model)) {
+      ctx.addIssue({ code: 'custom', path: ['model'], message: `${v.model} is not offered (ai/capabilities.models: ${offer.models.join(', ')})` });
+    }
+    if (v.lang !== undefined && !sameLanguage(v.lang, offer.lang)) {
+      ctx.addIssue({ code: 'custom', path: ['lang'], message: `${v.lang} is not supported (ai/capabilities.lang: ${offer.lang})` });
+    }
+  });
+}
+
 /** `skull/config/prompt_system` (retained). */
 export const promptSystemSchema = z.strictObject({ text: z.string().max(8000).transform((s) => s.trim()).pipe(z.string().min(1, 'text is empty')) });
 

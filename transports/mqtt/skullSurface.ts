@@ -1,5 +1,7 @@
 import type { Surface } from '../../core/surface.js';
 import { startSkullService } from './skull.js';
+import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
+import { routeSkullPrimary } from '../../actors/llm/modelRoute.js';
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
@@ -8,7 +10,9 @@ import { startSkullService } from './skull.js';
 export const skullSurface: Surface = {
   name: 'skull',
   async start(ctx) {
-    const provider = ctx.providers.resolve(ctx.config.SKULL_PROVIDER);
+    const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
+    // A primary the provider no longer lists is served by a listed fallback (one log line).
+    const provider = ctx.modelStatus ? routeSkullPrimary(shared, ctx.config, ctx.modelStatus, ctx.logger.child({ surface: 'skull' })) : shared;
     const svc = await startSkullService({
       config: ctx.config,
       logger: ctx.logger,

@@ -1,10 +1,13 @@
 import { z } from 'zod';
-import { ms, positiveInt } from './shared.js';
+import { ms, positiveInt, secret } from './shared.js';
 
 /** Corrections (specs/error-taxonomy.fr.md). Owned by the corrections surface. */
 export const correctionsSection = {
   CORRECTION_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for graded reports'),
-  CORRECTION_MODEL: z.string().default('deepseek-chat').describe('Grading model (DeepSeek through OPENAI_BASE_URL in the specs)'),
+  CORRECTION_MODEL: z.string().min(1).default('deepseek-flash')
+    .describe('Grading model: DeepSeek in the specs (their deepseek-chat was retired on 2026-07-24; deepseek-flash is the current name, see docs/providers.md)'),
+  CORRECTION_BASE_URL: z.string().url().optional().describe('Endpoint for corrections only, e.g. https://api.deepseek.com (overrides OPENAI_BASE_URL…; with CORRECTION_PROVIDER=auto it means an OpenAI-compatible server)'),
+  CORRECTION_API_KEY: secret.describe('Key for corrections only (overrides the provider-wide key)'),
   CORRECTION_TIMEOUT_MS: ms.default(55000).describe('Server-side limit of one correction (the client waits 60 s); past it minus 3 s the detectors answer alone'),
   CORRECTION_ATTEMPT_TIMEOUT_MS: ms.default(40000).describe('Per-attempt timeout of the grading model call (a full JSON report takes longer than a chat reply)'),
   CORRECTION_MAX_TOKENS: positiveInt.default(4000).describe('Output token limit of one grading call'),

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { positiveInt } from './shared.js';
+import { positiveInt, secret } from './shared.js';
 
 /** Docs assistant (specs/docs-assistant.fr.md). Owned by the docs surface. */
 export const docsSection = {
   CORPUS_DIR: z.string().default('docs').describe('Folder of Markdown/MDX/text the assistant answers from (indexed under DATA_DIR/index, re-indexed when files change)'),
   CHAT_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for the docs assistant'),
-  CHAT_MODEL: z.string().default('claude-sonnet-5-5').describe('Model of the docs assistant'),
+  CHAT_MODEL: z.string().min(1).default('claude-sonnet-5-5').describe('Model of the docs assistant (see docs/providers.md)'),
+  CHAT_BASE_URL: z.string().url().optional().describe('Endpoint for the docs assistant only (overrides the provider-wide base URL; with CHAT_PROVIDER=auto it means an OpenAI-compatible server)'),
+  CHAT_API_KEY: secret.describe('Key for the docs assistant only (overrides the provider-wide key)'),
   CHAT_TOP_K: positiveInt.max(50).default(5).describe('Passages retrieved per question'),
   CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.33)
     .describe('Out of scope (no model call) when no retrieved passage reaches this score: the IDF-weighted share of the question\'s words a passage contains (0–1; calibrated on rag-qa-dev, see docs/docs-assistant.md)'),

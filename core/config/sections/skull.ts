@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { ms, positiveInt } from './shared.js';
+import { ms, positiveInt, secret } from './shared.js';
 
 /** Skull device assistant (specs/skull-ai.fr.md). Owned by the Skull surface. */
 export const skullSection = {
-  AI_MODEL: z.string().default('gpt-5-mini').describe('Skull primary model'),
-  AI_FALLBACK_MODEL: z.string().default('gpt-5-nano').describe('Model used while the breaker is open'),
+  AI_MODEL: z.string().min(1).default('gpt-6.1-terra')
+    .describe('Skull primary model (OpenAI\'s recommended replacement for the spec\'s gpt-5-mini, which shuts down on 2026-12-11; see docs/providers.md)'),
+  AI_FALLBACK_MODEL: z.string().min(1).default('gpt-6-luna')
+    .describe('Model used while the breaker is open, or when the provider no longer lists AI_MODEL (replaces the spec\'s gpt-5-nano; see docs/providers.md)'),
   AI_TIMEOUT_S: z.coerce.number().positive().default(12).describe('Per-attempt timeout of the primary model, seconds'),
   AI_FALLBACK_TIMEOUT_S: z.coerce.number().positive().default(6).describe('Per-attempt timeout of the fallback model, seconds (the spec: 6 s nano, 12 s mini)'),
   AI_MAX_TOKENS: positiveInt.default(256).describe('Output token limit'),
@@ -12,6 +14,8 @@ export const skullSection = {
   AI_TOP_P: z.coerce.number().min(0).max(1).default(0.9).describe('Sent only to models that accept it'),
   AI_LANG: z.string().default('fr').describe('Reply language'),
   SKULL_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for Skull'),
+  SKULL_BASE_URL: z.string().url().optional().describe('Endpoint for Skull only (overrides the provider-wide base URL; with SKULL_PROVIDER=auto it means an OpenAI-compatible server)'),
+  SKULL_API_KEY: secret.describe('Key for Skull only (overrides the provider-wide key)'),
   SKULL_PROMPT_FILE: z.string().default('prompts/skull/prompt.txt').describe('Default system prompt file (the spec\'s /opt/Skull/config/prompt.txt)'),
   SKULL_TOPIC_PREFIX: z.string().regex(/^[^#+]*$/, 'no MQTT wildcards').default('').describe('Optional topic prefix for fleets (`<prefix>/asr/text`)'),
   SKULL_DEVICE_ID: z.string().default('skull').describe('Device id (MQTT client id and actor systemId)'),

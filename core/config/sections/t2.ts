@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ms, positiveInt } from './shared.js';
+import { ms, positiveInt, secret } from './shared.js';
 
 /** T2 live (specs/t2-live.fr.md). Owned by the T2 surface. */
 export const t2Section = {
-  T2_LIVE_MODEL: z.string().min(1).default('gemini-live-2.5-flash-native-audio')
-    .describe('Gemini Live model of the interlocutor (spec §10 default; e.g. gemini-2.5-flash-native-audio-preview-09-2025 on the Developer API)'),
+  T2_LIVE_MODEL: z.string().min(1).optional()
+    .describe('Gemini Live model of the interlocutor; default depends on the backend: gemini-3.8-live on the Developer API, gemini-live-2.5-flash-native-audio (spec §10) with GEMINI_VERTEX=true'),
   T2_EXAM_DURATION_MS: ms.default(330000).describe('Exam timer (5 min 30 s), then the session ends by itself'),
   T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning sent this long before the automatic end'),
   T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame from the candidate'),
@@ -14,4 +14,7 @@ export const t2Section = {
   T2_RECORDINGS_DIR: z.string().optional().describe('Folder of the session recordings (default DATA_DIR/t2-audio)'),
   T2_TEXT_PROVIDER: z.enum(['offline', 'auto', 'openai', 'anthropic', 'gemini']).default('offline')
     .describe('Provider of the text-mode interlocutor used when GEMINI_API_KEY is unset (offline = answers from the fact sheet)'),
+  T2_TEXT_MODEL: z.string().min(1).default('gpt-6-luna').describe('Model of the text-mode interlocutor (when T2_TEXT_PROVIDER is not offline)'),
+  T2_TEXT_BASE_URL: z.string().url().optional().describe('Endpoint for the text-mode interlocutor only (overrides the provider-wide base URL; with T2_TEXT_PROVIDER=auto it means an OpenAI-compatible server)'),
+  T2_TEXT_API_KEY: secret.describe('Key for the text-mode interlocutor only (overrides the provider-wide key)'),
 };
