@@ -112,5 +112,11 @@ describe('POST /api/t2/dev/token', () => {
     expect(r.status).toBe(404);
     const page = await (await fetch(`${env.baseUrl}/t2/seances`)).text();
     expect(page).not.toContain('Se connecter en mode développement');
+    // A host that signs its users in may call the page with their token: the page receives it.
+    const token = await env.mint('premium', 'hosted');
+    const handed = await (await fetch(`${env.baseUrl}/t2/seances`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(handed).toContain(`data-token="${token}"`);
+    const forged = await (await fetch(`${env.baseUrl}/t2/seances`, { headers: { authorization: 'Bearer not.a.jwt' } })).text();
+    expect(forged).not.toContain('data-token');
   });
 });

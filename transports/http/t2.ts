@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { pageCsp, sendPage } from '../../web/layout.js';
+import { mountStatic, pageCsp, sendPage } from '../../web/layout.js';
 import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from '../../web/t2/pages.js';
 import type { SessionStore } from '../../actors/t2/sessionStore.js';
 import { transcriptText, type SessionQueries } from '../../actors/t2/sessionQueries.js';
@@ -61,6 +61,8 @@ export function t2StaticDir(): string {
 }
 
 export function mountT2Http(app: Express, deps: T2HttpDeps): void {
+  // The pages use the site stylesheet: serve it even when no other surface with pages runs.
+  mountStatic(app);
   app.use(
     '/t2/static',
     express.static(t2StaticDir(), {

@@ -2,7 +2,7 @@
 // plays the interlocutor's 24 kHz PCM16 through a small jitter buffer, shows states, the exam
 // timer, the transcript, the report and "Télécharger l'audio". Text mode when the server says so.
 import { renderReport, saveBlob, transcriptFile } from './report.js';
-import { setupSignin } from './signin.js';
+import { currentToken, setupSignin } from './signin.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -141,7 +141,7 @@ function main() {
 
   const signin = setupSignin({ onChange: () => syncStart() });
   function syncStart() {
-    const signedIn = Boolean(signin.token());
+    const signedIn = Boolean(currentToken());
     // One session at a time: « Démarrer » stays disabled while one runs.
     startButton.disabled = running || !signedIn;
     $('t2-start-help').textContent = running ? 'Une séance est en cours.' : signedIn ? '' : 'Connectez-vous d’abord.';

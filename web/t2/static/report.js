@@ -39,11 +39,10 @@ const END_REASONS = {
 
 /** Removes internal references: « (TD-08) », « §3 règle 10 — ». */
 export function clean(text) {
-  return String(text ?? '')
-    .replace(/\s*\((?:TD|ADR|SPEC)-\d+\)/g, '')
-    .replace(/^(?:§\d+(?: règle \d+)?(?:, )?)+\s*—\s*/, '')
-    .replace(/^\p{Ll}/u, (c) => c.toUpperCase())
-    .trim();
+  const s = String(text ?? '').replace(/\s*\((?:TD|ADR|SPEC)-\d+\)/g, '');
+  const label = s.replace(/^(?:§\d+(?: règle \d+)?(?:, )?)+\s*—\s*/, '');
+  // A label that lost its reference prefix starts a sentence: capitalise it.
+  return (label !== s ? label.replace(/^\p{Ll}/u, (c) => c.toUpperCase()) : s).trim();
 }
 
 export function criterionName(id) {
