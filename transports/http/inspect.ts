@@ -15,7 +15,7 @@ import { attachInspectSocket } from '../ws/inspect.js';
 export const inspectSurface: Surface = {
   name: 'inspect',
   async start(ctx, http): Promise<RunningSurface> {
-    const hub = new InspectorHub(ctx.runtime);
+    const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
     const stately = ctx.config.INSPECT === 'stately' ? attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
     if (!http) {
       return {
