@@ -85,6 +85,32 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it('a dropped connection mid-session says « Connexion perdue… », that the session is graded, and where its report is', async () => {
+    env = await startT2();
+    // Record the raw sockets of upgrades, to cut one as a network failure would (the page sees 1006).
+    const sockets: Array<{ destroy(): void }> = [];
+    env.server.on('upgrade', (_req, socket: { destroy(): void }) => sockets.push(socket));
+    const { page, problems } = await newPage(env);
+    await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-drop')}`);
+    await page.click('#t2-start-button');
+    await page.waitForSelector('#t2-text-form:not([hidden])');
+    await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    for (const s of sockets) s.destroy();
+    await page.waitForSelector('#t2-error:not([hidden])');
+    expect(await page.textContent('#t2-error-title')).toBe('Connexion perdue…');
+    expect(await page.textContent('#t2-error-help')).toMatch(/évaluée.*Mes séances/s);
+    expect(await page.isDisabled('#t2-start-button')).toBe(false);
+    expect(await axeAt(page)).toEqual([]);
+    // The server graded what was said; the report is in « Mes séances ».
+    await expect.poll(() => env!.corrections.oral.length, { timeout: 15_000 }).toBe(1);
+    await page.click('#t2-error-help a');
+    await page.waitForSelector('#t2-sessions-list li');
+    expect(await page.textContent('#t2-sessions-list')).toContain('évaluée');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it('« Mes séances » lists past sessions and opens a report with readable sections; print stylesheet hides the chrome', async () => {
     env = await startT2();
     const id = seedSession(env, { candidateId: 'cand-report' });
