@@ -133,8 +133,7 @@ export class InspectorHub {
     if (record.type === 'snapshot' && e.actorRef === owner.ref) {
       t.value = record.value;
       t.status = record.status ?? 'active';
-      t.context = record.context;
-      t.label = actorLabel(t.kind, t.systemId, t.context);
+      t.context = record.context; // the label is derived from it when the list is asked for
       // done / error / stopped: the conversation is over; it stays listed, greyed, for retainMs.
       if (t.status !== 'active' && t.endedAt === null) t.endedAt = record.at;
     }
@@ -190,7 +189,7 @@ export class InspectorHub {
         continue;
       }
       const { records: _records, ...view } = t;
-      ended.push(view);
+      ended.push({ ...view, label: actorLabel(t.kind, t.systemId, t.context) });
     }
     ended.sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0));
     return [...views, ...ended];
