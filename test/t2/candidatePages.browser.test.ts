@@ -170,6 +170,7 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.click('#t2-sessions-list li:not([data-session-id="' + id + '"]) a');
     await page.waitForSelector('.report-offline');
     expect(await page.textContent('.report-offline')).toMatch(/sans modèle de langue.*indicatives/s);
+    expect(await page.textContent('.report-estimate')).toContain('estimation des seuls détecteurs');
     expect(await axeAt(page)).toEqual([]);
 
     // Another candidate's session is not found.

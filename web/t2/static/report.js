@@ -94,7 +94,8 @@ export function renderReport(container, { report: raw, transcript = [], level = 
   const report = raw && typeof raw === 'object' ? raw : {};
   const h = Math.min(6, level);
 
-  if (report.detectorsOnly || report.source === 'detectors') {
+  const detectorsOnly = Boolean(report.detectorsOnly || report.source === 'detectors');
+  if (detectorsOnly) {
     const box = el('div', undefined, { class: 'report-offline', role: 'note' });
     box.append(
       el('p', 'Correction automatique sans modèle de langue.'),
@@ -116,6 +117,7 @@ export function renderReport(container, { report: raw, transcript = [], level = 
   }
   if (dl.children.length) summary.append(dl);
   if (niveau && NCLC_MEANING[niveau]) summary.append(el('p', NCLC_MEANING[niveau], { class: 'report-nclc-meaning' }));
+  if (detectorsOnly && dl.children.length) summary.append(el('p', 'Cette note et ce niveau sont une estimation des seuls détecteurs automatiques : ne les prenez pas pour un résultat d’examen.', { class: 'report-estimate' }));
   if (!dl.children.length) summary.append(el('p', 'La note globale n’a pas été calculée pour cette séance.'));
   const phon = report.t2 && report.t2.phonologie;
   const criteres = report.criteres && typeof report.criteres === 'object' ? report.criteres : {};
@@ -164,7 +166,7 @@ export function renderReport(container, { report: raw, transcript = [], level = 
   const marks = new Map(); // turn index → [{at, length, id}]
   const errors = Array.isArray(report.erreurs) ? report.erreurs : [];
   const errPart = section(container, h, `${idPrefix}-errors`, 'Erreurs relevées');
-  if (!errors.length) errPart.append(el('p', 'Aucune erreur relevée.'));
+  if (!errors.length) errPart.append(el('p', detectorsOnly ? 'Aucune erreur relevée par les détecteurs (ils ne repèrent que certaines erreurs connues).' : 'Aucune erreur relevée.'));
   else {
     const ol = el('ol', undefined, { class: 'report-errors' });
     errors.forEach((e, i) => {
