@@ -182,6 +182,11 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
   it('dev sign-in: « Se connecter en mode développement » for a chosen plan; the Premium refusal says what helps', async () => {
     env = await startT2({ devAuth: true });
     const { page, problems } = await newPage(env);
+    // Signed out, « Mes séances » says what to do, and offers the dev sign-in.
+    await page.goto('/t2/seances');
+    expect(await page.textContent('#t2-sessions-status')).toContain('Connectez-vous');
+    expect(await page.isVisible('#t2-dev-signin')).toBe(true);
+    expect(await axeAt(page)).toEqual([]);
     await page.goto('/t2/sujets/club-de-sport');
     expect(await page.isDisabled('#t2-start-button')).toBe(true);
     expect(await axeAt(page)).toEqual([]);
@@ -214,6 +219,11 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.goto('/t2/seances');
     await page.waitForSelector('#t2-sessions-list li');
     expect(await page.locator('#t2-sessions-list li').count()).toBe(1);
+    // Signing out keeps the keyboard focus in the sign-in section and hides the sessions.
+    await page.focus('#t2-signout');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('t2-signin-status');
+    await expect.poll(() => page.locator('#t2-sessions-list li').count()).toBe(0);
     expect(problems).toEqual([]);
   }, 60_000);
 });

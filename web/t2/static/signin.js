@@ -106,6 +106,8 @@ export function setupSignin({ onChange = () => {} } = {}) {
   $('t2-signout').addEventListener('click', () => {
     store('');
     render();
+    // The button just disappeared: keep the keyboard on the sign-in section.
+    $('t2-signin-status').focus();
   });
   $('t2-signin-status').setAttribute('tabindex', '-1');
   render();
