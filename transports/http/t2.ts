@@ -78,6 +78,24 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
     res.status(404).end();
   });
 
+  /**
+   * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
+   * users in): a token that verifies is handed to the page, which then needs no sign-in step.
+   */
+  const signin = async (req: Request): Promise<SigninOptions> => {
+    const token = bearer(req);
+    const ok = token ? await deps.verifyToken(token).then(() => true, () => false) : false;
+    return { dev: Boolean(deps.devToken), ...(ok && token ? { token } : {}) };
+  };
+  const page = (res: Response, build: () => Promise<string>, csp?: string): void => {
+    build()
+      .then((p) => sendPage(res, p, 200, csp))
+      .catch((err: unknown) => {
+        deps.logger.error({ err: (err as Error).message }, 't2 page failed');
+        res.status(500).type('text/plain; charset=utf-8').send('Erreur interne : rechargez la page.');
+      });
+  };
+
   app.get('/api/sujets', (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
     if (!q.success) {
@@ -103,26 +121,8 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
     page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
   });
 
-  /**
-   * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
-   * users in): a token that verifies is handed to the page, which then needs no sign-in step.
-   */
-  const signin = async (req: Request): Promise<SigninOptions> => {
-    const token = bearer(req);
-    const ok = token ? await deps.verifyToken(token).then(() => true, () => false) : false;
-    return { dev: Boolean(deps.devToken), ...(ok && token ? { token } : {}) };
-  };
-  const page = (res: Response, build: () => Promise<string>, csp?: string): void => {
-    build()
-      .then((p) => sendPage(res, p, 200, csp))
-      .catch((err: unknown) => {
-        deps.logger.error({ err: (err as Error).message }, 't2 page failed');
-        res.status(500).type('text/plain; charset=utf-8').send('Erreur interne : rechargez la page.');
-      });
-  };
-
-  app.get('/t2/seances', (_req, res) => {
-    page(res, async () => sessionListPage({ signin: await signin(_req) }));
+  app.get('/t2/seances', (req: Request, res: Response) => {
+    page(res, async () => sessionListPage({ signin: await signin(req) }));
   });
   app.get('/t2/seances/:id', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
