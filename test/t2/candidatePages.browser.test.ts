@@ -199,8 +199,13 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     expect(await page.textContent('#t2-error-title')).toBe('Offre Premium nécessaire');
     expect(await page.textContent('#t2-error-help')).toMatch(/dialogue en direct.*Premium/s);
     expect(await axeAt(page)).toEqual([]);
+    // A token the server refuses (4001): it is forgotten and the sign-in comes back.
+    await page.evaluate(() => sessionStorage.setItem('palabre.token', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwicGxhbiI6InByZW1pdW0ifQ.bad'));
+    await page.click('#t2-retry');
+    await expect.poll(() => page.textContent('#t2-error-title')).toBe('Connexion requise');
+    expect(await page.isVisible('#t2-dev-signin')).toBe(true);
+    expect(await page.textContent('#t2-signin-status')).toContain('pas connecté');
     // Sign in again with Premium: the session starts.
-    await page.click('#t2-signout');
     await page.selectOption('#t2-dev-plan', 'premium');
     await page.click('#t2-dev-signin');
     await expect.poll(() => page.textContent('#t2-signin-status')).toContain('offre Premium');

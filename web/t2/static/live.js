@@ -205,7 +205,10 @@ function main() {
       title = 'Offre Premium nécessaire';
       premiumHelp(help, $('t2-signin').dataset.dev === 'true');
     }
-    if (code === 4001) title = 'Connexion requise';
+    if (code === 4001) {
+      title = 'Connexion requise';
+      signin.clear();
+    }
     $('t2-error-title').textContent = title;
     $('t2-error-message').textContent = `${message} (code ${code})`;
     $('t2-retry').textContent = code === 1006 || code === 1001 ? 'Commencer une nouvelle séance' : 'Réessayer';

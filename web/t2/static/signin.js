@@ -38,7 +38,7 @@ function store(token) {
 /** Picks up a token handed over by the host, then wires the forms. `onChange(token)` on every change. */
 export function setupSignin({ onChange = () => {} } = {}) {
   const section = $('t2-signin');
-  if (!section) return { token: currentToken, refresh() {} };
+  if (!section) return { token: currentToken, refresh() {}, clear() {} };
   const url = new URL(location.href);
   const hash = new URLSearchParams(location.hash.slice(1));
   const handed = section.dataset.token || url.searchParams.get('token') || hash.get('token');
@@ -111,5 +111,13 @@ export function setupSignin({ onChange = () => {} } = {}) {
   });
   $('t2-signin-status').setAttribute('tabindex', '-1');
   render();
-  return { token: currentToken, refresh: render };
+  return {
+    token: currentToken,
+    refresh: render,
+    /** The server refused the token (4001): forget it, so the sign-in forms come back. */
+    clear() {
+      store('');
+      render();
+    },
+  };
 }
