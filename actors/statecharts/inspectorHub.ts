@@ -1,12 +1,15 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { Runtime } from '../../core/runtime.js';
+import { actorLabel } from './actorLabel.js';
 import { redactForInspection } from './redact.js';
 
 /**
  * Turns the runtime's raw inspection stream into records safe to show on /inspect: each record
  * names the conversation it belongs to (its systemId), the machine kind, and carries only
  * redacted data (no keys, JWTs or audio). While at least one listener is attached it keeps a short
- * history per conversation, so a page that selects an actor later still sees its recent events.
+ * history per conversation, so a page that selects an actor later still sees its recent events,
+ * and it keeps ended conversations (final state, event log) for `retainMs` (INSPECT_RETAIN_S):
+ * a docs chat lives for a second, and must still be there to look at.
  */
 
 export interface InspectRecord {
@@ -29,20 +32,31 @@ export interface InspectRecord {
 export interface ConversationView {
   systemId: string;
   kind: string;
+  /** Readable name: `t2live · candidate ab12 · Inscription club de sport`. */
+  label: string;
   startedAt: number;
+  /** When it ended (ms epoch), or null while it lives. */
+  endedAt: number | null;
   value: unknown;
   status: string;
   context: unknown;
 }
 
+interface Tracked extends ConversationView {
+  records: InspectRecord[];
+}
+
 type Listener = (record: InspectRecord) => void;
 
 const HISTORY = 200;
+/** Default retention of ended conversations (INSPECT_RETAIN_S = 300). */
+export const DEFAULT_RETAIN_MS = 300_000;
 
 interface Owner {
   systemId: string;
   kind: string;
   ref: AnyActorRef;
+  startedAt: number;
 }
 
 interface WithParent {
@@ -53,12 +67,17 @@ interface WithParent {
 export class InspectorHub {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
-  private readonly history = new Map<string, InspectRecord[]>();
+  /** Conversations seen while listening, live or ended (kept `retainMs` after their end). */
+  private readonly tracked = new Map<string, Tracked>();
   private unsubscribeRuntime: (() => void) | undefined;
   /** Actor → its conversation, so each inspection event costs a lookup, not a scan of them all. */
   private owners = new WeakMap<AnyActorRef, Owner | null>();
 
-  constructor(private readonly runtime: Runtime, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly now: () => number = Date.now,
+    private readonly retainMs: number = DEFAULT_RETAIN_MS,
+  ) {}
 
   /** The conversation an actor belongs to: itself or its nearest ancestor that the root spawned. */
   private conversationOf(ref: AnyActorRef): Owner | undefined {
@@ -69,7 +88,7 @@ export class InspectorHub {
     let owner: Owner | undefined;
     for (let depth = 0; current && depth < 20 && !owner; depth++) {
       const match = byRef.get(current);
-      if (match) owner = { systemId: match.systemId, kind: match.kind, ref: match.ref };
+      if (match) owner = { systemId: match.systemId, kind: match.kind, ref: match.ref, startedAt: match.startedAt };
       current = current._parent;
     }
     // A miss is not remembered (an actor is inspected before the root's context lists it), except
@@ -108,10 +127,16 @@ export class InspectorHub {
     } else {
       return;
     }
-    const list = this.history.get(owner.systemId) ?? [];
-    list.push(record);
-    if (list.length > HISTORY) list.splice(0, list.length - HISTORY);
-    this.history.set(owner.systemId, list);
+    const t = this.track(owner);
+    t.records.push(record);
+    if (t.records.length > HISTORY) t.records.splice(0, t.records.length - HISTORY);
+    if (record.type === 'snapshot' && e.actorRef === owner.ref) {
+      t.value = record.value;
+      t.status = record.status ?? 'active';
+      t.context = record.context; // the label is derived from it when the list is asked for
+      // done / error / stopped: the conversation is over; it stays listed, greyed, for retainMs.
+      if (t.status !== 'active' && t.endedAt === null) t.endedAt = record.at;
+    }
     for (const l of this.listeners) {
       try {
         l(record);
@@ -121,28 +146,57 @@ export class InspectorHub {
     }
   }
 
-  /** Live conversations with their current state, redacted. */
+  private track(owner: { systemId: string; kind: string; startedAt: number }): Tracked {
+    let t = this.tracked.get(owner.systemId);
+    if (!t) {
+      t = { systemId: owner.systemId, kind: owner.kind, label: actorLabel(owner.kind, owner.systemId, undefined), startedAt: owner.startedAt, endedAt: null, value: null, status: 'active', context: undefined, records: [] };
+      this.tracked.set(owner.systemId, t);
+    }
+    return t;
+  }
+
+  /**
+   * Live conversations with their current state, then (while a page listens) the ended ones kept
+   * for `retainMs`, each with its final state. All redacted.
+   */
   conversations(): ConversationView[] {
+    const now = this.now();
+    const listening = this.listeners.size > 0;
     const live = new Set<string>();
-    const views = this.runtime.list().map((e) => {
+    const views: ConversationView[] = this.runtime.list().map((e) => {
       live.add(e.systemId);
       const snap = e.ref.getSnapshot() as { value?: unknown; status?: string; context?: unknown };
-      return {
+      const context = redactForInspection(snap.context);
+      const view = {
         systemId: e.systemId,
         kind: e.kind,
+        label: actorLabel(e.kind, e.systemId, context),
         startedAt: e.startedAt,
+        endedAt: null,
         value: redactForInspection(snap.value),
         status: snap.status ?? 'active',
-        context: redactForInspection(snap.context),
+        context,
       };
+      if (listening) Object.assign(this.track(e), { label: view.label, value: view.value, status: view.status, context: view.context });
+      return view;
     });
-    // Forget the history of conversations that are gone.
-    for (const id of this.history.keys()) if (!live.has(id)) this.history.delete(id);
-    return views;
+    const ended: ConversationView[] = [];
+    for (const [id, t] of this.tracked) {
+      if (live.has(id)) continue;
+      t.endedAt ??= now; // stopped by its transport: gone from the runtime without a final snapshot
+      if (now - t.endedAt > this.retainMs) {
+        this.tracked.delete(id);
+        continue;
+      }
+      const { records: _records, ...view } = t;
+      ended.push({ ...view, label: actorLabel(t.kind, t.systemId, t.context) });
+    }
+    ended.sort((a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0));
+    return [...views, ...ended];
   }
 
   recent(systemId: string): InspectRecord[] {
-    return [...(this.history.get(systemId) ?? [])];
+    return [...(this.tracked.get(systemId)?.records ?? [])];
   }
 
   /**
@@ -162,7 +216,8 @@ export class InspectorHub {
   private release(): void {
     this.unsubscribeRuntime?.();
     this.unsubscribeRuntime = undefined;
-    this.history.clear();
+    // Nobody looks: nothing is kept (no inspection cost, no retained conversation).
+    this.tracked.clear();
     this.owners = new WeakMap();
   }
 

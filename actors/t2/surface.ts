@@ -16,6 +16,7 @@ import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from './prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
+import { SessionQueries } from './sessionQueries.js';
 import { SubjectStore, t2Migrations } from './subjects.js';
 import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
@@ -34,6 +35,9 @@ export interface T2SurfaceOptions {
   /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
   genai?: GoogleGenAI;
 }
+
+/** Lifetime of a development sign-in token: a working session, not a standing credential. */
+export const DEV_TOKEN_TTL_S = 2 * 3600;
 
 export function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
@@ -120,7 +124,24 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         unregister();
         return { stop: async () => {} };
       }
-      mountT2Http(http.app, { subjects, sessions, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS });
+      // Development only: the dev secret signs (no JWT_SECRET, no JWKS), so a page may mint tokens.
+      const devSecret = !config.JWT_SECRET && !config.JWT_JWKS_URL;
+      const devToken = devSecret
+        ? async ({ plan, sub }: { plan: 'free' | 'premium'; sub: string }) => {
+            const token = await auth.mintToken({ sub, plan, ttl: `${DEV_TOKEN_TTL_S}s` });
+            return { token, expiresAt: new Date(Date.now() + DEV_TOKEN_TTL_S * 1000).toISOString() };
+          }
+        : undefined;
+      mountT2Http(http.app, {
+        subjects,
+        sessions,
+        queries: new SessionQueries(ctx.db),
+        verifyToken: deps.verifyToken,
+        logger: log,
+        textMode: !audio,
+        examMs: config.T2_EXAM_DURATION_MS,
+        ...(devToken ? { devToken } : {}),
+      });
       const socket = attachT2LiveSocket({
         server: http.server,
         runtime: ctx.runtime,
@@ -132,6 +153,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         wire: (req) => wireT2Session(deps, req),
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
+      addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
       return {
         async stop() {

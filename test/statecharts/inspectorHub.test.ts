@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assign, setup } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { InspectorHub } from '../../actors/statecharts/inspectorHub.js';
+import { actorLabel } from '../../actors/statecharts/actorLabel.js';
 import { redactForInspection } from '../../actors/statecharts/redact.js';
 
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5kaWRhdGUtNDIiLCJwbGFuIjoicHJlbWl1bSJ9.c2lnbmF0dXJlLWhlcmU';
@@ -54,9 +55,10 @@ describe('inspection redaction', () => {
 describe('InspectorHub', () => {
   it('attributes events to their conversation and never lets a secret through', () => {
     const runtime = new Runtime();
-    const hub = new InspectorHub(runtime);
+    let now = 1_000_000;
+    const hub = new InspectorHub(runtime, () => now, 300_000);
     const records: unknown[] = [];
-    hub.subscribe((r) => records.push(r));
+    const off = hub.subscribe((r) => records.push(r));
     const ref = runtime.start('t2live', 't2:abc', session, { apiKey: KEY });
     ref.send({ type: 'audio', data: AUDIO });
     ref.send({ type: 'bytes', pcm: new Uint8Array(640) });
@@ -74,10 +76,34 @@ describe('InspectorHub', () => {
     expect(everything).not.toContain(AUDIO.slice(0, 64));
     expect(everything).toContain('[redacted]');
 
+    // Ended: still listed for INSPECT_RETAIN_S, with its final state and its whole event log.
     runtime.stop('t2:abc');
+    const stoppedAt = now;
+    now += 1000;
+    const ended = hub.conversations();
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ systemId: 't2:abc', value: 'speaking', endedAt: stoppedAt, label: 't2live · session abc' });
+    expect(hub.recent('t2:abc').map((r) => r.eventType)).toEqual(expect.arrayContaining(['audio', 'bytes', 'say']));
+    now += 298_999;
+    expect(hub.conversations()).toHaveLength(1);
+    now += 1001;
     expect(hub.conversations()).toHaveLength(0);
     expect(hub.recent('t2:abc')).toHaveLength(0);
+
+    // Nobody listening: nothing is kept.
+    const again = runtime.start('t2live', 't2:def', session, { apiKey: KEY });
+    again.send({ type: 'say', text: 'x' });
+    runtime.stop('t2:def');
+    off();
+    expect(hub.conversations()).toHaveLength(0);
     hub.close();
     runtime.shutdown();
+  });
+
+  it('names actors readably', () => {
+    expect(actorLabel('t2live', 't2:0d6f2c1e-aaaa-4bbb-8ccc-123456789abc', { candidateId: 'user-1234ab12', subject: { titre: 'Inscription club de sport' } })).toBe('t2live · candidate ab12 · Inscription club de sport');
+    expect(actorLabel('skull', 'skull:salon', { deviceId: 'salon' })).toBe('skull · device salon');
+    expect(actorLabel('chat', 'chat:3f2a9c1e-aaaa-4bbb-8ccc-123456789abc', { question: 'Combien de temps les journaux techniques sont-ils conservés ?' })).toBe('chat · question 3f2a · « Combien de temps les journaux technique… »');
+    expect(actorLabel('correction', 'correction:77aa9c1e-aaaa-4bbb-8ccc-123456789abc', { production: { tache: 'EO_T2' } })).toBe('correction · EO_T2 · 77aa');
   });
 });

@@ -68,6 +68,8 @@ export interface T2EnvOptions {
   geminiBaseUrl?: string;
   /** Build the SDK client from configuration (GEMINI_API_KEY + GOOGLE_GEMINI_BASE_URL = the fake). */
   geminiFromConfig?: boolean;
+  /** Development auth: no JWT_SECRET, the dev secret in DATA_DIR signs (the dev sign-in exists). */
+  devAuth?: boolean;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
@@ -75,7 +77,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
   const viaConfig = opts.geminiFromConfig && fake ? { GEMINI_API_KEY: 'config-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } : {};
   const config = loadConfig({
-    env: { DATA_DIR: dir, JWT_SECRET: 'test-secret-test-secret-0123456789', LOG_LEVEL: 'silent', ...viaConfig, ...(opts.env ?? {}) },
+    env: { DATA_DIR: dir, ...(opts.devAuth ? {} : { JWT_SECRET: 'test-secret-test-secret-0123456789' }), LOG_LEVEL: 'silent', ...viaConfig, ...(opts.env ?? {}) },
     dotenvPath: null,
     file: '',
   });

@@ -15,7 +15,7 @@ import { attachInspectSocket } from '../ws/inspect.js';
 export const inspectSurface: Surface = {
   name: 'inspect',
   async start(ctx, http): Promise<RunningSurface> {
-    const hub = new InspectorHub(ctx.runtime);
+    const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
     const stately = ctx.config.INSPECT === 'stately' ? attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
     if (!http) {
       return {
@@ -54,25 +54,39 @@ export const inspectSurface: Surface = {
 
     app.get('/inspect', admin.requireAdmin, (_req, res) => {
       const body = html`<h1>Inspecteur de statecharts</h1>
-<p class="lead">Chaque conversation vivante du processus, son statechart et ses événements en direct. Les clés, jetons et flux audio sont retirés avant de quitter l'acteur.</p>
+<p class="lead">Chaque conversation du processus, son statechart et ses événements en direct. Une conversation terminée reste listée ${Math.round(ctx.config.INSPECT_RETAIN_S / 60) >= 1 ? `${Math.round(ctx.config.INSPECT_RETAIN_S / 60)} min` : `${ctx.config.INSPECT_RETAIN_S} s`}, grisée, avec son état final et son journal. Les clés, jetons et flux audio sont retirés avant de quitter l'acteur.</p>
 <div class="inspect-layout">
 <section class="inspect-actors" aria-labelledby="actors-title">
-<h2 id="actors-title">Acteurs vivants</h2>
-<p id="actors-empty" class="muted">Aucune conversation en cours.</p>
+<h2 id="actors-title">Conversations</h2>
+<p id="actors-empty" class="muted">Aucune conversation pour l’instant.</p>
 <ul id="actors" class="actor-list"></ul>
 </section>
 <section class="inspect-chart" aria-labelledby="chart-title">
 <h2 id="chart-title">Statechart</h2>
-<p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez un acteur.</p>
-<p class="chart-tools"><button type="button" id="zoom" aria-pressed="false">Ajuster à la largeur</button></p>
-<div id="chart" class="chart-box" tabindex="0" role="region" aria-label="Statechart de l’acteur sélectionné (zone défilante)"></div>
+<p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez une conversation.</p>
+<p class="chart-tools">
+<button type="button" id="zoom-out" aria-label="Réduire le statechart">−</button>
+<button type="button" id="zoom-reset">Taille réelle</button>
+<button type="button" id="zoom-in" aria-label="Agrandir le statechart">+</button>
+<span id="zoom-level" class="muted" aria-live="polite">100 %</span>
+<span class="muted">Glissez pour déplacer, Ctrl + molette pour zoomer, flèches au clavier.</span>
+</p>
+<div id="chart" class="chart-box" tabindex="0" role="region" aria-label="Statechart de la conversation sélectionnée (zone défilante)"></div>
+<details id="context-box" class="context-box" open>
+<summary>Contexte</summary>
+<div id="context" class="context-tree"><p class="muted">Aucune conversation sélectionnée.</p></div>
+</details>
 </section>
 <section class="inspect-log" aria-labelledby="log-title">
 <h2 id="log-title">Journal des événements</h2>
 <div class="log-controls">
 <button type="button" id="pause" aria-pressed="false">Pause</button>
 <button type="button" id="clear">Effacer</button>
-<label for="filter">Filtrer par type d'événement</label>
+<label for="scope">Conversations</label>
+<select id="scope" name="scope"><option value="all">Toutes</option><option value="selected">La sélectionnée</option></select>
+<label for="machine">Machine</label>
+<select id="machine" name="machine"><option value="">Toutes</option></select>
+<label for="filter">Type d'événement</label>
 <input type="text" id="filter" name="filter" autocomplete="off" spellcheck="false">
 </div>
 <p id="connection" class="muted" role="status">Connexion…</p>

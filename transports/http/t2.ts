@@ -3,16 +3,21 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { pageCsp, sendPage } from '../../web/layout.js';
-import { preparationPage, subjectListPage } from '../../web/t2/pages.js';
+import { mountStatic, pageCsp, sendPage } from '../../web/layout.js';
+import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from '../../web/t2/pages.js';
 import type { SessionStore } from '../../actors/t2/sessionStore.js';
+import { transcriptText, type SessionQueries } from '../../actors/t2/sessionQueries.js';
 import type { SubjectStore } from '../../actors/t2/subjects.js';
 import type { Logger } from '../../core/log.js';
 
 /**
  * HTTP edge of T2: `GET /api/sujets?tache=EO_T2` (JSON), the pages (`/t2/sujets`,
- * `/t2/sujets/:id`), the page scripts (`/t2/static/*`) and `GET /t2/productions/:id/audio.wav`,
- * the recording, for its owner only (Bearer JWT whose `sub` is the session's candidate).
+ * `/t2/sujets/:id`, « Mes séances » `/t2/seances[/:id]`), the page scripts (`/t2/static/*`),
+ * `GET /t2/productions/:id/audio.wav`, and the candidate's past sessions:
+ * `GET /api/t2/sessions`, `/api/t2/sessions/:id`, `/api/t2/sessions/:id/transcript.txt|audio.wav`,
+ * each for its owner only (Bearer JWT whose `sub` is the session's candidate). In development
+ * (no JWT_SECRET, no JWKS: the dev secret signs) `POST /api/t2/dev/token` mints a short-lived
+ * token so nobody pastes JWTs; with a real secret that route does not exist (404).
  */
 
 export interface T2HttpDeps {
@@ -22,7 +27,23 @@ export interface T2HttpDeps {
   logger: Logger;
   textMode: boolean;
   examMs: number;
+  /** Read side of past sessions (« Mes séances »). */
+  queries: SessionQueries;
+  /** Present only in development: mints a short-lived token for a chosen plan. */
+  devToken?: (req: { plan: 'free' | 'premium'; sub: string }) => Promise<{ token: string; expiresAt: string }>;
 }
+
+/** What an API caller gets without a valid token: what happened and what to do. */
+const AUTH_REQUIRED = { error: 'auth_required', message: 'Connexion requise : le jeton est absent, invalide ou expiré. Reconnectez-vous depuis votre plateforme, puis réessayez.' };
+const NOT_FOUND = { error: 'not_found', message: 'Séance introuvable parmi les vôtres.' };
+const BAD_ID = { error: 'bad_session_id', message: 'Identifiant de séance invalide : lettres, chiffres et tirets seulement (200 au plus).' };
+
+const devTokenBody = z
+  .object({
+    plan: z.enum(['free', 'premium']),
+    sub: z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'lettres, chiffres, point, tiret ou souligné').default('dev-candidat'),
+  })
+  .strict();
 
 const listQuery = z.object({ tache: z.literal('EO_T2').optional() }).strict();
 const idParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9-]+$/);
@@ -40,6 +61,8 @@ export function t2StaticDir(): string {
 }
 
 export function mountT2Http(app: Express, deps: T2HttpDeps): void {
+  // The pages use the site stylesheet: serve it even when no other surface with pages runs.
+  mountStatic(app);
   app.use(
     '/t2/static',
     express.static(t2StaticDir(), {
@@ -54,6 +77,24 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
   app.use('/t2/static', (_req, res) => {
     res.status(404).end();
   });
+
+  /**
+   * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
+   * users in): a token that verifies is handed to the page, which then needs no sign-in step.
+   */
+  const signin = async (req: Request): Promise<SigninOptions> => {
+    const token = bearer(req);
+    const ok = token ? await deps.verifyToken(token).then(() => true, () => false) : false;
+    return { dev: Boolean(deps.devToken), ...(ok && token ? { token } : {}) };
+  };
+  const page = (res: Response, build: () => Promise<string>, csp?: string): void => {
+    build()
+      .then((p) => sendPage(res, p, 200, csp))
+      .catch((err: unknown) => {
+        deps.logger.error({ err: (err as Error).message }, 't2 page failed');
+        res.status(500).type('text/plain; charset=utf-8').send('Erreur interne : rechargez la page.');
+      });
+  };
 
   app.get('/api/sujets', (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
@@ -77,8 +118,109 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
       res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
       return;
     }
-    sendPage(res, preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs }), 200, pageCsp(['ws:', 'wss:']));
+    page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
   });
+
+  app.get('/t2/seances', (req: Request, res: Response) => {
+    page(res, async () => sessionListPage({ signin: await signin(req) }));
+  });
+  app.get('/t2/seances/:id', (req: Request, res: Response) => {
+    const id = idParam.safeParse(req.params.id);
+    if (!id.success) {
+      res.status(404).type('text/plain; charset=utf-8').send('Séance introuvable.');
+      return;
+    }
+    page(res, async () => sessionReportPage(id.data, { signin: await signin(req) }));
+  });
+
+  /** Runs `fn` for the bearer's candidate; answers 401 with what to do otherwise. */
+  const asCandidate = (req: Request, res: Response, fn: (sub: string) => Promise<void> | void): void => {
+    deps
+      .verifyToken(bearer(req))
+      .then(
+        async (principal) => {
+          await fn(principal.sub);
+        },
+        () => {
+          res.setHeader('WWW-Authenticate', 'Bearer');
+          res.status(401).json(AUTH_REQUIRED);
+        },
+      )
+      .catch((err: unknown) => {
+        deps.logger.error({ err: (err as Error).message }, 't2 sessions route failed');
+        if (!res.headersSent) res.status(500).json({ error: 'internal', message: 'Erreur interne : réessayez dans un instant.' });
+      });
+  };
+
+  /** The caller's session named by `:id`, or the 400/404 answer already sent. */
+  const ownSession = (req: Request, res: Response, sub: string) => {
+    const id = idParam.safeParse(req.params.id);
+    if (!id.success) {
+      res.status(400).json(BAD_ID);
+      return undefined;
+    }
+    // Another candidate's session answers like a missing one: its existence is not revealed.
+    const s = deps.queries.get(sub, id.data);
+    if (!s) res.status(404).json(NOT_FOUND);
+    return s;
+  };
+
+  app.get('/api/t2/sessions', (req: Request, res: Response) => {
+    asCandidate(req, res, (sub) => {
+      res.set('Cache-Control', 'private, no-store');
+      res.json({ sessions: deps.queries.list(sub) });
+    });
+  });
+  app.get('/api/t2/sessions/:id', (req: Request, res: Response) => {
+    asCandidate(req, res, (sub) => {
+      const s = ownSession(req, res, sub);
+      if (!s) return;
+      const { audioPath: _path, ...view } = s;
+      res.set('Cache-Control', 'private, no-store');
+      res.json(view);
+    });
+  });
+  app.get('/api/t2/sessions/:id/transcript.txt', (req: Request, res: Response) => {
+    asCandidate(req, res, (sub) => {
+      const s = ownSession(req, res, sub);
+      if (!s) return;
+      res.set('Cache-Control', 'private, no-store');
+      res.set('Content-Disposition', `attachment; filename="t2-${s.id}.txt"`);
+      res.type('text/plain; charset=utf-8').send(transcriptText(s));
+    });
+  });
+  app.get('/api/t2/sessions/:id/audio.wav', (req: Request, res: Response) => {
+    asCandidate(req, res, async (sub) => {
+      const s = ownSession(req, res, sub);
+      if (!s) return;
+      const st = s.audioPath ? await stat(s.audioPath).catch(() => undefined) : undefined;
+      if (!s.audioPath || !st) {
+        res.status(404).json({ error: 'no_audio', message: s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio conservé pour cette séance.' });
+        return;
+      }
+      res.status(200);
+      res.set('Content-Type', 'audio/wav');
+      res.set('Content-Length', String(st.size));
+      res.set('Content-Disposition', `attachment; filename="t2-${s.id}.wav"`);
+      res.set('Cache-Control', 'private, no-store');
+      createReadStream(s.audioPath).pipe(res);
+    });
+  });
+
+  if (deps.devToken) {
+    const mint = deps.devToken;
+    app.post('/api/t2/dev/token', express.json({ limit: '2kb' }), (req: Request, res: Response) => {
+      // express.json parses only application/json: a cross-site form cannot reach this without CORS.
+      const body = devTokenBody.safeParse(req.body ?? {});
+      if (!body.success) {
+        res.status(400).json({ error: 'bad_request', message: `Requête invalide : ${body.error.issues.map((i) => `${i.path.join('.') || 'corps'} — ${i.message}`).join('; ')}. Attendu : {"plan":"free"|"premium","sub"?:"…"}` });
+        return;
+      }
+      mint(body.data)
+        .then((t) => res.set('Cache-Control', 'no-store').json({ ...t, plan: body.data.plan, sub: body.data.sub }))
+        .catch((err: unknown) => res.status(500).json({ error: 'cannot_mint', message: (err as Error).message }));
+    });
+  }
 
   app.get('/t2/productions/:id/audio.wav', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);

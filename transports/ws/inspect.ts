@@ -9,7 +9,7 @@ import type { InspectorHub, InspectRecord } from '../../actors/statecharts/inspe
  * WebSocket `/inspect/ws`: streams the inspector hub's redacted records to admin pages.
  *
  * server → client: `{"type":"conversations","conversations":[…]}` (on connect and when the list
- * changes), `{"type":"record","record":{…}}`, `{"type":"history","systemId":…,"records":[…]}`,
+ * changes: live ones, then ended ones kept INSPECT_RETAIN_S with `endedAt`), `{"type":"record","record":{…}}`, `{"type":"history","systemId":…,"records":[…]}`,
  * `{"type":"error","message":…}`.
  * client → server: `{"type":"history","systemId":"…"}` only. Anything else gets an error message.
  */
@@ -64,7 +64,8 @@ export function attachInspectSocket({ server, hub, logger, isAdmin }: InspectSoc
   const listTimer = setInterval(() => {
     if (wss.clients.size === 0) return;
     const conversations = hub.conversations();
-    const text = JSON.stringify(conversations.map((c) => [c.systemId, c.kind]));
+    // A new, ended, renamed (t2live learns its subject) or expired conversation changes the list.
+    const text = JSON.stringify(conversations.map((c) => [c.systemId, c.label, c.endedAt]));
     if (text === lastList) return;
     lastList = text;
     for (const ws of wss.clients) send(ws, { type: 'conversations', conversations });

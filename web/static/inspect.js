@@ -1,23 +1,29 @@
-// /inspect client: live actors, their statechart with the current state highlighted, and the
-// event log streamed over /inspect/ws. Everything received is rendered as text (textContent),
-// except the chart SVG, which comes from this server's own /inspect/charts endpoint.
+// /inspect client: every conversation (live, then ended ones kept INSPECT_RETAIN_S, greyed), its
+// statechart with the current state drawn and written as a path, its context as a tree, and one
+// event log across conversations, filterable by machine. Everything received is rendered as text
+// (textContent), except the chart SVG, which comes from this server's own /inspect/charts endpoint.
 
 const $ = (id) => document.getElementById(id);
 const actorsEl = $('actors');
 const emptyEl = $('actors-empty');
 const chartEl = $('chart');
 const stateLine = $('chart-state');
+const contextEl = $('context');
 const logEl = $('log');
 const pauseBtn = $('pause');
 const filterInput = $('filter');
+const scopeSelect = $('scope');
+const machineSelect = $('machine');
 const connectionEl = $('connection');
 
-const MAX_LOG = 500;
+const MAX_LOG = 1000;
 let conversations = [];
 let selected = null;
 let chartKind = null;
 let paused = false;
-const records = [];
+let zoom = 1;
+/** Records by seq: the live stream and the histories asked for merge without duplicates. */
+const records = new Map();
 
 function activeIds(value, prefix) {
   if (value === null || value === undefined) return [];
@@ -30,12 +36,31 @@ function activeIds(value, prefix) {
   return ids;
 }
 
-function stateText(value) {
+/** The active leaves as paths: `turn.responding · debounce.quiet`. */
+function statePath(value) {
+  if (value === null || value === undefined) return '—';
   if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+  const leaves = [];
+  const walk = (v, path) => {
+    if (typeof v === 'string') leaves.push([...path, v].join('.'));
+    else if (v && typeof v === 'object' && Object.keys(v).length) for (const [k, c] of Object.entries(v)) walk(c, [...path, k]);
+    else leaves.push(path.join('.'));
+  };
+  walk(value, []);
+  return leaves.join(' · ');
+}
+
+const byId = (id) => conversations.find((c) => c.systemId === id);
+const labelOf = (id) => byId(id)?.label || id;
+
+function ago(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 function renderActors() {
+  // Re-rendering must not take the keyboard focus away from the actor list.
+  const focused = document.activeElement && actorsEl.contains(document.activeElement) ? document.activeElement.dataset.systemId : null;
   actorsEl.replaceChildren();
   emptyEl.hidden = conversations.length > 0;
   for (const c of conversations) {
@@ -43,20 +68,59 @@ function renderActors() {
     const btn = document.createElement('button');
     btn.type = 'button';
     btn.dataset.systemId = c.systemId;
+    btn.dataset.kind = c.kind;
+    if (c.endedAt) btn.classList.add('ended');
     btn.setAttribute('aria-pressed', String(c.systemId === selected));
     const name = document.createElement('span');
-    name.textContent = c.systemId;
-    const kind = document.createElement('span');
-    kind.className = 'actor-kind';
-    kind.textContent = c.kind;
+    name.className = 'actor-name';
+    name.textContent = c.label || c.systemId;
+    const meta = document.createElement('span');
+    meta.className = 'actor-kind';
+    meta.textContent = c.endedAt ? `terminée il y a ${ago(Date.now() - c.endedAt)}` : 'en cours';
     const state = document.createElement('span');
     state.className = 'actor-state';
-    state.textContent = stateText(c.value);
-    btn.append(name, kind, state);
+    state.textContent = `${c.endedAt ? 'état final : ' : ''}${statePath(c.value)}`;
+    btn.append(name, meta, state);
     btn.addEventListener('click', () => select(c.systemId));
     li.append(btn);
     actorsEl.append(li);
+    if (focused === c.systemId) btn.focus();
   }
+  // The machine filter offers every kind seen.
+  const kinds = new Set([...conversations.map((c) => c.kind), ...[...records.values()].map((r) => r.kind)]);
+  const have = new Set([...machineSelect.options].map((o) => o.value));
+  for (const k of [...kinds].sort()) {
+    if (have.has(k)) continue;
+    const o = document.createElement('option');
+    o.value = k;
+    o.textContent = k;
+    machineSelect.append(o);
+  }
+}
+
+function applyZoom() {
+  const svg = chartEl.querySelector('svg');
+  $('zoom-level').textContent = `${Math.round(zoom * 100)} %`;
+  if (!svg) return;
+  // The natural size comes from the viewBox; width/height are attributes, not inline styles (CSP).
+  const vb = svg.viewBox && svg.viewBox.baseVal;
+  const w = vb && vb.width ? vb.width : Number(svg.dataset.w || svg.getAttribute('width')) || 800;
+  const h = vb && vb.height ? vb.height : Number(svg.dataset.h || svg.getAttribute('height')) || 600;
+  svg.setAttribute('width', String(Math.round(w * zoom)));
+  svg.setAttribute('height', String(Math.round(h * zoom)));
+}
+
+function setZoom(z, focus) {
+  const before = zoom;
+  zoom = Math.min(3, Math.max(0.25, Math.round(z * 100) / 100));
+  const fx = focus ? focus.x : chartEl.clientWidth / 2;
+  const fy = focus ? focus.y : chartEl.clientHeight / 2;
+  const sx = (chartEl.scrollLeft + fx) / before;
+  const sy = (chartEl.scrollTop + fy) / before;
+  applyZoom();
+  // Keep the point under the cursor (or the centre) where it was.
+  chartEl.scrollLeft = sx * zoom - fx;
+  chartEl.scrollTop = sy * zoom - fy;
 }
 
 async function loadChart(kind) {
@@ -65,18 +129,72 @@ async function loadChart(kind) {
   chartEl.replaceChildren();
   const res = await fetch(`/inspect/charts/${encodeURIComponent(kind)}.svg`, { credentials: 'same-origin' });
   if (!res.ok) {
+    if (chartKind !== kind) return;
     const p = document.createElement('p');
     p.textContent = `Pas de statechart enregistré pour « ${kind} ».`;
     chartEl.append(p);
     return;
   }
-  const doc = new DOMParser().parseFromString(await res.text(), 'image/svg+xml');
+  const text = await res.text();
+  if (chartKind !== kind) return; // another conversation was selected meanwhile
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const svg = doc.documentElement;
-  if (svg && svg.nodeName === 'svg') chartEl.append(document.importNode(svg, true));
+  if (svg && svg.nodeName === 'svg') {
+    const node = document.importNode(svg, true);
+    node.dataset.w = node.getAttribute('width') || '';
+    node.dataset.h = node.getAttribute('height') || '';
+    chartEl.append(node);
+    applyZoom();
+  }
 }
 
-function highlight(value) {
+function contextTree(value, key) {
+  if (value === null || typeof value !== 'object') {
+    const li = document.createElement('li');
+    const k = document.createElement('span');
+    k.className = 'ctx-key';
+    k.textContent = key === undefined ? '' : `${key} : `;
+    const v = document.createElement('span');
+    v.className = `ctx-value ctx-${value === null ? 'null' : typeof value}`;
+    v.textContent = typeof value === 'string' ? JSON.stringify(value.length > 400 ? `${value.slice(0, 400)}…` : value) : String(value);
+    li.append(k, v);
+    return li;
+  }
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  const li = document.createElement('li');
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = `${key === undefined ? 'contexte' : key} ${Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`}`;
+  details.append(summary);
+  // The first level is open; deeper ones open on demand.
+  if (key === undefined) details.open = true;
+  const ul = document.createElement('ul');
+  for (const [k, v] of entries) ul.append(contextTree(v, k));
+  details.append(ul);
+  li.append(details);
+  return li;
+}
+
+function renderContext(conv) {
+  contextEl.replaceChildren();
+  if (!conv || conv.context === undefined) {
+    const p = document.createElement('p');
+    p.className = 'muted';
+    p.textContent = conv ? 'Contexte vide.' : 'Aucune conversation sélectionnée.';
+    contextEl.append(p);
+    return;
+  }
+  const ul = document.createElement('ul');
+  ul.className = 'ctx-root';
+  ul.append(contextTree(conv.context));
+  contextEl.append(ul);
+}
+
+function highlight(conv) {
+  const value = conv.value;
   const svg = chartEl.querySelector('svg');
+  const path = statePath(value);
+  stateLine.textContent = conv.endedAt ? `${conv.label} — terminée ; état final : ${path}` : `${conv.label} — état : ${path}`;
   if (!svg) return;
   const root = svg.querySelector('g[data-state-id]');
   const rootId = root ? root.getAttribute('data-state-id') : '';
@@ -84,31 +202,35 @@ function highlight(value) {
   for (const g of svg.querySelectorAll('g[data-state-id]')) {
     g.classList.toggle('active', ids.has(g.getAttribute('data-state-id')) && g !== root);
   }
-  stateLine.textContent = `${selected} — état : ${stateText(value)}`;
+  svg.classList.toggle('ended', Boolean(conv.endedAt));
   // Bring the current (innermost) state into view inside the chart's scroll box.
   const current = svg.querySelector('g.state-atomic.active, g.state-final.active');
-  if (current && !chartEl.classList.contains('fit') && typeof current.getBBox === 'function') {
+  if (current && typeof current.getBBox === 'function') {
     const box = current.getBBox();
-    chartEl.scrollLeft = Math.max(0, box.x - chartEl.clientWidth / 3);
-    chartEl.scrollTop = Math.max(0, box.y - chartEl.clientHeight / 3);
+    chartEl.scrollLeft = Math.max(0, box.x * zoom - chartEl.clientWidth / 3);
+    chartEl.scrollTop = Math.max(0, box.y * zoom - chartEl.clientHeight / 3);
   }
 }
 
 async function select(systemId) {
   selected = systemId;
-  const conv = conversations.find((c) => c.systemId === systemId);
+  const conv = byId(systemId);
   renderActors();
   if (!conv) return;
   await loadChart(conv.kind);
-  highlight(conv.value);
-  records.length = 0;
-  logEl.replaceChildren();
+  // A later click wins: a chart that loaded slowly must not draw over the newer selection.
+  if (selected !== systemId) return;
+  highlight(conv);
+  renderContext(conv);
+  // The whole log kept for it (all of it for an ended conversation), merged into the global log.
   socket?.send(JSON.stringify({ type: 'history', systemId }));
+  if (scopeSelect.value === 'selected') renderLog();
 }
 
 function matchesFilter(record) {
+  if (scopeSelect.value === 'selected' && record.conversation !== selected) return false;
+  if (machineSelect.value && record.kind !== machineSelect.value) return false;
   const f = filterInput.value.trim().toLowerCase();
-  if (selected && record.conversation !== selected) return false;
   if (!f) return true;
   return (record.eventType || '').toLowerCase().includes(f);
 }
@@ -116,6 +238,7 @@ function matchesFilter(record) {
 function logItem(record) {
   const li = document.createElement('li');
   li.dataset.eventType = record.eventType || '';
+  li.dataset.kind = record.kind || '';
   const time = document.createElement('span');
   time.className = 'ev-time';
   time.textContent = new Date(record.at).toLocaleTimeString('fr-FR', { hour12: false });
@@ -124,7 +247,8 @@ function logItem(record) {
   type.textContent = `${record.type === 'snapshot' ? '→ ' : ''}${record.eventType || record.type}`;
   const who = document.createElement('span');
   who.className = 'muted';
-  who.textContent = ` · ${record.actor}${record.type === 'snapshot' ? ` · ${stateText(record.value)}` : ''}`;
+  const inner = record.actor !== record.conversation ? ` (${record.actor})` : '';
+  who.textContent = ` · ${labelOf(record.conversation)}${inner}${record.type === 'snapshot' ? ` · ${statePath(record.value)}` : ''}`;
   const details = document.createElement('details');
   const summary = document.createElement('summary');
   summary.textContent = 'Détails';
@@ -135,21 +259,34 @@ function logItem(record) {
   return li;
 }
 
+function sorted() {
+  return [...records.values()].sort((a, b) => a.seq - b.seq);
+}
+
 function renderLog() {
-  logEl.replaceChildren(...records.filter(matchesFilter).slice(-MAX_LOG).map(logItem));
+  logEl.replaceChildren(...sorted().filter(matchesFilter).slice(-MAX_LOG).map(logItem));
+  logEl.scrollTop = logEl.scrollHeight;
+}
+
+function remember(record) {
+  records.set(record.seq, record);
+  if (records.size > MAX_LOG) records.delete(records.keys().next().value);
 }
 
 function onRecord(record) {
-  const conv = conversations.find((c) => c.systemId === record.conversation);
+  const conv = byId(record.conversation);
   if (conv && record.type === 'snapshot' && record.actor === conv.systemId) {
     conv.value = record.value;
     conv.status = record.status;
+    conv.context = record.context;
     renderActors();
-    if (record.conversation === selected) highlight(record.value);
+    if (record.conversation === selected) {
+      highlight(conv);
+      renderContext(conv);
+    }
   }
   if (paused) return;
-  records.push(record);
-  if (records.length > MAX_LOG) records.shift();
+  remember(record);
   if (matchesFilter(record)) {
     logEl.append(logItem(record));
     while (logEl.children.length > MAX_LOG) logEl.firstChild.remove();
@@ -161,23 +298,32 @@ let socket = null;
 function connect() {
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   socket = new WebSocket(`${proto}//${location.host}/inspect/ws`);
-  socket.addEventListener('open', () => { connectionEl.textContent = 'Connecté.'; });
+  socket.addEventListener('open', () => {
+    connectionEl.textContent = 'Connecté.';
+  });
   socket.addEventListener('close', () => {
     connectionEl.textContent = 'Déconnecté — nouvelle tentative dans 2 s.';
     setTimeout(connect, 2000);
   });
   socket.addEventListener('message', (ev) => {
     let msg;
-    try { msg = JSON.parse(ev.data); } catch { return; }
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
     if (msg.type === 'conversations') {
       conversations = msg.conversations;
       renderActors();
-      if (!selected && conversations.length > 0) select(conversations[0].systemId);
-      else if (selected && !conversations.some((c) => c.systemId === selected)) stateLine.textContent = `${selected} — terminé.`;
+      const sel = selected && byId(selected);
+      if (!selected && conversations.length > 0) void select(conversations[0].systemId);
+      else if (sel) {
+        highlight(sel);
+      } else if (selected) stateLine.textContent = `${selected} — n’est plus conservée.`;
     } else if (msg.type === 'record') {
       onRecord(msg.record);
-    } else if (msg.type === 'history' && msg.systemId === selected) {
-      records.push(...msg.records);
+    } else if (msg.type === 'history') {
+      for (const r of msg.records) remember(r);
       renderLog();
     }
   });
@@ -188,10 +334,52 @@ pauseBtn.addEventListener('click', () => {
   pauseBtn.setAttribute('aria-pressed', String(paused));
   pauseBtn.textContent = paused ? 'Reprendre' : 'Pause';
 });
-$('zoom').addEventListener('click', (ev) => {
-  const on = chartEl.classList.toggle('fit');
-  ev.currentTarget.setAttribute('aria-pressed', String(on));
+$('zoom-in').addEventListener('click', () => setZoom(zoom * 1.25));
+$('zoom-out').addEventListener('click', () => setZoom(zoom / 1.25));
+$('zoom-reset').addEventListener('click', () => setZoom(1));
+chartEl.addEventListener(
+  'wheel',
+  (e) => {
+    if (!e.ctrlKey) return;
+    e.preventDefault();
+    const r = chartEl.getBoundingClientRect();
+    setZoom(zoom * (e.deltaY < 0 ? 1.1 : 1 / 1.1), { x: e.clientX - r.left, y: e.clientY - r.top });
+  },
+  { passive: false },
+);
+// Pan: drag the chart with the mouse (or a finger); the box scrolls.
+let drag = null;
+chartEl.addEventListener('pointerdown', (e) => {
+  if (e.button !== 0) return;
+  drag = { x: e.clientX, y: e.clientY, left: chartEl.scrollLeft, top: chartEl.scrollTop };
+  chartEl.setPointerCapture(e.pointerId);
+  chartEl.classList.add('panning');
 });
-$('clear').addEventListener('click', () => { records.length = 0; renderLog(); });
+chartEl.addEventListener('pointermove', (e) => {
+  if (!drag) return;
+  chartEl.scrollLeft = drag.left - (e.clientX - drag.x);
+  chartEl.scrollTop = drag.top - (e.clientY - drag.y);
+});
+const endDrag = () => {
+  drag = null;
+  chartEl.classList.remove('panning');
+};
+chartEl.addEventListener('pointerup', endDrag);
+chartEl.addEventListener('pointercancel', endDrag);
+chartEl.addEventListener('keydown', (e) => {
+  if (e.key === '+' || e.key === '=') setZoom(zoom * 1.25);
+  else if (e.key === '-') setZoom(zoom / 1.25);
+  else if (e.key === '0') setZoom(1);
+});
+$('clear').addEventListener('click', () => {
+  records.clear();
+  renderLog();
+});
 filterInput.addEventListener('input', renderLog);
+scopeSelect.addEventListener('change', renderLog);
+machineSelect.addEventListener('change', renderLog);
+// "terminée il y a …" stays true.
+setInterval(() => {
+  if (conversations.some((c) => c.endedAt)) renderActors();
+}, 5000);
 connect();

@@ -1,6 +1,9 @@
 // T2 live page (spec §6 steps 3–17): opens /t2/live, streams the microphone as 16 kHz PCM16,
 // plays the interlocutor's 24 kHz PCM16 through a small jitter buffer, shows states, the exam
 // timer, the transcript, the report and "Télécharger l'audio". Text mode when the server says so.
+import { renderReport, saveBlob, transcriptFile } from './report.js';
+import { currentToken, setupSignin } from './signin.js';
+
 const $ = (id) => document.getElementById(id);
 
 const STATE_LABELS = {
@@ -13,15 +16,20 @@ const STATE_LABELS = {
   error: 'erreur',
 };
 
+// The page's own words for each close code (spec §8), addressed to the candidate.
 const CLOSE_MESSAGES = {
-  4001: 'Connexion requise : le jeton est absent, invalide ou expiré. Connectez-vous puis réessayez.',
-  4003: 'Le dialogue en direct de la tâche 2 fait partie de l’offre Premium.',
+  4001: 'Connexion requise : votre jeton est absent, invalide ou expiré. Reconnectez-vous ci-dessus, puis réessayez.',
+  4003: 'Le dialogue en direct de la tâche 2 fait partie de l’offre Premium, que votre compte n’a pas.',
   4004: 'Ce sujet n’existe pas ou plus. Choisissez-en un autre dans la liste.',
-  4422: 'Vous n’avez rien dit : il n’y a rien à évaluer.',
-  4429: 'Trop de sessions en cours. Réessayez dans un instant.',
+  4422: 'Vous n’avez rien dit pendant la séance : il n’y a rien à évaluer. Parlez (ou écrivez en mode texte) avant de terminer.',
+  4429: 'Trop de séances sont en cours en ce moment. Réessayez dans un instant.',
   1011: 'L’interlocuteur est indisponible. Réessayez dans un instant.',
-  1006: 'La connexion a été coupée. Réessayez.',
+  1001: 'Le serveur redémarre. Réessayez dans un instant.',
+  1006: 'La connexion a été coupée.',
 };
+
+/** Set while a session runs, so a reload can tell the candidate what became of it. */
+const ACTIVE_KEY = 'palabre.t2.active';
 
 /** Jitter buffer: each 24 kHz chunk is scheduled right after the previous one, at least JITTER_S ahead. */
 const JITTER_S = 0.08;
@@ -101,55 +109,23 @@ function el(tag, text, attrs = {}) {
   return e;
 }
 
-function renderReport(msg) {
-  const body = $('t2-report-body');
-  body.replaceChildren();
-  const report = msg.report || {};
-  if (report.detectorsOnly) body.append(el('p', 'Rapport des seuls détecteurs : le modèle d’évaluation n’a pas répondu.'));
-  const global = report.scoreGlobal ?? report.global ?? report.score;
-  if (global !== undefined) body.append(el('p', `Score global : ${typeof global === 'object' ? JSON.stringify(global) : global}`));
-  const criteres = report.criteres;
-  if (criteres && typeof criteres === 'object') {
-    const table = el('table');
-    table.append(el('caption', 'Critères officiels'));
-    const head = el('tr');
-    head.append(el('th', 'Critère', { scope: 'col' }), el('th', 'Score', { scope: 'col' }));
-    table.append(head);
-    for (const [name, c] of Object.entries(criteres)) {
-      const tr = el('tr');
-      const score = c && typeof c === 'object' ? (c.evalue === false ? 'non évalué' : String(c.score ?? '')) : String(c);
-      tr.append(el('th', name, { scope: 'row' }), el('td', score));
-      table.append(tr);
-    }
-    body.append(table);
-  }
-  const t2 = report.t2;
-  if (t2 && t2.phonologie) body.append(el('p', t2.phonologie.note));
-  if (t2 && t2.rules) {
-    body.append(el('h3', 'Respect des règles par l’interlocuteur'));
-    body.append(el('p', `${t2.rules.compliant} réponse(s) conforme(s) sur ${t2.rules.replies}.`));
-    const ul = el('ul');
-    for (const r of t2.rules.rules) if (r.violations > 0) ul.append(el('li', `${r.label} : ${r.violations}`));
-    if (ul.children.length) body.append(ul);
-  }
-  const details = el('details');
-  details.append(el('summary', 'Rapport complet (JSON)'), el('pre', JSON.stringify(report, null, 2)));
-  body.append(details);
+function premiumHelp(container, dev) {
+  container.replaceChildren();
+  const p = el('p', 'L’offre Premium donne le dialogue en direct de la tâche 2 : un interlocuteur qui vous répond à voix haute comme à l’examen, un rapport noté sur les quatre critères officiels, l’enregistrement audio et la transcription de chaque séance.');
+  const how = el('p', dev
+    ? 'En mode développement, reconnectez-vous ci-dessus en choisissant l’offre Premium.'
+    : 'Pour l’obtenir, passez à l’offre Premium depuis votre espace sur la plateforme qui vous donne accès à palabre, puis rouvrez cette page depuis elle.');
+  container.append(p, how);
 }
 
 function main() {
   const form = $('t2-start');
   if (!form) return;
   const sujet = form.dataset.sujet;
+  const titre = form.dataset.titre || sujet;
   const mode = form.dataset.mode;
   const examMs = Number(form.dataset.examMs);
-  const tokenInput = $('t2-token');
-  const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get('token')) {
-    sessionStorage.setItem('palabre.token', hash.get('token'));
-    history.replaceState(null, '', location.pathname);
-  }
-  tokenInput.value = sessionStorage.getItem('palabre.token') || '';
+  const startButton = $('t2-start-button');
 
   let ws;
   let capture;
@@ -160,10 +136,41 @@ function main() {
   let report;
   let currentLi;
   let currentSpeaker;
+  let running = false;
+  let turns = [];
+
+  const signin = setupSignin({ onChange: () => syncStart() });
+  function syncStart() {
+    const signedIn = Boolean(currentToken());
+    // One session at a time: « Démarrer » stays disabled while one runs.
+    startButton.disabled = running || !signedIn;
+    $('t2-start-help').textContent = running ? 'Une séance est en cours.' : signedIn ? '' : 'Connectez-vous d’abord.';
+  }
+  syncStart();
+
+  // A reload (or a closed tab) during a session: the server still grades what was said.
+  const previous = sessionStorage.getItem(ACTIVE_KEY);
+  if (previous) {
+    sessionStorage.removeItem(ACTIVE_KEY);
+    let info = {};
+    try {
+      info = JSON.parse(previous);
+    } catch {
+      /* unreadable: say it without the title */
+    }
+    $('t2-interrupted-text').textContent = `La séance${info.titre ? ` « ${info.titre} »` : ''} s’est arrêtée quand la page a été rechargée ou fermée. Elle n’est pas perdue : ce que vous avez dit est évalué, et son rapport sera dans « Mes séances » dans quelques instants.`;
+    $('t2-interrupted').hidden = false;
+  }
 
   const setState = (value) => {
     $('t2-state').textContent = STATE_LABELS[value] || value;
     document.body.dataset.t2State = value;
+  };
+
+  const finished = () => {
+    running = false;
+    sessionStorage.removeItem(ACTIVE_KEY);
+    syncStart();
   };
 
   const stopAudio = () => {
@@ -173,12 +180,38 @@ function main() {
   };
 
   const showError = (code) => {
+    const wasLive = running && turns.length > 0;
+    finished();
     stopAudio();
     if (player) player.close();
     player = undefined;
     setState('error');
-    const message = (lastError && lastError.message) || CLOSE_MESSAGES[code] || `Erreur (${code}).`;
+    const help = $('t2-error-help');
+    help.replaceChildren();
+    let title = 'Erreur';
+    // Known codes get the page's own words (the server's may speak of « le candidat »).
+    let message = CLOSE_MESSAGES[code] || (lastError && lastError.message) || `Erreur (${code}).`;
+    if (code === 1006 || code === 1001) {
+      title = 'Connexion perdue…';
+      if (wasLive) {
+        message = 'Connexion perdue pendant la séance.';
+        const p = el('p', 'Ce que vous avez dit jusque-là est conservé : la séance est évaluée et son rapport sera dans « Mes séances » dans quelques instants.');
+        const a = el('a', 'Ouvrir Mes séances', { href: '/t2/seances' });
+        help.append(p, el('p'));
+        help.lastChild.append(a);
+      }
+    }
+    if (code === 4003) {
+      title = 'Offre Premium nécessaire';
+      premiumHelp(help, $('t2-signin').dataset.dev === 'true');
+    }
+    if (code === 4001) {
+      title = 'Connexion requise';
+      signin.clear();
+    }
+    $('t2-error-title').textContent = title;
     $('t2-error-message').textContent = `${message} (code ${code})`;
+    $('t2-retry').textContent = code === 1006 || code === 1001 ? 'Commencer une nouvelle séance' : 'Réessayer';
     $('t2-error').hidden = false;
     $('t2-end').disabled = true;
     $('t2-error-title').setAttribute('tabindex', '-1');
@@ -192,16 +225,30 @@ function main() {
       currentLi.append(el('strong', m.speaker === 'candidate' ? 'Vous : ' : 'Interlocuteur : '), el('span', ''));
       list.append(currentLi);
       currentSpeaker = m.speaker;
+      turns.push({ speaker: m.speaker, text: '' });
     }
     const span = currentLi.querySelector('span');
     span.textContent = m.final ? m.text : span.textContent + m.text;
+    turns[turns.length - 1].text = span.textContent;
     if (m.final) currentLi.dataset.final = 'true';
   };
 
   const start = async () => {
+    // A second start while one runs is refused: the first session would run on unseen.
+    if (running) return;
+    const token = signin.token();
+    if (!token) {
+      signin.refresh();
+      $('t2-signin-status').focus();
+      return;
+    }
+    running = true;
+    syncStart();
     lastError = undefined;
     report = undefined;
     currentLi = undefined;
+    turns = [];
+    $('t2-interrupted').hidden = true;
     $('t2-error').hidden = true;
     $('t2-report').hidden = true;
     $('t2-live').hidden = false;
@@ -211,8 +258,7 @@ function main() {
     setState('connecting');
     $('t2-live-title').setAttribute('tabindex', '-1');
     $('t2-live-title').focus();
-    const token = tokenInput.value.trim();
-    sessionStorage.setItem('palabre.token', token);
+    sessionStorage.setItem(ACTIVE_KEY, JSON.stringify({ sujet, titre, at: Date.now() }));
     const q = new URLSearchParams({ token, sujet, mode });
     ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`);
     ws.binaryType = 'arraybuffer';
@@ -251,14 +297,17 @@ function main() {
       stopAudio();
       $('t2-text-form').hidden = true;
       if (ev.code === 1000 && report) {
+        finished();
         setState('ended');
-        renderReport(report);
+        renderReport($('t2-report-body'), { report: report.report, transcript: turns, level: 3 });
         $('t2-report').hidden = false;
         $('t2-download').hidden = !report.audioUrl;
+        $('t2-no-audio').hidden = Boolean(report.audioUrl) || mode !== 'text';
         $('t2-end').disabled = true;
         $('t2-report-title').setAttribute('tabindex', '-1');
         $('t2-report-title').focus();
       } else if (ev.code === 1000) {
+        finished();
         setState('ended');
       } else showError(ev.code);
     };
@@ -292,19 +341,18 @@ function main() {
     ws.send(JSON.stringify({ type: 'text', text }));
     $('t2-text').value = '';
   });
+  $('t2-print').addEventListener('click', () => window.print());
+  $('t2-download-transcript').addEventListener('click', () => {
+    saveBlob(new Blob([transcriptFile(titre, turns)], { type: 'text/plain;charset=utf-8' }), `t2-${sujet}-transcription.txt`);
+  });
   $('t2-download').addEventListener('click', async () => {
     if (!report || !report.audioUrl) return;
-    const res = await fetch(report.audioUrl, { headers: { authorization: `Bearer ${sessionStorage.getItem('palabre.token') || ''}` } });
+    const res = await fetch(report.audioUrl, { headers: { authorization: `Bearer ${signin.token()}` } });
     if (!res.ok) {
-      $('t2-download').textContent = `Téléchargement impossible (${res.status})`;
+      $('t2-download').textContent = `Téléchargement impossible (${res.status}) : reconnectez-vous puis réessayez`;
       return;
     }
-    const url = URL.createObjectURL(await res.blob());
-    const a = el('a', '', { href: url, download: `t2-${report.productionId}.wav` });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
+    saveBlob(await res.blob(), `t2-${report.productionId}.wav`);
   });
 }
 

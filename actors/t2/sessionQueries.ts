@@ -1,0 +1,119 @@
+import type { Db } from '../../core/store/db.js';
+
+/**
+ * Read side of table t2_sessions for the candidate's « Mes séances » (GET /api/t2/sessions…).
+ * Every query is scoped to the caller's `sub`: another candidate's session is simply not found.
+ * Kept apart from sessionStore.ts (the write side) so each evolves on its own.
+ */
+
+export interface TranscriptLine {
+  speaker: 'candidate' | 'interlocutor';
+  text: string;
+  atMs?: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  sujet: { id: string; titre: string | null };
+  mode: string;
+  status: string;
+  endReason: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  productionId: string | null;
+  hasAudio: boolean;
+  report?: unknown;
+}
+
+export interface SessionDetail extends SessionSummary {
+  transcript: TranscriptLine[];
+}
+
+interface Row {
+  id: string;
+  sujet_id: string;
+  titre: string | null;
+  mode: string;
+  status: string;
+  end_reason: string | null;
+  production_id: string | null;
+  audio_path: string | null;
+  audio_bytes: number | null;
+  transcript: string;
+  report: string | null;
+  started_at: string;
+  ended_at: string | null;
+}
+
+/** The newest sessions first; a page of 200 is more than a candidate prepares with. */
+export const MAX_LISTED = 200;
+
+function parseJson(text: string | null): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined; // a damaged row still lists, without its report
+  }
+}
+
+/** SQLite's datetime('now') is UTC without a zone: say so, so pages show local time right. */
+function iso(sqlite: string | null): string | null {
+  if (!sqlite) return null;
+  return /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(sqlite) ? `${sqlite.replace(' ', 'T')}Z` : sqlite;
+}
+
+function summary(row: Row): SessionSummary {
+  const report = parseJson(row.report);
+  return {
+    id: row.id,
+    sujet: { id: row.sujet_id, titre: row.titre },
+    mode: row.mode,
+    status: row.status,
+    endReason: row.end_reason,
+    startedAt: iso(row.started_at) ?? row.started_at,
+    endedAt: iso(row.ended_at),
+    productionId: row.production_id,
+    hasAudio: Boolean(row.audio_path && (row.audio_bytes ?? 0) > 0),
+    ...(report !== undefined ? { report } : {}),
+  };
+}
+
+function transcriptOf(text: string): TranscriptLine[] {
+  const parsed = parseJson(text);
+  if (!Array.isArray(parsed)) return [];
+  const out: TranscriptLine[] = [];
+  for (const t of parsed as Array<Record<string, unknown>>) {
+    if ((t.speaker === 'candidate' || t.speaker === 'interlocutor') && typeof t.text === 'string') {
+      out.push({ speaker: t.speaker, text: t.text, ...(typeof t.atMs === 'number' ? { atMs: t.atMs } : {}) });
+    }
+  }
+  return out;
+}
+
+const SELECT = `SELECT s.id, s.sujet_id, j.titre, s.mode, s.status, s.end_reason, s.production_id, s.audio_path, s.audio_bytes,
+  s.transcript, s.report, s.started_at, s.ended_at
+  FROM t2_sessions s LEFT JOIN t2_sujets j ON j.id = s.sujet_id`;
+
+export class SessionQueries {
+  constructor(private readonly db: Db) {}
+
+  list(candidateId: string): SessionSummary[] {
+    const rows = this.db.prepare(`${SELECT} WHERE s.candidate_id = ? ORDER BY s.started_at DESC, s.rowid DESC LIMIT ${MAX_LISTED}`).all(candidateId) as Row[];
+    return rows.map(summary);
+  }
+
+  /** The session with its transcript, or undefined when it is not this candidate's. */
+  get(candidateId: string, id: string): (SessionDetail & { audioPath: string | null }) | undefined {
+    const row = this.db.prepare(`${SELECT} WHERE s.id = ? AND s.candidate_id = ?`).get(id, candidateId) as Row | undefined;
+    if (!row) return undefined;
+    return { ...summary(row), transcript: transcriptOf(row.transcript), audioPath: row.audio_path };
+  }
+}
+
+/** The transcript as a plain text file a candidate can keep (UTF-8, one turn per paragraph). */
+export function transcriptText(s: SessionDetail): string {
+  const head = `Tâche 2 — ${s.sujet.titre ?? s.sujet.id}\nSéance du ${s.startedAt}${s.endedAt ? ` au ${s.endedAt}` : ''}`;
+  const lines = s.transcript.map((t) => `${t.speaker === 'candidate' ? 'Vous' : 'Interlocuteur'} : ${t.text}`);
+  return `${[head, ...(lines.length ? lines : ['(transcription vide)'])].join('\n\n')}\n`;
+}

@@ -1,0 +1,234 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumRequirement, launchChromium } from '../support/browser.js';
+import { modelReport, seedSession } from './reportFixture.js';
+import { startT2, type T2Env } from './support.js';
+
+/**
+ * The candidate's T2 pages in Chromium, text mode (offline interlocutor): Start refused while a
+ * session runs, a reload mid-session explained, « Mes séances » opening a past report, the
+ * report's readable sections, the dev sign-in, the Premium refusal with what helps — each state
+ * axe-clean at 1280 px and 375 px. SCREENSHOTS=1 writes docs/img/t2-report.png.
+ */
+
+const WIDTHS = [1280, 375] as const;
+
+async function axeAt(page: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    out.push(...result.violations.map((v) => `${width}px ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return out;
+}
+
+describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chromiumRequirement.reason})`, () => {
+  let browser: Browser;
+  let env: T2Env | undefined;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    for (const c of contexts.splice(0)) await c.close().catch(() => undefined);
+    await env?.close();
+    env = undefined;
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  async function newPage(e: T2Env): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ baseURL: e.baseUrl, viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    contexts.push(context);
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 40[134]/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    return { page, problems };
+  }
+
+  it('Start is refused while a session runs (one session on the server); a reload mid-session says the session is graded and where its report will be', async () => {
+    env = await startT2();
+    const { page, problems } = await newPage(env);
+    await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-double')}`);
+    expect(page.url()).not.toContain('token');
+    await expect(page.textContent('#t2-signin-status')).resolves.toContain('cand-double');
+    await page.click('#t2-start-button');
+    await page.waitForSelector('#t2-text-form:not([hidden])');
+    expect(await page.isDisabled('#t2-start-button')).toBe(true);
+    expect(await page.textContent('#t2-start-help')).toContain('en cours');
+    // Even forced (Enter on the form, a scripted submit), no second session opens.
+    await page.evaluate(() => (document.getElementById('t2-start') as HTMLFormElement).requestSubmit());
+    await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    expect(env.ctx.runtime.countByKind().t2live).toBe(1);
+    expect(await page.locator('#t2-transcript li').count()).toBe(2);
+    expect(await axeAt(page)).toEqual([]);
+
+    // Reload in the middle: the server still grades the session; the page says so.
+    await page.reload();
+    await page.waitForSelector('#t2-interrupted:not([hidden])');
+    expect(await page.textContent('#t2-interrupted')).toMatch(/évalué.*Mes séances/s);
+    expect(await axeAt(page)).toEqual([]);
+    await expect.poll(() => env!.corrections.oral.length, { timeout: 15_000 }).toBe(1);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('a dropped connection mid-session says « Connexion perdue… », that the session is graded, and where its report is', async () => {
+    env = await startT2();
+    // Record the raw sockets of upgrades, to cut one as a network failure would (the page sees 1006).
+    const sockets: Array<{ destroy(): void }> = [];
+    env.server.on('upgrade', (_req, socket: { destroy(): void }) => sockets.push(socket));
+    const { page, problems } = await newPage(env);
+    await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-drop')}`);
+    await page.click('#t2-start-button');
+    await page.waitForSelector('#t2-text-form:not([hidden])');
+    await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    for (const s of sockets) s.destroy();
+    await page.waitForSelector('#t2-error:not([hidden])');
+    expect(await page.textContent('#t2-error-title')).toBe('Connexion perdue…');
+    expect(await page.textContent('#t2-error-help')).toMatch(/évaluée.*Mes séances/s);
+    expect(await page.isDisabled('#t2-start-button')).toBe(false);
+    expect(await axeAt(page)).toEqual([]);
+    // The server graded what was said; the report is in « Mes séances ».
+    await expect.poll(() => env!.corrections.oral.length, { timeout: 15_000 }).toBe(1);
+    await page.click('#t2-error-help a');
+    await page.waitForSelector('#t2-sessions-list li');
+    expect(await page.textContent('#t2-sessions-list')).toContain('évaluée');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('« Mes séances » lists past sessions and opens a report with readable sections; print stylesheet hides the chrome', async () => {
+    env = await startT2();
+    const id = seedSession(env, { candidateId: 'cand-report' });
+    seedSession(env, { candidateId: 'someone-else' });
+    seedSession(env, { candidateId: 'cand-report', report: modelReport({ detectorsOnly: true, source: 'detectors', scoreGlobal: 9.5, nclc: { niveau: '6', source: 'x' }, detectorsOnlyReason: 'offline_provider' }) });
+    const { page, problems } = await newPage(env);
+    await page.goto(`/t2/seances#token=${await env.mint('free', 'cand-report')}`);
+    await page.waitForSelector('#t2-sessions-list li');
+    expect(await page.locator('#t2-sessions-list li').count()).toBe(2);
+    expect(await page.textContent('#t2-sessions-list')).toContain('NCLC 8');
+    expect(await axeAt(page)).toEqual([]);
+
+    await Promise.all([page.waitForURL(`**/t2/seances/${id}`), page.click(`#t2-sessions-list li[data-session-id="${id}"] a`)]);
+    await page.waitForSelector('#t2-session-body table');
+    const text = (await page.textContent('#t2-session-body')) ?? '';
+    expect(await page.textContent('#t2-session-title')).toMatch(/Rapport — .+/);
+    // Criteria by their French names, on /20, with the justification; phonologie explained.
+    for (const name of ['Cohérence et cohésion', 'Étendue et maîtrise du lexique', 'Maîtrise morphosyntaxique', 'Phonologie']) expect(text).toContain(name);
+    expect(text).toContain('13 / 20');
+    expect(text).toContain('Questions enchaînées logiquement');
+    expect(text).not.toContain('coherence_cohesion');
+    // Global score, NCLC level and its meaning.
+    expect(await page.textContent('.report-score')).toBe('12 / 20');
+    expect(await page.textContent('.report-nclc')).toBe('8');
+    expect(await page.textContent('.report-nclc-meaning')).toContain('intermédiaire avancé');
+    // Strengths, three pieces of advice, each error with its correction and its quote marked in the transcript.
+    expect(text).toContain('Vous saluez et entrez vite dans le sujet.');
+    expect(await page.locator('#rp-advice ~ ol li').count()).toBe(3);
+    expect(await page.locator('.report-errors li').count()).toBe(2);
+    expect(text).toContain('s’il vous plaît');
+    expect(await page.locator('.report-transcript mark').count()).toBe(2);
+    expect(await page.textContent('#rp-err-1')).toContain('si il vous plaît');
+    await page.click('.report-errors li:first-child a.report-jump');
+    expect(page.url()).toContain('#rp-err-1');
+    // The interlocutor's rules, in plain words; no internal reference anywhere.
+    expect(text).toContain('1 réponse sur 2 a respecté toutes les règles');
+    expect(text).toContain('Aucune question, aucun point d’interrogation : 1 fois');
+    expect(text).not.toMatch(/TD-08|§\d|JSON/);
+    expect(await axeAt(page)).toEqual([]);
+    // Downloads: the transcript as text; a text session has no audio, and the page says so.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#t2-session-transcript')]);
+    expect(download.suggestedFilename()).toBe(`t2-${id}.txt`);
+    expect(await page.isHidden('#t2-session-audio')).toBe(true);
+    expect(await page.textContent('#t2-session-no-audio')).toContain('mode texte');
+    // Printing keeps the report and drops navigation, sign-in and buttons.
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.isVisible('#t2-session-body table')).toBe(true);
+    for (const sel of ['.site-nav', '#t2-signin', '#t2-session-actions']) expect(await page.isVisible(sel)).toBe(false);
+    await page.emulateMedia({ media: 'screen' });
+    if (process.env.SCREENSHOTS) {
+      mkdirSync('docs/img', { recursive: true });
+      await page.screenshot({ path: join('docs/img', 't2-report.png'), fullPage: true });
+    }
+
+    // The offline report says plainly what automatic grading without a language model means.
+    await page.goto('/t2/seances');
+    await page.click('#t2-sessions-list li:not([data-session-id="' + id + '"]) a');
+    await page.waitForSelector('.report-offline');
+    expect(await page.textContent('.report-offline')).toMatch(/sans modèle de langue.*indicatives/s);
+    expect(await page.textContent('.report-estimate')).toContain('estimation des seuls détecteurs');
+    expect(await axeAt(page)).toEqual([]);
+
+    // Another candidate's session is not found.
+    await page.goto(`/t2/seances/${seedSession(env, { candidateId: 'someone-else' })}`);
+    await expect.poll(() => page.textContent('#t2-session-status')).toContain('introuvable');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('dev sign-in: « Se connecter en mode développement » for a chosen plan; the Premium refusal says what helps', async () => {
+    env = await startT2({ devAuth: true });
+    const { page, problems } = await newPage(env);
+    // Signed out, « Mes séances » says what to do, and offers the dev sign-in.
+    await page.goto('/t2/seances');
+    expect(await page.textContent('#t2-sessions-status')).toContain('Connectez-vous');
+    expect(await page.isVisible('#t2-dev-signin')).toBe(true);
+    expect(await axeAt(page)).toEqual([]);
+    await page.goto('/t2/sujets/club-de-sport');
+    expect(await page.isDisabled('#t2-start-button')).toBe(true);
+    expect(await axeAt(page)).toEqual([]);
+    await page.selectOption('#t2-dev-plan', 'free');
+    await page.fill('#t2-dev-sub', 'dev-ana');
+    await page.click('#t2-dev-signin');
+    await expect.poll(() => page.textContent('#t2-signin-status')).toContain('dev-ana, offre Gratuite');
+    await page.click('#t2-start-button');
+    await page.waitForSelector('#t2-error:not([hidden])');
+    expect(await page.textContent('#t2-error-title')).toBe('Offre Premium nécessaire');
+    expect(await page.textContent('#t2-error-help')).toMatch(/dialogue en direct.*Premium/s);
+    expect(await axeAt(page)).toEqual([]);
+    // A token the server refuses (4001): it is forgotten and the sign-in comes back.
+    await page.evaluate(() => sessionStorage.setItem('palabre.token', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwicGxhbiI6InByZW1pdW0ifQ.bad'));
+    await page.click('#t2-retry');
+    await expect.poll(() => page.textContent('#t2-error-title')).toBe('Connexion requise');
+    expect(await page.isVisible('#t2-dev-signin')).toBe(true);
+    expect(await page.textContent('#t2-signin-status')).toContain('pas connecté');
+    // Sign in again with Premium: the session starts.
+    await page.selectOption('#t2-dev-plan', 'premium');
+    await page.click('#t2-dev-signin');
+    await expect.poll(() => page.textContent('#t2-signin-status')).toContain('offre Premium');
+    await page.click('#t2-retry');
+    await page.waitForSelector('#t2-text-form:not([hidden])');
+    await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    await page.click('#t2-end');
+    await page.waitForSelector('#t2-report:not([hidden])');
+    expect(await page.isHidden('#t2-download')).toBe(true);
+    expect(await page.textContent('#t2-no-audio')).toContain('mode texte');
+    expect(await page.isDisabled('#t2-start-button')).toBe(false);
+    expect(await axeAt(page)).toEqual([]);
+    // The session is in « Mes séances » for the same dev candidate.
+    await page.goto('/t2/seances');
+    await page.waitForSelector('#t2-sessions-list li');
+    expect(await page.locator('#t2-sessions-list li').count()).toBe(1);
+    // Signing out keeps the keyboard focus in the sign-in section and hides the sessions.
+    await page.focus('#t2-signout');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('t2-signin-status');
+    await expect.poll(() => page.locator('#t2-sessions-list li').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,116 @@
+// « Mes séances »: the candidate's past T2 sessions (GET /api/t2/sessions) and, on
+// /t2/seances/:id, one session's report with its transcript (GET /api/t2/sessions/:id), drawn
+// by the same renderer as the end of a live session (report.js).
+import { endReasonText, renderReport, saveBlob, score20 } from './report.js';
+import { setupSignin } from './signin.js';
+
+const $ = (id) => document.getElementById(id);
+
+const STATUS = {
+  graded: 'évaluée',
+  ungraded: 'non évaluée',
+  interrupted: 'interrompue, évaluation à venir',
+  live: 'en cours',
+};
+
+const when = (iso) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('fr-FR', { dateStyle: 'long', timeStyle: 'short' });
+};
+
+function el(tag, text, attrs = {}) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+async function api(path, token) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  const body = res.headers.get('content-type')?.includes('json') ? await res.json().catch(() => ({})) : {};
+  return { res, body };
+}
+
+function outcome(s) {
+  const r = s.report && typeof s.report === 'object' ? s.report : null;
+  const parts = [STATUS[s.status] || s.status];
+  if (r && typeof r.scoreGlobal === 'number') parts.push(`note ${score20(r.scoreGlobal)}`);
+  if (r && r.nclc && r.nclc.niveau) parts.push(`NCLC ${r.nclc.niveau}`);
+  return parts.join(' · ');
+}
+
+async function showList(token) {
+  const status = $('t2-sessions-status');
+  const list = $('t2-sessions-list');
+  list.replaceChildren();
+  if (!token) {
+    status.textContent = 'Connectez-vous pour voir vos séances.';
+    return;
+  }
+  status.textContent = 'Chargement…';
+  const { res, body } = await api('/api/t2/sessions', token);
+  if (!res.ok) {
+    status.textContent = body.message || `Le serveur a répondu ${res.status}.`;
+    return;
+  }
+  const sessions = body.sessions || [];
+  status.textContent = sessions.length
+    ? `${sessions.length} séance${sessions.length > 1 ? 's' : ''}, la plus récente en premier.`
+    : 'Aucune séance pour l’instant. Choisissez un sujet dans « Tâche 2 en direct » pour commencer.';
+  for (const s of sessions) {
+    const li = el('li', undefined, { 'data-session-id': s.id });
+    const a = el('a', s.sujet.titre || s.sujet.id, { href: `/t2/seances/${encodeURIComponent(s.id)}` });
+    const meta = el('p', `${when(s.startedAt)} · ${outcome(s)}`, { class: 'hint' });
+    li.append(a, meta);
+    list.append(li);
+  }
+}
+
+async function download(path, token, name, button) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    button.textContent = `Téléchargement impossible : ${body.message || res.status}`;
+    return;
+  }
+  saveBlob(await res.blob(), name);
+}
+
+async function showSession(id, token) {
+  const status = $('t2-session-status');
+  const body = $('t2-session-body');
+  body.replaceChildren();
+  $('t2-session-actions').hidden = true;
+  if (!token) {
+    status.textContent = 'Connectez-vous pour voir ce rapport.';
+    return;
+  }
+  status.textContent = 'Chargement…';
+  const { res, body: s } = await api(`/api/t2/sessions/${encodeURIComponent(id)}`, token);
+  if (!res.ok) {
+    status.textContent = s.message || `Le serveur a répondu ${res.status}.`;
+    return;
+  }
+  $('t2-session-title').textContent = `Rapport — ${s.sujet.titre || s.sujet.id}`;
+  document.title = `Rapport — ${s.sujet.titre || s.sujet.id} — palabre`;
+  const why = endReasonText(s.endReason);
+  status.textContent = `Séance du ${when(s.startedAt)}${why ? ` ; fin : ${why}` : ''}. ${s.report ? '' : 'Cette séance n’a pas de rapport : elle n’a pas pu être évaluée.'}`.trim();
+  renderReport(body, { report: s.report, transcript: s.transcript, level: 2 });
+  $('t2-session-actions').hidden = false;
+  const audio = $('t2-session-audio');
+  audio.hidden = !s.hasAudio;
+  const noAudio = $('t2-session-no-audio');
+  noAudio.hidden = s.hasAudio;
+  noAudio.textContent = s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio n’a été conservé pour cette séance.';
+  $('t2-session-transcript').onclick = (e) => download(`/api/t2/sessions/${encodeURIComponent(id)}/transcript.txt`, signin.token(), `t2-${id}.txt`, e.currentTarget);
+  audio.onclick = (e) => download(`/api/t2/sessions/${encodeURIComponent(id)}/audio.wav`, signin.token(), `t2-${id}.wav`, e.currentTarget);
+}
+
+const detail = $('t2-session');
+const signin = setupSignin({
+  onChange: (token) => {
+    if (detail) void showSession(detail.dataset.sessionId, token);
+    else void showList(token);
+  },
+});
+$('t2-print')?.addEventListener('click', () => window.print());
