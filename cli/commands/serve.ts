@@ -1,9 +1,6 @@
 import { configFromArgs } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
-const USAGE = `usage: palabre serve [--config FILE]
-Runs every surface in one process. Configuration: environment, .env, JSON file (--config or PALABRE_CONFIG).`;
-
 /** Lines printed once the process serves: one per surface with its URLs. */
 export function readyLines(version: string, urls: Record<string, Record<string, string>>, providers: Record<string, string>, mqttMode: string): string[] {
   const offline = Object.entries(providers).filter(([, p]) => p === 'offline').map(([s]) => s);
@@ -26,7 +23,7 @@ export function readyLines(version: string, urls: Record<string, Record<string, 
  * 1 when a surface failed or the shutdown deadline was reached.
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  const parsed = configFromArgs('serve', args, io, USAGE);
+  const parsed = configFromArgs('serve', args, io);
   if ('exit' in parsed) return parsed.exit;
   const { config } = parsed;
 
