@@ -1,4 +1,5 @@
 import { configFromArgs } from '../configArgs.js';
+import { chooseCorpus } from '../corpusChoice.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
 /** Lines printed once the process serves: one per surface with its URLs. */
@@ -25,7 +26,11 @@ export function readyLines(version: string, urls: Record<string, Record<string, 
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
   const parsed = configFromArgs('serve', args, io);
   if ('exit' in parsed) return parsed.exit;
-  const { config } = parsed;
+  // CORPUS_DIR unset: the docs assistant answers from the folder `palabre index` indexed last (and says so).
+  const file = parsed.args.string('config');
+  const corpus = chooseCorpus(parsed.config, { load: { env: io.env, ...(file ? { file } : {}) } });
+  if (corpus.note) io.stderr.write(`${corpus.note}\n`);
+  const config = { ...parsed.config, CORPUS_DIR: corpus.dir };
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
   const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');

@@ -21,7 +21,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     import('../../transports/mqtt/skull.js'),
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
 
   let broker: { url: string; close(): Promise<void> } | undefined;
   let mqttUrl = config.MQTT_URL;
