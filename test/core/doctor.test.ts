@@ -85,7 +85,7 @@ describe('palabre doctor', () => {
     const r = await doctor({ ...base(), DATA_DIR: join(file, 'data') });
     expect(r.code).toBe(1);
     const { line, fix } = lineOf(r.out, 'data folder');
-    expect(line).toMatch(/^  ✗ data folder\s+.*a-file\/data cannot be created \(ENOTDIR at .*a-file\)$/);
+    expect(line).toMatch(/^ {2}✗ data folder\s+.*a-file\/data cannot be created \(ENOTDIR at .*a-file\)$/);
     expect(fix).toBe(`→ set DATA_DIR to a folder this user can write (now ${join(file, 'data')})`);
     expect(r.checks.find((c) => c.id === 'data.dir')).toMatchObject({ status: 'fail' });
     expect(r.out).toMatch(/problems? \(✗\): apply the fix under each/);
