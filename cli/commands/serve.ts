@@ -1,5 +1,6 @@
 import { configFromArgs } from '../configArgs.js';
 import { chooseCorpus } from '../corpusChoice.js';
+import { signalClassifier } from '../signals.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
 /** Lines printed once the process serves: one per surface with its URLs. */
@@ -41,10 +42,11 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   let stop: (reason: string, code: number) => void = (reason, code) => {
     requested ??= { reason, code };
   };
-  let signals = 0;
+  const classify = signalClassifier();
   const onSignal = (sig: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
+    const kind = classify(sig);
+    if (kind === 'echo') return; // the same Ctrl-C relayed by npm (cli/signals.ts)
+    if (kind === 'again') {
       // A second Ctrl-C means "now": skip the rest of the graceful path.
       io.stderr.write('palabre: second signal, exiting now\n');
       process.exit(EXIT.failure);
