@@ -49,6 +49,8 @@ export function chooseCorpus(config: Pick<Config, 'CORPUS_DIR' | 'DATA_DIR'>, op
   if (opts.flag) return { dir: opts.flag, source: 'flag' };
   if (isKeySet('CORPUS_DIR', opts.load ?? {})) return { dir: config.CORPUS_DIR, source: 'CORPUS_DIR' };
   const remembered = rememberedCorpus(config.DATA_DIR);
+  // The folder indexed last is the default one anyway: nothing worth a note.
+  if (remembered && remembered.root === resolve(config.CORPUS_DIR)) return { dir: config.CORPUS_DIR, source: 'default' };
   if (remembered) {
     return {
       dir: remembered.root,
