@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type { Check } from './check.js';
@@ -26,6 +26,29 @@ function humanSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** Bytes under `dir` (recordings and indexes grow there); stops counting after `limit` entries. */
+function folderSize(dir: string, limit = 20_000): { bytes: number; complete: boolean } {
+  let bytes = 0;
+  let seen = 0;
+  const stack = [dir];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    let entries;
+    try {
+      entries = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > limit) return { bytes, complete: false };
+      const p = join(current, e.name);
+      if (e.isDirectory()) stack.push(p);
+      else if (e.isFile()) bytes += statSync(p, { throwIfNoEntry: false })?.size ?? 0;
+    }
+  }
+  return { bytes, complete: true };
+}
+
 /** The nearest existing ancestor of `path` (what `mkdir -p` would start from). */
 function existingAncestor(path: string): string {
   let p = resolve(path);
@@ -48,7 +71,8 @@ export function checkDataDir(dataDir: string): Check {
     } catch (err) {
       return { ...base, status: 'fail', detail: `${abs} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}, mode ${mode(abs)})`, fix };
     }
-    return { ...base, status: 'ok', detail: `${abs} writable (mode ${mode(abs)})` };
+    const size = folderSize(abs);
+    return { ...base, status: 'ok', detail: `${abs} writable, ${size.complete ? '' : 'over '}${humanSize(size.bytes)} (mode ${mode(abs)})` };
   }
   const ancestor = existingAncestor(abs);
   try {

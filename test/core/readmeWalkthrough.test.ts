@@ -45,6 +45,10 @@ describe('README walkthrough: doctor → index → ask → serve, as written', (
     const env = {
       PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DATA_DIR: dataDir,
       PORT: String(await freePort()), MQTT_EMBEDDED_PORT: String(await freePort()),
+      // The first `npx palabre` of a machine installs the checkout into npx's cache, which runs its
+      // `prepare` script: a full tsc build into dist/ in the middle of the test run (slow, and other
+      // tests would load half-written files). Scripts off for that install; `npm start` still runs.
+      npm_config_ignore_scripts: 'true',
     };
     const [doctorCmd, indexCmd, askCmd, startCmd] = commands as [string, string, string, string];
 
