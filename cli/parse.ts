@@ -1,6 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { COMMAND_DEFS, EXIT, helpOf, type CommandDef, type CommandName } from './definitions.js';
-import type { CliIo } from './io.js';
+
+/** Where parsing writes help and problems: a command's streams (CliIo, or token's narrower ones). */
+export interface ParseIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+}
 
 /** What a command reads from its arguments: strings and flags by option name, then positionals. */
 export interface ParsedArgs {
@@ -14,7 +19,7 @@ export interface ParsedArgs {
  * `--help` prints the help and returns exit 0; unknown options or too many arguments print the
  * problem and the help on stderr and return exit 2.
  */
-export function parseCommand(name: CommandName, args: string[], io: CliIo, helpExtra?: string): ParsedArgs | { exit: number } {
+export function parseCommand(name: CommandName, args: string[], io: ParseIo, helpExtra?: string): ParsedArgs | { exit: number } {
   const def: CommandDef = COMMAND_DEFS[name];
   const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' } };
   for (const [key, o] of Object.entries(def.options)) options[key] = { type: o.type, ...(o.short ? { short: o.short } : {}) };
@@ -42,7 +47,7 @@ export function parseCommand(name: CommandName, args: string[], io: CliIo, helpE
 }
 
 /** Prints a usage problem found after parsing (a missing value, a bad choice) and returns exit 2. */
-export function usageError(name: CommandName, io: CliIo, message: string): number {
+export function usageError(name: CommandName, io: ParseIo, message: string): number {
   io.stderr.write(`palabre ${name}: ${message}\n${helpOf(name)}\n`);
   return EXIT.usage;
 }

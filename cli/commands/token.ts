@@ -2,7 +2,7 @@ import { loadConfig } from '../../core/config/index.js';
 import { createAuth, PLANS, type Plan } from '../../core/auth.js';
 import { pino } from 'pino';
 import { createLogger } from '../../core/log.js';
-import { EXIT, type CliIo } from '../io.js';
+import { EXIT } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
 
 export interface CommandIo {
@@ -15,7 +15,7 @@ export interface CommandIo {
 export async function run(args: string[], io: CommandIo = {}): Promise<number> {
   const out = io.stdout ?? process.stdout;
   const err = io.stderr ?? process.stderr;
-  const cli: CliIo = { stdout: out as NodeJS.WritableStream, stderr: err as NodeJS.WritableStream, env: io.env ?? process.env };
+  const cli = { stdout: out, stderr: err };
   const parsed = parseCommand('token', args, cli);
   if ('exit' in parsed) return parsed.exit;
   const sub = parsed.string('sub');
