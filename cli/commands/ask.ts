@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { createProviders } from '../../actors/llm/providers.js';
@@ -22,6 +24,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const corpus = parsed.string('corpus');
   const choice = chooseCorpus(loaded.config, { ...(corpus ? { flag: corpus } : {}), load: { env: io.env } });
   if (choice.note) io.stderr.write(`${choice.note}\n`);
+  // A mistyped folder would otherwise index nothing and refuse every question (exit 3): say so.
+  if (!statSync(choice.dir, { throwIfNoEntry: false })?.isDirectory()) {
+    return usageError('ask', io, `the corpus ${resolve(choice.dir)} is not a folder (${choice.source === 'flag' ? '--corpus' : 'CORPUS_DIR'}); give a folder of Markdown, MDX or text files`);
+  }
   const config = { ...loaded.config, CORPUS_DIR: choice.dir };
   // Warnings go to stderr so that stdout carries only the answer.
   const logger = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, destination: pino.destination({ dest: 2, sync: true }) });

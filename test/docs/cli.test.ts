@@ -113,6 +113,9 @@ describe('index, ask and serve agree on the corpus', () => {
       const c = io({ DATA_DIR: dataDir });
       expect(await runAsk([], c)).toBe(2);
       expect(c.err()).toContain('no question given');
+      const d = io({ DATA_DIR: dataDir });
+      expect(await runAsk(['--corpus', join(root, 'nope'), question], d)).toBe(2);
+      expect(d.err()).toContain(`the corpus ${join(root, 'nope')} is not a folder (--corpus)`);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
