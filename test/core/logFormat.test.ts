@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { chooseLogFormat } from '../../core/log.js';
+import { PROJECT_ROOT } from '../../core/version.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 
 describe('LOG_FORMAT: which form the logs take on stdout', () => {
@@ -13,6 +15,17 @@ describe('LOG_FORMAT: which form the logs take on stdout', () => {
     expect(chooseLogFormat(false, 'json')).toBe('json');
     expect(chooseLogFormat(false, 'pretty')).toBe('pretty');
     expect(chooseLogFormat(true, 'pretty')).toBe('pretty');
+  });
+});
+
+describe('the pretty form keeps secrets out too', () => {
+  it('redacts keys, bearer tokens and ?key= in a human line, and leads with the surface', () => {
+    const code = `import('./core/log.ts').then(({ createLogger }) => createLogger({ format: 'pretty' }).child({ surface: 'docs' })
+      .warn({ apiKey: 'sk-live-0123456789abcdef', url: 'https://x.test/v1?key=AIzaSyDUMMYDUMMYDUMMYDUMMY12' }, 'call failed: Bearer abcdefghijklmnop'))`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: PROJECT_ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] WARN: docs · call failed: Bearer \[redacted\] \{"apiKey":"\[redacted\]","url":"https:\/\/x\.test\/v1\?key=\[redacted\]"\}\n$/);
+    expect(r.stdout).not.toMatch(/sk-live|AIza|abcdefghijklmnop/);
   });
 });
 
