@@ -15,6 +15,6 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const corpus = chooseCorpus(config, { load: { env: io.env, ...(file ? { file } : {}) } });
   const report = await runDoctor({ config, env: io.env, corpus });
   if (parsed.args.flag('json')) io.stdout.write(`${JSON.stringify({ version: VERSION, ...report })}\n`);
-  else io.stdout.write(renderReport(report, VERSION, config.SURFACES));
+  else io.stdout.write(renderReport(report, VERSION, config.SURFACES, (io.stdout as NodeJS.WriteStream).isTTY === true && !io.env.NO_COLOR));
   return report.ok ? EXIT.ok : EXIT.failure;
 }

@@ -1,3 +1,4 @@
+import { styleText } from 'node:util';
 import { dbPathOf } from '../../core/app.js';
 import type { Config } from '../../core/config/index.js';
 import type { CorpusChoice } from '../corpusChoice.js';
@@ -57,7 +58,10 @@ export async function runDoctor({ config, env, corpus }: DoctorInput): Promise<D
 const GROUPS: Check['group'][] = ['system', 'network', 'engines', 'surfaces', 'corpus'];
 
 /** The table: a heading per group, `✓ label  detail`, and `→ fix` under every line that is not ✓. */
-export function renderReport(report: DoctorReport, version: string, surfacesSetting: string): string {
+const COLOUR: Record<Check['status'], Parameters<typeof styleText>[0]> = { ok: 'green', fail: 'red', warn: 'yellow', unchecked: 'gray' };
+
+export function renderReport(report: DoctorReport, version: string, surfacesSetting: string, colour = false): string {
+  const mark = (c: Check) => (colour ? styleText(COLOUR[c.status], MARK[c.status]) : MARK[c.status]);
   const width = Math.max(...report.checks.map((c) => c.label.length));
   const lines = [`palabre doctor — palabre ${version}, SURFACES=${surfacesSetting} (${report.surfaces.join(', ') || 'none'})`];
   for (const group of GROUPS) {
@@ -65,7 +69,7 @@ export function renderReport(report: DoctorReport, version: string, surfacesSett
     if (rows.length === 0) continue;
     lines.push('', group);
     for (const c of rows) {
-      lines.push(`  ${MARK[c.status]} ${c.label.padEnd(width)}  ${c.detail}`);
+      lines.push(`  ${mark(c)} ${c.label.padEnd(width)}  ${c.detail}`);
       if (c.fix && c.status !== 'ok') lines.push(`    ${' '.repeat(width)}  → ${c.fix}`);
     }
   }
