@@ -1,26 +1,25 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../core/config/index.js';
+import type { CommandName } from './definitions.js';
 import { EXIT, type CliIo } from './io.js';
+import { parseCommand, type ParsedArgs } from './parse.js';
 
 /**
- * The arguments every long-running command takes (`[--config FILE] [--help]`) and the
- * configuration they lead to. Returns the exit code instead when there is nothing to run: help
- * printed (0), bad arguments or an invalid configuration, every bad key listed (2).
+ * The arguments of a command that takes `[--config FILE]`, and the configuration they lead to.
+ * Returns the exit code instead when there is nothing to run: help printed (0), bad arguments or
+ * an invalid configuration, every bad key listed (2).
  */
-export function configFromArgs(command: string, args: string[], io: CliIo, usage: string): { config: Config } | { exit: number } {
-  let values: { config?: string; help?: boolean };
+export function configFromArgs(command: CommandName, args: string[], io: CliIo): { config: Config; args: ParsedArgs } | { exit: number } {
+  const parsed = parseCommand(command, args, io);
+  if ('exit' in parsed) return parsed;
+  const file = parsed.string('config');
+  const loaded = loadConfigOrExit(io, file ? { file } : {});
+  return 'exit' in loaded ? loaded : { config: loaded.config, args: parsed };
+}
+
+/** loadConfig with the command's environment; an invalid configuration prints every bad key and gives exit 2. */
+export function loadConfigOrExit(io: CliIo, opts: { file?: string; env?: Record<string, string | undefined> } = {}): { config: Config } | { exit: number } {
   try {
-    ({ values } = parseArgs({ args, options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
-  } catch (err) {
-    io.stderr.write(`palabre ${command}: ${(err as Error).message}\n${usage}\n`);
-    return { exit: EXIT.usage };
-  }
-  if (values.help) {
-    io.stdout.write(`${usage}\n`);
-    return { exit: EXIT.ok };
-  }
-  try {
-    return { config: loadConfig({ env: io.env, ...(values.config ? { file: values.config } : {}) }) };
+    return { config: loadConfig({ env: opts.env ?? io.env, ...(opts.file ? { file: opts.file } : {}) }) };
   } catch (err) {
     if (err instanceof ConfigError) {
       io.stderr.write(`palabre: ${err.message}\n`);

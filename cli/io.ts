@@ -4,7 +4,7 @@
  *
  *   export async function run(args: string[], io: CliIo = processIo()): Promise<number>
  *
- * returning the exit code (0 ok, 1 failure, 2 usage or configuration error).
+ * returning the exit code; each command's codes are in cli/definitions.ts (and docs/cli.md).
  */
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -16,5 +16,4 @@ export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+export { EXIT } from './definitions.js';

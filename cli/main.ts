@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { COMMAND_DEFS, DEFAULT_COMMAND } from './definitions.js';
 import { EXIT, processIo, type CliIo } from './io.js';
 
 /**
@@ -17,19 +18,10 @@ interface CommandEntry {
   summary: string;
 }
 
-/** The fixed command table. A command whose file is not in this build says so and exits 2. */
-export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  serve: { file: 'serve', usage: 'serve [--config FILE]', summary: 'Every surface in one process: HTTP, embedded MQTT broker, SQLite (default command)' },
-  skull: { file: 'skull', usage: 'skull [--config FILE]', summary: 'The Skull MQTT assistant alone (light enough for a Raspberry Pi)' },
-  index: { file: 'index', usage: 'index [dir]', summary: 'Build the docs assistant\'s retrieval index of a folder' },
-  ask: { file: 'ask', usage: 'ask "question"', summary: 'Ask the docs assistant from the terminal' },
-  token: { file: 'token', usage: 'token --sub ID --plan free|premium', summary: 'Mint a development JWT for a candidate' },
-  machines: { file: 'machines', usage: 'machines --format json|mermaid|scxml|svg', summary: 'Export the statecharts' },
-  sujets: { file: 'sujets', usage: 'sujets [list|add FILE.json]', summary: 'List or add the T2 role-play subjects' },
-  patterns: { file: 'patterns', usage: 'patterns --candidate ID', summary: 'A candidate\'s recurring error patterns (or --autre)' },
-};
-
-const DEFAULT_COMMAND = 'serve';
+/** The fixed command table, from cli/definitions.ts. A command whose file is not in this build says so and exits 2. */
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.fromEntries(
+  Object.entries(COMMAND_DEFS).map(([name, d]) => [name, { file: d.file, usage: d.usage[0]!, summary: d.summary }]),
+);
 
 async function readVersion(): Promise<string> {
   const { VERSION } = await import('../core/version.js');
@@ -47,6 +39,7 @@ function helpText(version: string): string {
     `  palabre ${'help'.padEnd(width)}  This text (also --help)`,
     `  palabre ${'--version'.padEnd(width)}  Print the version`,
     '',
+    'Each command: `palabre COMMAND --help` (options and exit codes; all of them in docs/cli.md).',
     'Configuration: environment variables, .env, or a JSON file named by PALABRE_CONFIG (see README).',
     '',
   ].join('\n');

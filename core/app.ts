@@ -35,7 +35,7 @@ export function dbPathOf(config: Config): string {
  */
 export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = opts.config ?? loadConfig(opts.load);
-  const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
+  const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
   const db = openStore({ path: dbPathOf(config), logger });
   const runtime = new Runtime();
   const metrics = createMetrics();

@@ -1,4 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -46,6 +48,47 @@ export interface LogOptions {
   /** A file path (JSON lines appended) or a stream; default stdout. */
   destination?: string | DestinationStream;
   name?: string;
+  /**
+   * LOG_FORMAT: `json` (default here), `pretty`, or `auto` = pretty when stdout is a terminal.
+   * Applies to stdout only: a file or a given stream always gets JSON lines.
+   */
+  format?: LogFormatSetting;
+}
+
+export type LogFormatSetting = 'auto' | 'json' | 'pretty';
+
+/**
+ * What the logs look like on stdout: short coloured lines for a person at a terminal, JSON lines
+ * for pipelines, services and files (LOG_FORMAT forces either).
+ */
+export function chooseLogFormat(isTTY: boolean, setting: LogFormatSetting): 'json' | 'pretty' {
+  if (setting === 'auto') return isTTY ? 'pretty' : 'json';
+  return setting;
+}
+
+/**
+ * Fields left out of a human line: process identity, and what the start banner already printed.
+ * `surface` leads the message instead (see messageFormat).
+ */
+const PRETTY_IGNORE = 'pid,hostname,name,surface,urls,providers,timings';
+
+/**
+ * pino-pretty as a stream in this thread (not a worker transport): lines are written in order with
+ * the banner, and nothing is lost when the process exits. Loaded only when asked for, so that
+ * `palabre skull` writing JSON on a Pi never loads it.
+ */
+function prettyStream(colorize: boolean): DestinationStream {
+  const require = createRequire(import.meta.url);
+  const pretty = require('pino-pretty') as (opts: PrettyOptions) => DestinationStream;
+  return pretty({
+    colorize,
+    destination: 1,
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: PRETTY_IGNORE,
+    messageFormat: '{if surface}{surface} · {end}{msg}',
+  });
 }
 
 /**
@@ -54,10 +97,12 @@ export interface LogOptions {
  * stacks and free-text fields at any depth (e.g. a provider error quoting a URL with ?key=).
  */
 export function createLogger(opts: LogOptions = {}): Logger {
+  const isTTY = process.stdout.isTTY === true;
+  const pretty = opts.destination === undefined && chooseLogFormat(isTTY, opts.format ?? 'json') === 'pretty';
   const destination =
     typeof opts.destination === 'string'
       ? pino.destination({ dest: opts.destination, mkdir: true, sync: false })
-      : opts.destination ?? pino.destination({ dest: 1, sync: false });
+      : opts.destination ?? (pretty ? prettyStream(isTTY) : pino.destination({ dest: 1, sync: false }));
   return pino(
     {
       name: opts.name ?? 'palabre',

@@ -1,50 +1,42 @@
-import { parseArgs } from 'node:util';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../../core/config/index.js';
-import { createLogger } from '../../core/log.js';
-import { createMetrics } from '../../core/metrics.js';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { createProviders } from '../../actors/llm/providers.js';
+import { createLogger } from '../../core/log.js';
+import { createMetrics } from '../../core/metrics.js';
+import { loadConfigOrExit } from '../configArgs.js';
+import { chooseCorpus } from '../corpusChoice.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
+import { parseCommand, usageError } from '../parse.js';
 
-const USAGE = `usage: palabre ask "question" [--k N] [--threshold X] [--json]
-Answers from the docs (CORPUS_DIR, default docs/) with sources; streams the answer as it comes.`;
-
-/** `palabre ask "…"`: one question to the docs assistant in the terminal. Exit 0 answered, 3 out of scope, 1 failed. */
+/** `palabre ask "…"`: one question to the docs assistant in the terminal. Exit codes: cli/definitions.ts. */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  let values: { k?: string; threshold?: string; json?: boolean; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      options: { k: { type: 'string' }, threshold: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return EXIT.usage;
+  const parsed = parseCommand('ask', args, io);
+  if ('exit' in parsed) return parsed.exit;
+  const question = parsed.positionals.join(' ').trim();
+  if (!question) return usageError('ask', io, 'no question given');
+  const k = parsed.string('k');
+  const threshold = parsed.string('threshold');
+  // --k and --threshold go through the config schema: the same validation and messages as the variables.
+  const loaded = loadConfigOrExit(io, { env: { ...io.env, ...(k ? { CHAT_TOP_K: k } : {}), ...(threshold ? { CHAT_SCORE_THRESHOLD: threshold } : {}) } });
+  if ('exit' in loaded) return loaded.exit;
+  const corpus = parsed.string('corpus');
+  const choice = chooseCorpus(loaded.config, { ...(corpus ? { flag: corpus } : {}), load: { env: io.env } });
+  if (choice.note) io.stderr.write(`${choice.note}\n`);
+  // A mistyped folder would otherwise index nothing and refuse every question (exit 3): say so.
+  if (!statSync(choice.dir, { throwIfNoEntry: false })?.isDirectory()) {
+    return usageError('ask', io, `the corpus ${resolve(choice.dir)} is not a folder (${choice.source === 'flag' ? '--corpus' : 'CORPUS_DIR'}); give a folder of Markdown, MDX or text files`);
   }
-  const question = positionals.join(' ').trim();
-  if (values.help || !question) {
-    (values.help ? io.stdout : io.stderr).write(`${USAGE}\n`);
-    return values.help ? EXIT.ok : EXIT.usage;
-  }
-  let config;
-  try {
-    config = loadConfig({ env: { ...io.env, ...(values.k ? { CHAT_TOP_K: values.k } : {}), ...(values.threshold ? { CHAT_SCORE_THRESHOLD: values.threshold } : {}) } });
-  } catch (e) {
-    io.stderr.write(`${e instanceof ConfigError ? e.message : String(e)}\n`);
-    return EXIT.usage;
-  }
+  const config = { ...loaded.config, CORPUS_DIR: choice.dir };
   // Warnings go to stderr so that stdout carries only the answer.
   const logger = createLogger({ level: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, destination: pino.destination({ dest: 2, sync: true }) });
   const providers = createProviders(config, { logger, metrics: createMetrics({ defaults: false }) });
   const assistant = createDocsAssistant({ config, providers, logger });
   await assistant.ready();
-  const streamed = !values.json;
-  const answer = await assistant.ask({ question, settings: assistant.defaults(), ...(streamed ? { onDelta: (t: string) => io.stdout.write(t) } : {}) });
-  if (values.json) {
+  const json = parsed.flag('json');
+  const answer = await assistant.ask({ question, settings: assistant.defaults(), ...(json ? {} : { onDelta: (t: string) => io.stdout.write(t) }) });
+  if (json) {
     io.stdout.write(`${JSON.stringify(answer)}\n`);
   } else {
     // Out-of-scope and failed answers are not streamed (no model call): print them whole.
@@ -56,5 +48,5 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     }
     io.stdout.write(`\n(${answer.provider}${answer.provider === 'offline' ? ' : réponse extractive, aucun modèle appelé' : ''})\n`);
   }
-  return answer.state === 'answered' ? EXIT.ok : answer.state === 'outOfScope' ? 3 : EXIT.failure;
+  return answer.state === 'answered' ? EXIT.ok : answer.state === 'outOfScope' ? EXIT.refused : EXIT.failure;
 }

@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadMachine, machineNames } from '../../core/machines.js';
 import { chartOf, type Chart } from '../../actors/statecharts/chart.js';
@@ -8,11 +7,7 @@ import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { toScxml } from '../../actors/statecharts/scxml.js';
 import { chartToSvg } from '../../actors/statecharts/svg.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
-
-const USAGE = `usage: palabre machines [--format json|mermaid|scxml|svg] [--out DIR] [name…]
-Exports the registered statecharts (all of them when no name is given).
-Machines: ${machineNames().join(', ')}
-With --out, writes one file per machine (<name>.json|.mmd|.scxml|.svg) instead of printing.`;
+import { parseCommand, usageError } from '../parse.js';
 
 const FORMATS = ['json', 'mermaid', 'scxml', 'svg'] as const;
 const Format = z.enum(FORMATS);
@@ -33,34 +28,17 @@ async function render(chart: Chart, format: Format): Promise<string> {
 }
 
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: { format: { type: 'string'; short: 'f' }; out: { type: 'string'; short: 'o' }; help: { type: 'boolean'; short: 'h' } }; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { format: { type: 'string', short: 'f' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (parsed.values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  const format = Format.safeParse(parsed.values.format ?? 'json');
-  if (!format.success) {
-    io.stderr.write(`--format must be one of ${FORMATS.join(', ')}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand('machines', args, io, `Machines: ${machineNames().join(', ')}`);
+  if ('exit' in parsed) return parsed.exit;
+  const format = Format.safeParse(parsed.string('format') ?? 'json');
+  if (!format.success) return usageError('machines', io, `--format must be one of ${FORMATS.join(', ')}`);
   const names = parsed.positionals.length > 0 ? parsed.positionals : machineNames();
   const unknown = names.filter((n) => !machineNames().includes(n));
   if (unknown.length > 0) {
     io.stderr.write(`unknown machine(s): ${unknown.join(', ')}. Known: ${machineNames().join(', ')}\n`);
     return EXIT.usage;
   }
-  const outDir = parsed.values.out;
+  const outDir = parsed.string('out');
   if (outDir) mkdirSync(outDir, { recursive: true });
   const printed: string[] = [];
   for (const name of names) {

@@ -1,40 +1,22 @@
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../../core/config/index.js';
 import { migrate, openStore } from '../../core/store/db.js';
 import { CORRECTION_MIGRATIONS, CorrectionStore } from '../../actors/corrections/store.js';
 import { autreReview, candidatePatterns, AUTRE_MIN, PATTERN_MIN, PATTERN_WINDOW } from '../../actors/corrections/patterns.js';
+import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
+import { parseCommand, usageError } from '../parse.js';
 
-const USAGE = `usage: palabre patterns --candidate ID [--json]
-       palabre patterns --autre [--json]
-  --candidate ID  the candidate's confirmed error patterns (a code in ≥ ${PATTERN_MIN} of their last ${PATTERN_WINDOW} productions)
-  --autre         recurring « autre » descriptions (≥ ${AUTRE_MIN}, grouped by similarity) to review for new taxonomy codes`;
+const WINDOW_NOTE = `A pattern: a code in ≥ ${PATTERN_MIN} of the candidate's last ${PATTERN_WINDOW} productions; --autre lists descriptions seen ≥ ${AUTRE_MIN} times.`;
 
 /** Reads the corrections store (DB_PATH or DATA_DIR/palabre.db) and prints patterns. */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  let values: { candidate?: string; autre?: boolean; json?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({ args, options: { candidate: { type: 'string' }, autre: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (!values.candidate === !values.autre) {
-    io.stderr.write(`give --candidate ID or --autre\n${USAGE}\n`);
-    return EXIT.usage;
-  }
-  let config;
-  try {
-    config = loadConfig({ env: io.env });
-  } catch (e) {
-    io.stderr.write(`${(e as Error).message}\n`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand('patterns', args, io, WINDOW_NOTE);
+  if ('exit' in parsed) return parsed.exit;
+  const values = { candidate: parsed.string('candidate'), autre: parsed.flag('autre'), json: parsed.flag('json') };
+  if (!values.candidate === !values.autre) return usageError('patterns', io, 'give --candidate ID or --autre');
+  const loaded = loadConfigOrExit(io);
+  if ('exit' in loaded) return loaded.exit;
+  const { config } = loaded;
   const db = openStore({ path: config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db') });
   try {
     migrate(db, CORRECTION_MIGRATIONS);

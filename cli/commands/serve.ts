@@ -1,8 +1,7 @@
 import { configFromArgs } from '../configArgs.js';
+import { chooseCorpus } from '../corpusChoice.js';
+import { signalClassifier } from '../signals.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
-
-const USAGE = `usage: palabre serve [--config FILE]
-Runs every surface in one process. Configuration: environment, .env, JSON file (--config or PALABRE_CONFIG).`;
 
 /** Lines printed once the process serves: one per surface with its URLs. */
 export function readyLines(version: string, urls: Record<string, Record<string, string>>, providers: Record<string, string>, mqttMode: string): string[] {
@@ -26,9 +25,13 @@ export function readyLines(version: string, urls: Record<string, Record<string, 
  * 1 when a surface failed or the shutdown deadline was reached.
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  const parsed = configFromArgs('serve', args, io, USAGE);
+  const parsed = configFromArgs('serve', args, io);
   if ('exit' in parsed) return parsed.exit;
-  const { config } = parsed;
+  // CORPUS_DIR unset: the docs assistant answers from the folder `palabre index` indexed last (and says so).
+  const file = parsed.args.string('config');
+  const corpus = chooseCorpus(parsed.config, { load: { env: io.env, ...(file ? { file } : {}) } });
+  if (corpus.note) io.stderr.write(`${corpus.note}\n`);
+  const config = { ...parsed.config, CORPUS_DIR: corpus.dir };
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
   const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');
@@ -39,10 +42,11 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   let stop: (reason: string, code: number) => void = (reason, code) => {
     requested ??= { reason, code };
   };
-  let signals = 0;
+  const classify = signalClassifier();
   const onSignal = (sig: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
+    const kind = classify(sig);
+    if (kind === 'echo') return; // the same Ctrl-C relayed by npm (cli/signals.ts)
+    if (kind === 'again') {
       // A second Ctrl-C means "now": skip the rest of the graceful path.
       io.stderr.write('palabre: second signal, exiting now\n');
       process.exit(EXIT.failure);

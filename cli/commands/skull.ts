@@ -1,11 +1,6 @@
 import { configFromArgs } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 
-const USAGE = `usage: palabre skull [--config FILE]
-Runs the Skull MQTT assistant alone (no web server, no corpus): against MQTT_URL, or an embedded
-broker on MQTT_EMBEDDED_HOST:MQTT_EMBEDDED_PORT when MQTT_URL is unset. JSON logs go to
-SKULL_LOG_FILE (else LOG_FILE, else stdout).`;
-
 /**
  * `palabre skull`: the Skull service alone, light enough for a Raspberry Pi Zero 2 W. It loads
  * the config, logger, actor runtime, LLM port and MQTT client — never express, the docs corpus or
@@ -13,7 +8,7 @@ SKULL_LOG_FILE (else LOG_FILE, else stdout).`;
  * Exit codes: 0 after SIGINT/SIGTERM, 2 for bad configuration or a busy port, 1 otherwise.
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  const parsed = configFromArgs('skull', args, io, USAGE);
+  const parsed = configFromArgs('skull', args, io);
   if ('exit' in parsed) return parsed.exit;
   const { config } = parsed;
 
@@ -26,7 +21,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     import('../../transports/mqtt/skull.js'),
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
 
   let broker: { url: string; close(): Promise<void> } | undefined;
   let mqttUrl = config.MQTT_URL;

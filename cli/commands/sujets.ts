@@ -1,35 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { dbPathOf } from '../../core/app.js';
-import { ConfigError, loadConfig } from '../../core/config/index.js';
 import { migrate, openStore } from '../../core/store/db.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { SubjectStore, t2Migrations } from '../../actors/t2/subjects.js';
+import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
-
-const USAGE = `usage: palabre sujets [list]          List the T2 subjects (EO_T2)
-       palabre sujets add FILE.json   Add (or replace, same id) a subject from a JSON file
-A subject: {"id"?, "titre", "consigne", "contexte", "role", "factSheet": [{"theme", "keywords": [...], "answer"}, ...]}
-(tache = EO_T2 and mode = entrainement are implied). See docs/t2-live.md.`;
+import { parseCommand, usageError } from '../parse.js';
 
 /** `palabre sujets`: the T2 subjects in the store (seeded with the 9 built-in ones). */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
-  const [verb = 'list', file, ...rest] = args;
-  if (verb === '--help' || verb === '-h') {
-    io.stdout.write(`${USAGE}\n`);
-    return EXIT.ok;
-  }
-  if (!['list', 'add'].includes(verb) || rest.length > 0 || (verb === 'add' && !file) || (verb === 'list' && file)) {
-    io.stderr.write(`${USAGE}\n`);
-    return EXIT.usage;
-  }
-  let config;
-  try {
-    config = loadConfig({ env: io.env });
-  } catch (e) {
-    io.stderr.write(`${e instanceof ConfigError ? e.message : (e as Error).message}\n`);
-    return EXIT.usage;
-  }
+  const parsed = parseCommand('sujets', args, io);
+  if ('exit' in parsed) return parsed.exit;
+  const [verb = 'list', file] = parsed.positionals;
+  if (verb !== 'list' && verb !== 'add') return usageError('sujets', io, `unknown action "${verb}" (list or add)`);
+  if (verb === 'add' && !file) return usageError('sujets', io, 'add needs a FILE.json');
+  if (verb === 'list' && file) return usageError('sujets', io, 'list takes no file');
+  const loaded = loadConfigOrExit(io);
+  if ('exit' in loaded) return loaded.exit;
+  const { config } = loaded;
   let input: unknown;
   if (verb === 'add') {
     try {

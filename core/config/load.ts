@@ -52,14 +52,9 @@ function readJsonFile(path: string, problems: string[]): Record<string, unknown>
   return obj;
 }
 
-/**
- * Builds the configuration: defaults < JSON file < .env < environment.
- * Empty strings in the environment count as unset, so `FOO=` does not fail validation.
- * Throws ConfigError listing every bad key at once.
- */
-export function loadConfig(opts: LoadOptions = {}): Config {
+/** The raw values of every source, merged by precedence (defaults not applied). */
+function mergeSources(opts: LoadOptions, problems: string[]): Record<string, unknown> {
   const env = opts.env ?? process.env;
-  const problems: string[] = [];
   const file = opts.file ?? env.PALABRE_CONFIG;
   const fromFile = file ? readJsonFile(resolve(file), problems) : {};
 
@@ -73,7 +68,26 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       if (KNOWN.has(key) && value !== undefined && value !== '') merged[key] = value;
     }
   }
+  return merged;
+}
 
+/**
+ * True when `key` was given by the environment, .env or the JSON file rather than left to its
+ * default (e.g. CORPUS_DIR unset lets `palabre ask` use the folder `palabre index` indexed last).
+ */
+export function isKeySet(key: string, opts: LoadOptions = {}): boolean {
+  const merged = mergeSources(opts, []);
+  return Object.hasOwn(merged, key) && merged[key] !== undefined && merged[key] !== '';
+}
+
+/**
+ * Builds the configuration: defaults < JSON file < .env < environment.
+ * Empty strings in the environment count as unset, so `FOO=` does not fail validation.
+ * Throws ConfigError listing every bad key at once.
+ */
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const problems: string[] = [];
+  const merged = mergeSources(opts, problems);
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     for (const issue of result.error.issues) {

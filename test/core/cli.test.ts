@@ -57,8 +57,41 @@ describe('palabre CLI dispatch', () => {
     const source = readFileSync(join(PROJECT_ROOT, 'cli/main.ts'), 'utf8');
     const staticImports = [...source.matchAll(/^import\s.*?from\s+'([^']+)'/gm)].map((m) => m[1]);
     expect(staticImports.length).toBeGreaterThan(0);
-    for (const spec of staticImports) expect(spec).toMatch(/^(node:|\.\/io\.js$)/);
+    for (const spec of staticImports) expect(spec).toMatch(/^(node:|\.\/io\.js$|\.\/definitions\.js$)/);
+    // The command definitions are loaded by every command: they import nothing at all.
+    expect(readFileSync(join(PROJECT_ROOT, 'cli/definitions.ts'), 'utf8')).not.toMatch(/^import\s/m);
     const dynamicImports = [...source.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]);
     expect(dynamicImports).toEqual(['../core/version.js']);
+  });
+
+  it('parses every command from its definition: --help shows options and exit codes, extra arguments exit 2', async () => {
+    const t = io();
+    expect(await main(['token', '--help'], t)).toBe(0);
+    expect(t.out()).toContain('usage: palabre token --sub ID');
+    expect(t.out()).toMatch(/--sub ID\s+the candidate id \(required\)/);
+    expect(t.out()).toMatch(/Exit codes:\n {2}0 {2}the token is printed\n {2}1 /);
+    const u = io();
+    expect(await main(['serve', 'extra'], u)).toBe(2);
+    expect(u.err()).toContain('palabre serve: Unexpected argument');
+    const v = io();
+    expect(await main(['index', 'a', 'b'], v)).toBe(2);
+    expect(v.err()).toContain('palabre index: too many arguments (a b)');
+    const w = io();
+    expect(await main(['sujets', 'remove'], w)).toBe(2);
+    expect(w.err()).toContain('unknown action "remove"');
+  });
+});
+
+describe('isKeySet (is a key given, or left to its default?)', () => {
+  it('sees the environment and the JSON file, not defaults or empty values', async () => {
+    const { isKeySet } = await import('../../core/config/index.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    expect(isKeySet('CORPUS_DIR', { env: {}, dotenvPath: null })).toBe(false);
+    expect(isKeySet('CORPUS_DIR', { env: { CORPUS_DIR: '' }, dotenvPath: null })).toBe(false);
+    expect(isKeySet('CORPUS_DIR', { env: { CORPUS_DIR: 'x' }, dotenvPath: null })).toBe(true);
+    const file = join(mkdtempSync(join(tmpdir(), 'palabre-keyset-')), 'c.json');
+    writeFileSync(file, JSON.stringify({ CORPUS_DIR: 'y' }));
+    expect(isKeySet('CORPUS_DIR', { env: {}, file, dotenvPath: null })).toBe(true);
   });
 });

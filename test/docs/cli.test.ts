@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runAsk } from '../../cli/commands/ask.js';
 import { run as runIndex } from '../../cli/commands/index.js';
 import type { CliIo } from '../../cli/io.js';
+import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
+import { freePort, spawnServe } from '../serve/spawnServe.js';
 import { makeCorpus } from './fixtures.js';
 
 function io(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
@@ -65,4 +67,74 @@ describe('palabre ask', () => {
     expect(await runAsk(['--json', 'How do I factory reset an iPhone?'], b)).toBe(3);
     expect(JSON.parse(b.out())).toMatchObject({ state: 'outOfScope', outOfScope: true, sources: [] });
   });
+});
+
+describe('index, ask and serve agree on the corpus', () => {
+  const question = 'Combien de temps conserver un dossier médical ?';
+
+  it('index DIR is remembered while CORPUS_DIR is unset: ask answers from it and says so', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'palabre-remember-'));
+    try {
+      // Before indexing, CORPUS_DIR's default (docs/) knows nothing about medical records: refused, exit 3.
+      const before = io({ DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+      expect(await runAsk([question], before)).toBe(3);
+      expect(before.out()).toContain('pas dans la documentation');
+
+      const idx = io({ DATA_DIR: dataDir });
+      expect(await runIndex([root], idx)).toBe(0);
+      expect(JSON.parse(idx.out().trim().split('\n').at(-1)!)).toMatchObject({ event: 'done', remembered: true });
+      expect(JSON.parse(readFileSync(rememberedCorpusFile(dataDir), 'utf8'))).toMatchObject({ root });
+
+      const after = io({ DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+      expect(await runAsk([question], after)).toBe(0);
+      expect(after.out()).toContain('20 ans');
+      expect(after.err()).toContain(`corpus: ${root} (indexed last by \`palabre index\`; CORPUS_DIR is unset`);
+
+      // CORPUS_DIR set wins over the remembered folder, silently.
+      const explicit = io({ DATA_DIR: dataDir, CORPUS_DIR: 'docs', CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+      expect(await runAsk([question], explicit)).toBe(3);
+      expect(explicit.err()).toBe('');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('ask --corpus DIR answers from DIR whatever was indexed last; bad arguments exit 2 with the usage', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'palabre-corpusflag-'));
+    try {
+      const a = io({ DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+      expect(await runAsk(['--corpus', root, question], a)).toBe(0);
+      expect(a.out()).toContain('rgpd/14-conservation.md');
+      expect(existsSync(rememberedCorpusFile(dataDir))).toBe(false); // ask does not change the default
+      const b = io({ DATA_DIR: dataDir });
+      expect(await runAsk(['--corpus'], b)).toBe(2);
+      expect(b.err()).toContain('usage: palabre ask');
+      expect(b.err()).toContain('Exit codes:');
+      const c = io({ DATA_DIR: dataDir });
+      expect(await runAsk([], c)).toBe(2);
+      expect(c.err()).toContain('no question given');
+      const d = io({ DATA_DIR: dataDir });
+      expect(await runAsk(['--corpus', join(root, 'nope'), question], d)).toBe(2);
+      expect(d.err()).toContain(`the corpus ${join(root, 'nope')} is not a folder (--corpus)`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('serve answers from the folder index remembered, and says so on stderr', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'palabre-serve-remember-'));
+    expect(await runIndex([root], io({ DATA_DIR: dataDir }))).toBe(0);
+    const serve = spawnServe({ DATA_DIR: dataDir, PORT: String(await freePort()), MQTT_EMBEDDED_PORT: String(await freePort()), SURFACES: 'docs' });
+    try {
+      const [, base] = await serve.waitFor(/health (http:\/\/\S+)\/healthz/);
+      const hits = (await (await fetch(`${base}/api/search?q=dossier%20m%C3%A9dical&k=1`)).json()) as unknown;
+      expect(JSON.stringify(hits)).toContain('14-conservation.md');
+      expect(serve.stderr()).toContain(`corpus: ${root} (indexed last by \`palabre index\``);
+      serve.child.kill('SIGTERM');
+      expect((await serve.exited).code).toBe(0);
+    } finally {
+      if (serve.child.exitCode === null) serve.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

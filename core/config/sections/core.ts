@@ -13,6 +13,8 @@ export const coreSection = {
   DB_PATH: z.string().optional().describe('SQLite file (default DATA_DIR/palabre.db)'),
   PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache, e.g. the expanded French spelling list (default <tmp>/palabre-cache)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto')
+    .describe('Logs on stdout: `auto` = short coloured lines on a terminal, JSON lines otherwise; `json` or `pretty` to force one (LOG_FILE is always JSON)'),
   LOG_FILE: z.string().optional().describe('Write JSON logs to this file instead of stdout'),
   SHUTDOWN_TIMEOUT_MS: ms.default(5000).describe('Graceful shutdown deadline'),
   SURFACES: z.string().regex(/^\s*(all|none|[a-z0-9_-]+(\s*,\s*[a-z0-9_-]+)*)\s*$/, 'expected `all`, `none` or a comma list of surface names').default('all')

@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import type { Check } from './check.js';
+import { safeUrl } from './mqtt.js';
+
+const EXTRA_BIN_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin'];
+
+/** The first executable named `name` on PATH (and the usual system folders), or undefined. */
+export function findBinary(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
+  for (const dir of [...pathVar.split(delimiter), ...EXTRA_BIN_DIRS]) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  return undefined;
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { env, timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 127) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A program the tests drive (test/support/requires.ts): optional for running palabre. */
+export function checkTestBinary(id: string, label: string, names: string[], debianPackage: string, usedFor: string, pathVar?: string): Check {
+  for (const name of names) {
+    const path = findBinary(name, pathVar);
+    if (path) return { id, group: 'engines', label, status: 'ok', detail: `${path} (${usedFor})` };
+  }
+  return { id, group: 'engines', label, status: 'warn', detail: `not found (${usedFor}; those tests are skipped without it)`, fix: `apt-get install -y ${debianPackage}` };
+}
+
+/**
+ * Where the grammar checker's Python package (Grammalecte) may live, in the order tried. Kept in
+ * this one function so that it can follow wherever the corrections sidecar installs it.
+ */
+export function grammalecteCandidates(env: Record<string, string | undefined>, cacheDir?: string): string[] {
+  const fromEnv = [env.GRAMMALECTE_DIR, ...(env.PYTHONPATH ?? '').split(delimiter)];
+  const cache = cacheDir ?? join(tmpdir(), 'palabre-cache');
+  const places = [join(process.cwd(), 'vendor', 'grammalecte'), join(cache, 'grammalecte'), '/opt/grammalecte', '/usr/local/share/grammalecte', '/usr/share/grammalecte'];
+  return [...new Set([...fromEnv, ...places].filter((p): p is string => Boolean(p)))];
+}
+
+/** python3 present, and `import grammalecte` works with the candidate folders on PYTHONPATH. */
+export async function checkGrammalecte(env: Record<string, string | undefined>, cacheDir?: string): Promise<Check> {
+  const base = { id: 'engine.grammalecte', group: 'engines' as const, label: 'grammar checker' };
+  const python = findBinary('python3', env.PATH);
+  if (!python) return { ...base, status: 'warn', detail: 'python3 not found (Grammalecte runs on it; corrections work without it, with fewer detectors)', fix: 'apt-get install -y python3' };
+  const candidates = grammalecteCandidates(env, cacheDir);
+  const r = await run(python, ['-c', 'import grammalecte, os; print(os.path.dirname(grammalecte.__file__))'], { PATH: env.PATH ?? process.env.PATH ?? '', PYTHONPATH: candidates.join(delimiter) });
+  if (r.code === 0) return { ...base, status: 'ok', detail: `Grammalecte at ${r.stdout.trim()} (${python})` };
+  return {
+    ...base, status: 'warn',
+    detail: `${python} found, but no importable grammalecte module (looked in ${candidates.join(', ')}); corrections work without it, with fewer detectors`,
+    fix: `unzip Grammalecte's "CLI & server" package (https://grammalecte.net) into one of those folders, or set GRAMMALECTE_DIR`,
+  };
+}
+
+function tcpReachable(host: string, port: number, timeoutMs = 3000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (err?: string) => {
+      socket.destroy();
+      resolve(err);
+    };
+    socket.setTimeout(timeoutMs, () => done('ETIMEDOUT'));
+    socket.once('connect', () => done());
+    socket.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message));
+  });
+}
+
+/**
+ * Postgres when DATABASE_URL is set: pg_isready when it is installed (a protocol-level answer),
+ * else a TCP connection. The password is never passed on a command line nor printed.
+ */
+export async function checkPostgres(databaseUrl: string, pathVar?: string): Promise<Check> {
+  const base = { id: 'engine.postgres', group: 'engines' as const, label: 'Postgres' };
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return { ...base, status: 'fail', detail: 'DATABASE_URL is not a URL', fix: 'set DATABASE_URL=postgres://user@host:5432/db' };
+  }
+  const shown = safeUrl(databaseUrl);
+  const host = url.hostname || '127.0.0.1';
+  const port = Number(url.port || 5432);
+  const fix = 'start Postgres (systemctl start postgresql) or correct DATABASE_URL';
+  const pgIsReady = findBinary('pg_isready', pathVar);
+  if (pgIsReady) {
+    const args = ['-h', host, '-p', String(port), '-t', '3', ...(url.username ? ['-U', decodeURIComponent(url.username)] : []), ...(url.pathname.length > 1 ? ['-d', decodeURIComponent(url.pathname.slice(1))] : [])];
+    const r = await run(pgIsReady, args, { PATH: process.env.PATH ?? '' });
+    if (r.code === 0) return { ...base, status: 'ok', detail: `${shown} accepting connections (pg_isready)` };
+    const why = r.code === 1 ? 'rejecting connections (starting up?)' : r.code === 2 ? 'no answer' : 'cannot be checked';
+    return { ...base, status: 'fail', detail: `${shown} ${why} (pg_isready exit ${r.code})`, fix };
+  }
+  const err = await tcpReachable(host, port);
+  if (!err) return { ...base, status: 'ok', detail: `${shown} reachable over TCP (install postgresql-client for a protocol-level check)` };
+  return { ...base, status: 'fail', detail: `${shown} unreachable (${err})`, fix };
+}

@@ -1,0 +1,160 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run as runDoctor } from '../../cli/commands/doctor.js';
+import { run as runIndex } from '../../cli/commands/index.js';
+import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
+import type { CliIo } from '../../cli/io.js';
+import { makeCorpus } from '../docs/fixtures.js';
+import { freePort } from '../serve/spawnServe.js';
+
+/**
+ * `palabre doctor` on this machine with one thing missing each time: a DATA_DIR that cannot be
+ * created, a port already taken, an MQTT_URL nobody answers, a provider named without its key.
+ * Real folders, real sockets, the real embedded broker; nothing mocked.
+ */
+function io(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let o = '';
+  let e = '';
+  stdout.on('data', (c: Buffer) => (o += c.toString()));
+  stderr.on('data', (c: Buffer) => (e += c.toString()));
+  return { stdout, stderr, env, out: () => o, err: () => e };
+}
+
+let dir: string;
+let corpus: string;
+const base = (): Record<string, string> => ({ PATH: process.env.PATH ?? '', DATA_DIR: join(dir, 'data'), PORT: '0', MQTT_EMBEDDED_PORT: '0', CORPUS_DIR: corpus });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'palabre-doctor-'));
+  corpus = makeCorpus();
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(corpus, { recursive: true, force: true });
+});
+
+async function doctor(env: Record<string, string>, args: string[] = []): Promise<{ code: number; out: string; checks: Check[] }> {
+  const t = io(env);
+  const code = await runDoctor(args, t);
+  const j = io(env);
+  await runDoctor([...args, '--json'], j);
+  return { code, out: t.out(), checks: (JSON.parse(j.out()) as { checks: Check[] }).checks };
+}
+
+/** The table line of `label` and the fix printed under it. */
+function lineOf(out: string, label: string): { line: string; fix: string } {
+  const lines = out.split('\n');
+  const i = lines.findIndex((l) => new RegExp(`^  [✓✗!?] ${label}\\s`).test(l));
+  expect(i, `no line for ${label} in:\n${out}`).toBeGreaterThanOrEqual(0);
+  return { line: lines[i]!, fix: /^\s+→ /.test(lines[i + 1] ?? '') ? lines[i + 1]!.trim() : '' };
+}
+
+function hold(port = 0): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(port, '127.0.0.1', () => resolve(s));
+  });
+}
+
+describe('palabre doctor', () => {
+  it('exits 0 when everything the configured surfaces need is there, and never prints a key', async () => {
+    const secret = 'sk-doctor-test-0123456789abcdef';
+    const r = await doctor({ ...base(), OPENAI_API_KEY: secret });
+    expect(r.code, r.out).toBe(0);
+    expect(lineOf(r.out, 'Node.js').line).toMatch(/✓ Node\.js\s+v\d+\.\d+\.\d+ \(needs ≥ 20\.19\)/);
+    expect(lineOf(r.out, 'MQTT broker').line).toMatch(/✓ MQTT broker\s+embedded \(aedes\) starts and answers on 127\.0\.0\.1, MQTT 3\.1\.1/);
+    expect(lineOf(r.out, 'docs provider').line).toMatch(/✓ docs provider\s+openai \(OPENAI_API_KEY set\)/);
+    // The model-status check is not in this build: said plainly, never a made-up ✓.
+    expect(lineOf(r.out, 'docs model').line).toMatch(/\? docs model\s+openai claude-sonnet-5-5: unchecked \(model check not available\)/);
+    expect(r.checks.find((c) => c.id === 'surface.skull.model')).toMatchObject({ status: 'unchecked' });
+    expect(lineOf(r.out, 'docs corpus').line).toMatch(/✓ docs corpus\s+.* \(CORPUS_DIR\): 3 files, not indexed yet/);
+    expect(r.out).not.toContain(secret);
+    expect(r.out).toMatch(/Everything the configured surfaces need is there/);
+  }, 30_000);
+
+  it('✗ a DATA_DIR that cannot be created, with the fix (exit 1)', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const r = await doctor({ ...base(), DATA_DIR: join(file, 'data') });
+    expect(r.code).toBe(1);
+    const { line, fix } = lineOf(r.out, 'data folder');
+    expect(line).toMatch(/^ {2}✗ data folder\s+.*a-file\/data cannot be created \(ENOTDIR at .*a-file\)$/);
+    expect(fix).toBe(`→ set DATA_DIR to a folder this user can write (now ${join(file, 'data')})`);
+    expect(r.checks.find((c) => c.id === 'data.dir')).toMatchObject({ status: 'fail' });
+    expect(r.out).toMatch(/problems? \(✗\): apply the fix under each/);
+  }, 30_000);
+
+  it('✗ the HTTP port and the embedded broker port when they are taken', async () => {
+    const [a, b] = [await hold(), await hold()];
+    const portA = (a.address() as { port: number }).port;
+    const portB = (b.address() as { port: number }).port;
+    try {
+      const r = await doctor({ ...base(), PORT: String(portA), MQTT_EMBEDDED_PORT: String(portB) });
+      expect(r.code).toBe(1);
+      const http = lineOf(r.out, 'HTTP port');
+      expect(http.line).toMatch(new RegExp(`✗ HTTP port\\s+127\\.0\\.0\\.1:${portA} already in use \\(EADDRINUSE\\)`));
+      expect(http.fix).toBe(`→ set PORT to a free port (e.g. PORT=${portA + 1}), or stop what listens there`);
+      const mqtt = lineOf(r.out, 'MQTT port');
+      expect(mqtt.line).toMatch(new RegExp(`✗ MQTT port\\s+127\\.0\\.0\\.1:${portB} already in use`));
+      expect(mqtt.fix).toContain('set MQTT_EMBEDDED_PORT to a free port');
+      expect(mqtt.fix).toContain('or MQTT_URL to use the broker already there');
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 30_000);
+
+  it('✗ an MQTT_URL nobody answers', async () => {
+    const port = await freePort();
+    const r = await doctor({ ...base(), MQTT_URL: `mqtt://user:hunter2secret@127.0.0.1:${port}` });
+    expect(r.code).toBe(1);
+    const { line, fix } = lineOf(r.out, 'MQTT broker');
+    expect(line).toMatch(new RegExp(`✗ MQTT broker\\s+mqtt://user:\\*\\*\\*@127\\.0\\.0\\.1:${port} unreachable \\(ECONNREFUSED`));
+    expect(fix).toMatch(/start that broker .* or unset MQTT_URL to use the embedded broker/);
+    expect(r.out).not.toContain('hunter2secret');
+    // No embedded broker with MQTT_URL set: its port is not checked.
+    expect(r.out).not.toMatch(/MQTT port/);
+  }, 30_000);
+
+  it('✗ a surface that names a provider without its key (it would silently answer offline)', async () => {
+    const r = await doctor({ ...base(), CHAT_PROVIDER: 'anthropic' });
+    expect(r.code).toBe(1);
+    const { line, fix } = lineOf(r.out, 'docs provider');
+    expect(line).toMatch(/✗ docs provider\s+CHAT_PROVIDER=anthropic but ANTHROPIC_API_KEY unset: it would answer with the offline provider/);
+    expect(fix).toBe('→ set ANTHROPIC_API_KEY (environment or .env), or CHAT_PROVIDER=auto to use whichever key is set');
+  }, 30_000);
+
+  it('✗ Postgres when DATABASE_URL is set and nothing answers; only the configured surfaces are checked', async () => {
+    const port = await freePort();
+    const r = await doctor({ ...base(), DATABASE_URL: `postgres://palabre:pw-not-shown@127.0.0.1:${port}/palabre`, SURFACES: 'skull' });
+    expect(r.code).toBe(1);
+    const { line, fix } = lineOf(r.out, 'Postgres');
+    expect(line).toMatch(new RegExp(`✗ Postgres\\s+postgres://palabre:\\*\\*\\*@127\\.0\\.0\\.1:${port}/palabre (no answer|unreachable)`));
+    expect(fix).toContain('start Postgres');
+    expect(r.out).not.toContain('pw-not-shown');
+    expect(r.out).not.toMatch(/docs corpus|docs provider/);
+    expect(r.out).toMatch(/SURFACES=skull \(skull\)/);
+  }, 30_000);
+
+  it('reports the corpus `palabre index` remembered: files, passages, index age', async () => {
+    const env = { ...base() } as Record<string, string>;
+    delete env.CORPUS_DIR;
+    env.DATA_DIR = join(dir, 'data-remembered');
+    expect(await runIndex([corpus], io(env))).toBe(0);
+    const r = await doctor(env);
+    expect(lineOf(r.out, 'docs corpus').line).toMatch(/✓ docs corpus\s+.* \(indexed last by palabre index\): 3 files, \d+ passages, index \d+ s old$/);
+  }, 30_000);
+
+  it('reads SURFACES as serve does', () => {
+    expect(configuredSurfaces('all').names).toEqual(['skull', 'docs', 'corrections', 't2', 'inspect']);
+    expect(configuredSurfaces('none')).toEqual({ names: [], unknown: [] });
+    expect(configuredSurfaces(' docs , nope ')).toEqual({ names: ['docs'], unknown: ['nope'] });
+  });
+});
