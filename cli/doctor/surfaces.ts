@@ -3,6 +3,7 @@ import type { ProviderName } from '../../actors/llm/types.js';
 import type { Config } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import type { Check } from './check.js';
+import { checkModels, type CheckModelsDeps, type ModelStatus } from '../../actors/llm/modelStatus.js';
 
 type Setting = ProviderName | 'auto';
 
@@ -75,21 +76,48 @@ export function checkSurfaceProviders(config: Config, surfaces: string[]): { che
 }
 
 /**
- * THE MODEL-STATUS HOOK. One line per surface saying whether its configured model ids exist for
- * its provider. The model-lifecycle work (actors/llm/modelStatus.ts, `checkModels(config, deps)`)
- * is not in this branch: until it is wired here, every real model is reported `unchecked`, never
- * guessed. To wire it, replace the body of this function (it is the only caller).
+ * One line per configured model: does its provider still offer it? Asks the providers through
+ * actors/llm/modelStatus.ts (the same check `palabre serve` runs in the background and shows in
+ * /healthz). A missing model is a ✗ (calls would fail); a deprecated one a warning with its date.
  */
-export async function modelStatuses(_config: Config, surfaces: SurfaceModels[]): Promise<Check[]> {
-  return surfaces.map((s): Check => {
-    const id = `surface.${s.surface}.model`;
+export async function modelStatuses(config: Config, surfaces: SurfaceModels[], deps: CheckModelsDeps = {}): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const s of surfaces) {
     if (s.provider === 'offline' || s.models.length === 0) {
-      return { id, group: 'surfaces', label: `${s.surface} model`, status: 'ok', detail: 'none to check (offline provider)' };
+      checks.push({ id: `surface.${s.surface}.model`, group: 'surfaces', label: `${s.surface} model`, status: 'ok', detail: 'none to check (offline provider)' });
     }
-    return {
-      id, group: 'surfaces', label: `${s.surface} model`, status: 'unchecked',
-      detail: `${s.provider} ${s.models.join(', ')}: unchecked (model check not available)`,
-      fix: 'nothing to do here; the model ids are not verified by this build',
-    };
-  });
+  }
+  const online = new Set(surfaces.filter((s) => s.provider !== 'offline' && s.models.length > 0).map((s) => s.surface));
+  if (online.size === 0) return checks;
+  const statuses = await checkModels(config, deps);
+  for (const m of statuses) {
+    const owner = m.surface === 'embeddings' ? 'docs' : m.surface;
+    if (!online.has(owner)) continue;
+    checks.push(modelCheck(m));
+  }
+  return checks;
+}
+
+function modelCheck(m: ModelStatus): Check {
+  const id = `surface.${m.surface}.model.${m.variable}`;
+  const label = `${m.surface} model`;
+  const what = `${m.provider} ${m.model} (${m.variable})`;
+  switch (m.status) {
+    case 'ok':
+      return { id, group: 'surfaces', label, status: 'ok', detail: `${what}: offered` };
+    case 'deprecated':
+      return {
+        id, group: 'surfaces', label, status: 'warn',
+        detail: `${what}: ${m.shutdownDate ? `shuts down on ${m.shutdownDate}` : 'deprecated'}`,
+        fix: `set ${m.variable} to a current model (docs/providers.md)`,
+      };
+    case 'missing':
+      return {
+        id, group: 'surfaces', label, status: 'fail',
+        detail: `${what}: not offered by ${m.provider}${m.detail ? ` (${m.detail})` : ''}`,
+        fix: `set ${m.variable} to a model ${m.provider} lists (docs/providers.md)`,
+      };
+    default:
+      return { id, group: 'surfaces', label, status: 'unchecked', detail: `${what}: ${m.detail ?? 'unchecked'}`, fix: 'run doctor again once the provider answers' };
+  }
 }

@@ -10,6 +10,7 @@ import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
 import type { CliIo } from '../../cli/io.js';
 import { makeCorpus } from '../docs/fixtures.js';
 import { freePort } from '../serve/spawnServe.js';
+import { startOpenAIFake } from '../fakes/openai.js';
 
 /**
  * `palabre doctor` on this machine with one thing missing each time: a DATA_DIR that cannot be
@@ -66,14 +67,22 @@ function hold(port = 0): Promise<Server> {
 describe('palabre doctor', () => {
   it('exits 0 when everything the configured surfaces need is there, and never prints a key', async () => {
     const secret = 'sk-doctor-test-0123456789abcdef';
-    const r = await doctor({ ...base(), OPENAI_API_KEY: secret });
+    const fake = await startOpenAIFake();
+    // Every model the surfaces call is listed, so every model line is a ✓.
+    fake.setModels([{ id: 'gpt-6.1-terra' }, { id: 'gpt-6-luna' }, { id: 'claude-sonnet-5-5' }, { id: 'deepseek-flash' }]);
+    let r: Awaited<ReturnType<typeof doctor>>;
+    try {
+      r = await doctor({ ...base(), OPENAI_API_KEY: secret, OPENAI_BASE_URL: `${fake.url}/v1` });
+    } finally {
+      await fake.close();
+    }
     expect(r.code, r.out).toBe(0);
     expect(lineOf(r.out, 'Node.js').line).toMatch(/✓ Node\.js\s+v\d+\.\d+\.\d+ \(needs ≥ 20\.19\)/);
     expect(lineOf(r.out, 'MQTT broker').line).toMatch(/✓ MQTT broker\s+embedded \(aedes\) starts and answers on 127\.0\.0\.1, MQTT 3\.1\.1/);
     expect(lineOf(r.out, 'docs provider').line).toMatch(/✓ docs provider\s+openai \(OPENAI_API_KEY set\)/);
-    // The model-status check is not in this build: said plainly, never a made-up ✓.
-    expect(lineOf(r.out, 'docs model').line).toMatch(/\? docs model\s+openai claude-sonnet-5-5: unchecked \(model check not available\)/);
-    expect(r.checks.find((c) => c.id === 'surface.skull.model')).toMatchObject({ status: 'unchecked' });
+    // The provider was asked (the wire fake's GET /models) and lists each model.
+    expect(lineOf(r.out, 'docs model').line).toMatch(/✓ docs model\s+openai claude-sonnet-5-5 \(CHAT_MODEL\): offered/);
+    expect(r.checks.find((c) => c.id === 'surface.skull.model.AI_MODEL')).toMatchObject({ status: 'ok' });
     expect(lineOf(r.out, 'docs corpus').line).toMatch(/✓ docs corpus\s+.* \(CORPUS_DIR\): 3 files, not indexed yet/);
     expect(r.out).not.toContain(secret);
     expect(r.out).toMatch(/Everything the configured surfaces need is there/);
@@ -109,6 +118,37 @@ describe('palabre doctor', () => {
       a.close();
       b.close();
     }
+  }, 30_000);
+
+  it('✗ a model its provider does not list, ! a deprecated one with its shutdown date', async () => {
+    const fake = await startOpenAIFake();
+    fake.setModels([{ id: 'gpt-5-mini', shutdownDate: '2026-12-11' }, { id: 'claude-sonnet-5-5' }, { id: 'deepseek-flash' }]);
+    let r: Awaited<ReturnType<typeof doctor>>;
+    try {
+      r = await doctor({ ...base(), OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: `${fake.url}/v1`, AI_MODEL: 'gpt-5-mini' });
+    } finally {
+      await fake.close();
+    }
+    expect(r.code).toBe(1);
+    const deprecated = r.checks.find((c) => c.id === 'surface.skull.model.AI_MODEL');
+    expect(deprecated).toMatchObject({ status: 'warn', detail: 'openai gpt-5-mini (AI_MODEL): shuts down on 2026-12-11', fix: 'set AI_MODEL to a current model (docs/providers.md)' });
+    const missing = r.checks.find((c) => c.id === 'surface.skull.model.AI_FALLBACK_MODEL');
+    expect(missing).toMatchObject({ status: 'fail', fix: 'set AI_FALLBACK_MODEL to a model openai lists (docs/providers.md)' });
+    expect(r.out).toMatch(/✗ skull model\s+openai gpt-6-luna \(AI_FALLBACK_MODEL\): not offered by openai/);
+  }, 30_000);
+
+  it('? a model list that cannot be read says so, and does not fail the run', async () => {
+    const fake = await startOpenAIFake();
+    fake.setModels({ status: 503, errorMessage: 'models list unavailable' });
+    let r: Awaited<ReturnType<typeof doctor>>;
+    try {
+      r = await doctor({ ...base(), OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: `${fake.url}/v1` });
+    } finally {
+      await fake.close();
+    }
+    expect(r.code, r.out).toBe(0);
+    expect(r.checks.find((c) => c.id === 'surface.docs.model.CHAT_MODEL')).toMatchObject({ status: 'unchecked' });
+    expect(lineOf(r.out, 'docs model').line).toMatch(/\? docs model\s+openai claude-sonnet-5-5 \(CHAT_MODEL\): could not list openai models/);
   }, 30_000);
 
   it('✗ an MQTT_URL nobody answers', async () => {
