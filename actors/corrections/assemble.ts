@@ -43,7 +43,7 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
 }
 
 export function toReportError(f: Finding): ReportErrorWithOrigin {
-  return { code: f.code, critere: f.critere, description: null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
+  return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
 }
 
 /** Model errors first (they carry the richer explanation); detector findings the model missed are added. */

@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { DETECTORS, runDetectors, warmSpelling } from '../../actors/corrections/detectors/index.js';
+import { describe, expect, it } from 'vitest';
+import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/index.js';
 import { candidateText, type Production } from '../../actors/corrections/production.js';
 import { CODE_CRITERE } from '../../prompts/taxonomy.js';
 import { loadLabelled } from './labelled.js';
@@ -9,10 +9,6 @@ const ee = (texte: string, tache: 'EE_T1' | 'EE_T2' | 'EE_T3' = 'EE_T3', consign
 const codes = (p: Production) => runDetectors(p).map((f) => f.code);
 
 describe('deterministic detectors', () => {
-  beforeAll(() => {
-    warmSpelling();
-  }, 180_000);
-
   it('the labelled set: ≥ 30 productions (B1–C1, three written tasks, oral) and quality floors per detector', () => {
     const set = loadLabelled();
     expect(set.length).toBeGreaterThanOrEqual(30);

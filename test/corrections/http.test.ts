@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctionsSurface } from '../../transports/http/corrections.js';
-import { warmSpelling } from '../../actors/corrections/detectors/index.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surface.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
@@ -18,7 +17,6 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
   beforeAll(async () => {
-    warmSpelling();
     env = makeContext();
     const app = express();
     server = createServer(app);
