@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/log.js';
 import { buildContext, type Finding } from './detectors/context.js';
 import { DETECTORS } from './detectors/index.js';
-import { ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
+import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
 import { toFindings } from './grammalecte/mapping.js';
 import { INSTALL_HINT } from './grammalecte/locate.js';
 import type { GrammalecteSidecar } from './grammalecte/sidecar.js';
@@ -25,15 +25,23 @@ export interface EngineStatus {
 }
 
 const AGREEMENT = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect']);
-const LEXICON_WORDS: ReadonlySet<string> = new Set([...Object.keys(ANGLICISMS), ...SMS_WORDS]);
+const LEXICON_WORDS: ReadonlySet<string> = new Set([...Object.keys(ANGLICISMS), ...ANGLICISM_PHRASE_WORDS, ...SMS_WORDS]);
 
 const overlaps = (a: Finding, b: Finding) => a.start < b.start + b.extrait.length && b.start < a.start + a.extrait.length;
 const sameError = (a: Finding, b: Finding) => overlaps(a, b) && (a.code === b.code || (AGREEMENT.has(a.code) && AGREEMENT.has(b.code)));
 
 /** Adds `extra` findings that no finding of `base` already reports. */
+/** Built-in findings that decide a passage alone: Grammalecte's reading of the same words is dropped. */
+const DECISIVE = new Set(['confusion_homophones', 'anglicisme', 'majuscules_incorrectes', 'negation_incomplete']);
+
 export function mergeFindings(base: Finding[], extra: Finding[]): Finding[] {
   const out = [...base];
-  for (const f of extra) if (!out.some((g) => sameError(g, f))) out.push(f);
+  const decisive = base.filter((b) => DECISIVE.has(b.code));
+  for (const f of extra) {
+    if (out.some((g) => sameError(g, f))) continue;
+    if (decisive.some((d) => overlaps(d, f) && !(d.code === 'negation_incomplete' && AGREEMENT.has(f.code)))) continue;
+    out.push(f);
+  }
   return out.sort((a, b) => a.start - b.start);
 }
 

@@ -83,6 +83,8 @@ function isProperNoun(ctx: DetectorContext, start: number, word: string): boolea
   // Capitalised inside a sentence: a name (Reza, Wei, Gagnon). At a sentence start we cannot tell;
   // a one-line word (a signature, a greeting's name) is a name too.
   if (!SENTENCE_START.test(ctx.text.slice(Math.max(0, start - 4), start))) return true;
+  // « Priya Sharma »: a first name followed by a capitalised family name.
+  if (/^\s+\p{Lu}\p{Ll}/u.test(ctx.text.slice(start + word.length, start + word.length + 3))) return true;
   const lineEnd = ctx.text.indexOf('\n', start);
   const line = ctx.text.slice(start, lineEnd < 0 ? undefined : lineEnd).trim();
   return line.split(/\s+/).length <= 3;
