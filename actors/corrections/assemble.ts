@@ -1,4 +1,4 @@
-import { TAXONOMY_VERSION, oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
+import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
 import { densityScores } from './scoring.js';

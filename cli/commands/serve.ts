@@ -70,6 +70,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const { logger } = server.ctx;
   const providers = providersPerSurface(server.ctx);
   io.stdout.write(`${readyLines(VERSION, server.urls, providers, server.mqttMode).join('\n')}\n`);
+  for (const line of server.surfaces.flatMap((s) => s.running.notes?.() ?? [])) io.stdout.write(`  ${line}\n`);
   const startMs = Math.round(performance.now());
   logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode, startMs, timings: server.timings }, 'palabre serving');
 

@@ -29,10 +29,10 @@ const PERSONNE = new RegExp(
 /** « ne » (or « n' ») just before the match: « il ne nous a pas », « ne m'a jamais » are complete. */
 const NE_BEFORE = /(?:^|[^\p{L}])(?:ne\s+|n')(?:\p{L}+'?\s*)?$/iu;
 
-/** Where a clause starts: text start, a sentence end, a line, a comma, or a conjunction. */
 /** A word in lower case or with a capital first letter (a regex source). */
 const cap = (w: string) => `[${w[0]!.toUpperCase()}${w[0]}]${w.slice(1)}`;
 const alt = (words: string) => words.split(' ').map(cap).join('|');
+/** Where a clause starts: text start, a sentence end, a line, a comma, or a conjunction. */
 const CLAUSE = `(?:^|(?<=[.!?;:,\\n]\\s*)|(?<=(?:^|[^\\p{L}])(?:${alt("que qu' mais et car si quand comme où")}|parce que)\\s+))`;
 const DETERMINERS = alt('le la les mon ma mes ton ta tes son sa ses ce cette ces notre nos votre vos leur leurs');
 /** A noun subject: determiner + noun, or a capitalised first name, then a verb, then pas/jamais/plus/rien. */

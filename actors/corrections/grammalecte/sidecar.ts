@@ -85,6 +85,9 @@ export class GrammalecteSidecar {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
       this.child = child;
+      // Never holds the process open; when palabre exits, the driver reads EOF and exits too.
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
       let stderr = '';
       const startTimer = setTimeout(() => {
         fail(new Error(`Grammalecte did not start within ${this.opts.startTimeoutMs ?? 20_000} ms`));
