@@ -5,91 +5,19 @@
  *
  *   npx tsx bench/corrections-eval.ts tune            # the part used while tuning
  *   npx tsx bench/corrections-eval.ts heldout         # run once, at the end
- *   add --verbose to list every miss and false alarm; GRAMMALECTE=off for the built-in detectors alone
+ *   --verbose lists every miss, false alarm and score; GRAMMALECTE=off for the built-in detectors alone
  */
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { assembleReport } from '../actors/corrections/assemble.js';
 import { cacheDir } from '../actors/corrections/cache.js';
 import { Checker } from '../actors/corrections/checker.js';
-import type { Finding } from '../actors/corrections/detectors/index.js';
 import { locateGrammalecte } from '../actors/corrections/grammalecte/locate.js';
 import { GrammalecteSidecar } from '../actors/corrections/grammalecte/sidecar.js';
-import { countWords, type Production } from '../actors/corrections/production.js';
-import { CODE_CRITERE } from '../prompts/taxonomy.js';
+import { evaluate, loadEval } from '../test/corrections/eval/evaluate.js';
 
 const part = process.argv[2] ?? 'tune';
-if (!['tune', 'heldout'].includes(part)) throw new Error('usage: corrections-eval.ts tune|heldout [--verbose]');
+if (part !== 'tune' && part !== 'heldout') throw new Error('usage: corrections-eval.ts tune|heldout [--verbose]');
 const verbose = process.argv.includes('--verbose');
 
-const itemSchema = z.object({
-  id: z.string(), niveau: z.string(), l1: z.string(), natif: z.boolean(),
-  tache: z.enum(['EE_T1', 'EE_T2', 'EE_T3']), consigne: z.string(), texte: z.string(), globals: z.array(z.string()),
-});
-const MARK = /\[\[([^|\]]+)\|([a-z_]+)\]\]/g;
-
-interface Label { code: string; start: number; end: number; quote: string }
-interface Item { id: string; natif: boolean; production: Production; labels: Label[]; words: number }
-
-function load(file: string): Item[] {
-  const raw = z.array(itemSchema).parse(JSON.parse(readFileSync(new URL(`../test/corrections/eval/${file}.json`, import.meta.url), 'utf8')));
-  return raw.map((x) => {
-    let text = '';
-    let last = 0;
-    const labels: Label[] = [];
-    for (const m of x.texte.matchAll(MARK)) {
-      text += x.texte.slice(last, m.index);
-      labels.push({ code: m[2]!, start: text.length, end: text.length + m[1]!.length, quote: m[1]! });
-      text += m[1]!;
-      last = m.index + m[0].length;
-    }
-    text += x.texte.slice(last);
-    for (const g of x.globals) labels.push({ code: g, start: 0, end: text.length, quote: '' });
-    return { id: x.id, natif: x.natif, production: { epreuve: 'EE', tache: x.tache, consigne: x.consigne, texte: text }, labels, words: countWords(text) };
-  });
-}
-
-const FAMILY: Record<string, string> = Object.fromEntries(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect'].map((c) => [c, 'accord']));
-const critOf = (code: string, f?: Finding) => (code === 'autre' ? (f?.critere ?? 'competence_grammaticale') : CODE_CRITERE.get(code));
-
-function match(findings: Finding[], labels: Label[], family: boolean) {
-  const used = new Set<Finding>();
-  const hits: Label[] = [];
-  const misses: Label[] = [];
-  for (const l of labels) {
-    const ok = (f: Finding) => {
-      const codeOk = f.code === l.code
-        ? (l.code !== 'autre' || critOf('autre', f) === 'competence_grammaticale')
-        : family && FAMILY[f.code] !== undefined && FAMILY[f.code] === FAMILY[l.code];
-      return codeOk && f.start < l.end && f.start + f.extrait.length > l.start;
-    };
-    const f = findings.find((x) => !used.has(x) && ok(x));
-    if (f) { used.add(f); hits.push(l); } else misses.push(l);
-  }
-  return { hits, misses, extras: findings.filter((f) => !used.has(f)) };
-}
-
-function ranks(xs: number[]): number[] {
-  const idx = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
-  const r = new Array<number>(xs.length);
-  for (let i = 0; i < idx.length;) {
-    let j = i;
-    while (j + 1 < idx.length && idx[j + 1]![0] === idx[i]![0]) j++;
-    for (let k = i; k <= j; k++) r[idx[k]![1]] = (i + j) / 2 + 1;
-    i = j + 1;
-  }
-  return r;
-}
-function spearman(a: number[], b: number[]): number {
-  const ra = ranks(a); const rb = ranks(b);
-  const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
-  const ma = mean(ra); const mb = mean(rb);
-  let num = 0; let da = 0; let db = 0;
-  for (let i = 0; i < ra.length; i++) { num += (ra[i]! - ma) * (rb[i]! - mb); da += (ra[i]! - ma) ** 2; db += (rb[i]! - mb) ** 2; }
-  return num / Math.sqrt(da * db);
-}
-
-const items = load(part);
+const items = loadEval(part);
 const cfg = process.env.GRAMMALECTE === 'off' ? { missing: 'GRAMMALECTE=off' } : locateGrammalecte(process.env.GRAMMALECTE_PATH, cacheDir());
 let sidecar: GrammalecteSidecar | undefined;
 if ('path' in cfg) {
@@ -98,43 +26,18 @@ if ('path' in cfg) {
 }
 const checker = new Checker(sidecar, 'missing' in cfg ? cfg.missing : undefined);
 console.log(`part: ${part} (${items.length} productions, ${items.filter((i) => i.natif).length} native controls); engine: ${checker.status().engine}${sidecar ? ` ${sidecar.version}` : ''}`);
-
-const perCode = new Map<string, { tp: number; fp: number; fn: number }>();
-const get = (c: string) => perCode.get(c) ?? perCode.set(c, { tp: 0, fp: 0, fn: 0 }).get(c)!;
-let TP = 0; let FP = 0; let FN = 0; let famTP = 0; let famFP = 0; let nativeFA = 0;
-const rows: Array<{ id: string; natif: boolean; density: number; score: number }> = [];
-for (const it of items) {
-  const { findings } = await checker.check(it.production);
-  const strict = match(findings, it.labels, false);
-  const fam = match(findings, it.labels, true);
-  for (const l of strict.hits) get(l.code).tp++;
-  for (const l of strict.misses) get(l.code).fn++;
-  for (const f of strict.extras) get(f.code).fp++;
-  TP += strict.hits.length; FN += strict.misses.length; FP += strict.extras.length;
-  famTP += fam.hits.length; famFP += fam.extras.length;
-  if (it.natif) nativeFA += findings.length;
-  const report = assembleReport({ production: it.production, findings, fallback: { reason: 'offline_provider' } });
-  rows.push({ id: it.id, natif: it.natif, density: (100 * it.labels.length) / it.words, score: report.scoreGlobal });
-  if (verbose) {
-    for (const l of strict.misses) console.log(`  ${it.id} MISS ${l.code} «${l.quote}»`);
-    for (const f of strict.extras) console.log(`  ${it.id} ${it.natif ? 'NATIVE-FA' : 'FA'} ${f.code} «${f.extrait}» (${f.detecteur})`);
-  }
-}
+const r = await evaluate(items, checker, { verbose });
 await sidecar?.stop();
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)} %` : '—');
 console.log('\n| code | TP | FP | FN | precision | recall |\n| --- | --- | --- | --- | --- | --- |');
-for (const [c, s] of [...perCode.entries()].sort((a, b) => (b[1].tp + b[1].fn) - (a[1].tp + a[1].fn))) {
+for (const [c, s] of [...r.perCode.entries()].sort((a, b) => (b[1].tp + b[1].fn) - (a[1].tp + a[1].fn))) {
   console.log(`| ${c} | ${s.tp} | ${s.fp} | ${s.fn} | ${pct(s.tp / (s.tp + s.fp))} | ${pct(s.tp / (s.tp + s.fn))} |`);
 }
-console.log(`| **overall (strict code)** | ${TP} | ${FP} | ${FN} | ${pct(TP / (TP + FP))} | ${pct(TP / (TP + FN))} |`);
-console.log(`| overall (agreement family) | ${famTP} | ${famFP} | ${TP + FN - famTP} | ${pct(famTP / (famTP + famFP))} | ${pct(famTP / (TP + FN))} |`);
-const natives = rows.filter((r) => r.natif);
-const learners = rows.filter((r) => !r.natif).sort((a, b) => b.density - a.density);
-const densest = learners.slice(0, Math.max(1, Math.round(learners.length / 4)));
-const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
-const rho = spearman(rows.map((r) => r.score), rows.map((r) => r.density));
-console.log(`\nfalse alarms on native controls: ${nativeFA} on ${natives.length} texts (${(nativeFA / natives.length * 5).toFixed(1)} per 5 texts)`);
-console.log(`Spearman(global score, error density): ${rho.toFixed(3)} (want ≤ −0.75)`);
-console.log(`native mean ${mean(natives.map((r) => r.score)).toFixed(2)} (min ${Math.min(...natives.map((r) => r.score))}) vs densest quarter of learners mean ${mean(densest.map((r) => r.score)).toFixed(2)} (max ${Math.max(...densest.map((r) => r.score))}): gap ${(mean(natives.map((r) => r.score)) - mean(densest.map((r) => r.score))).toFixed(2)} points /20`);
-if (verbose) for (const r of rows) console.log(`  ${r.id} density ${r.density.toFixed(1)} score ${r.score}`);
+const { strict: S, family: F } = r;
+console.log(`| **overall (strict code)** | ${S.tp} | ${S.fp} | ${S.fn} | ${pct(S.tp / (S.tp + S.fp))} | ${pct(S.tp / (S.tp + S.fn))} |`);
+console.log(`| overall (agreement family) | ${F.tp} | ${F.fp} | ${F.fn} | ${pct(F.tp / (F.tp + F.fp))} | ${pct(F.tp / (F.tp + F.fn))} |`);
+console.log(`\nfalse alarms on native controls: ${r.nativeFalseAlarms} on ${r.natives} texts (${((r.nativeFalseAlarms / r.natives) * 5).toFixed(1)} per 5 texts)`);
+console.log(`Spearman(global score, error density): ${r.spearman.toFixed(3)} (target ≤ −0.75)`);
+console.log(`native controls mean ${r.nativeMean.toFixed(2)} vs densest quarter of learner texts mean ${r.densestMean.toFixed(2)}: gap ${r.gap.toFixed(2)} points /20 (target ≥ 3)`);
+if (verbose) for (const row of r.rows) console.log(`  ${row.id} density ${row.density.toFixed(1)} score ${row.score}`);

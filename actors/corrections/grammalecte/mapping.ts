@@ -115,10 +115,16 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
   const grammar = result.grammar.filter((e) => e.end <= text.length && !(opts.oral && WRITTEN_ONLY.has(e.type)));
   for (const e of grammar) {
     const flagged = text.slice(e.start, e.end);
+    // « ils nous on aidés »: the verb agreeing with the mistaken « on » is not a second error.
+    if (e.type === 'conj' && e.rule.includes('conj_on') && grammar.some((g) => g.type === 'conf' && /^on$/i.test(text.slice(g.start, g.end)) && g.end <= e.start && e.start - g.end < 40)) continue;
     let m = mapRule(e, flagged);
     if (!m) continue;
     let { start, end } = e;
-    if ((e.type === 'gn' || e.type === 'conj') && FUNCTION_WORD.test(flagged)) {
+    if (e.type === 'eleu') {
+      // « si il » → quote both words: the elision joins them.
+      const next = /^\s*[\p{L}]+/u.exec(text.slice(e.end));
+      if (next) end = e.end + next[0].length;
+    } else if ((e.type === 'gn' || e.type === 'conj') && FUNCTION_WORD.test(flagged)) {
       // Grammalecte flags both sides of a disagreement (« Ils » and « croit », « la » and « nouvel »):
       // one error, quoted once, on the word to change.
       const partner = grammar.find((g) => g !== e && g.type === e.type && g.start >= e.end && text.slice(e.end, g.start).trim() === '');

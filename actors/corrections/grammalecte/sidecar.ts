@@ -209,9 +209,11 @@ export class GrammalecteSidecar {
     const child = this.child;
     if (!child) { this.state = 'stopped'; return; }
     await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
+      // Held open again while it stops (it was unref'd so that it never keeps palabre alive).
+      child.ref();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      child.once('exit', () => { clearTimeout(killer); resolve(); });
       child.stdin.end();
-      setTimeout(() => child.kill('SIGKILL'), 2_000).unref();
     });
     this.state = 'stopped';
   }
