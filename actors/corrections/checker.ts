@@ -24,6 +24,7 @@ export interface EngineStatus {
   install?: string;
 }
 
+const WARMUP_WAIT_MS = 5_000;
 const AGREEMENT = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect']);
 const LEXICON_WORDS: ReadonlySet<string> = new Set([...Object.keys(ANGLICISMS), ...ANGLICISM_PHRASE_WORDS, ...SMS_WORDS]);
 
@@ -63,6 +64,8 @@ export class Checker {
   async check(production: Production): Promise<{ findings: Finding[]; engine: EngineName }> {
     const ctx = buildContext(production);
     const s = this.sidecar;
+    // A request during the warm-up (≈ 0.3–1 s after start) waits for it rather than losing Grammalecte.
+    if (s && s.state === 'starting') await Promise.race([s.start().catch(() => undefined), new Promise((r) => setTimeout(r, WARMUP_WAIT_MS).unref())]);
     const withGrammalecte = s !== undefined && s.state === 'ready';
     const builtIn: Finding[] = [];
     for (const d of DETECTORS) {
