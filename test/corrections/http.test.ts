@@ -17,7 +17,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
   beforeAll(async () => {
-    env = makeContext();
+    env = makeContext({ GRAMMALECTE: 'auto' }); // the real engine when installed (always in CI)
     const app = express();
     server = createServer(app);
     running = await correctionsSurface.start(env.ctx, { app, server });
