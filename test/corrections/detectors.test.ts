@@ -43,6 +43,32 @@ describe('deterministic detectors', () => {
     expect(neg("Je ne sais pas. Ce n'est pas grave. Il n'y a pas de bus. Il faut pas mal de temps. Ils n'ont pas peur.")).toEqual([]);
   });
 
+  it('negation without « ne »: noun subjects, personne/rien as subject, imperatives; « il ne nous a pas » is complete', () => {
+    const neg = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'negation_incomplete').map((f) => f.extrait);
+    expect(neg('Le chauffage marche pas. Mais rien marche. J’ai appelé mais personne est venu. Ramène pas de cadeau. C’est que l’ascenseur marche pas.'))
+      .toEqual(['Le chauffage marche pas', 'rien marche', 'personne est', 'Ramène pas', 'l’ascenseur marche pas']);
+    expect(neg("Il ne nous a pas semblé utile. Les travaux ne nous ont presque rien coûté. Personne ne m'appelle. Toujours pas de nouvelles. Les enfants mangent plus tard.")).toEqual([]);
+  });
+
+  it('capitals on nationality adjectives after a noun, not on nationality nouns; a title needs no full stop', () => {
+    const caps = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'majuscules_incorrectes').map((f) => f.extrait);
+    expect(caps('Des familles Indiennes et Mexicaines mangent au restaurant Italien avec les Indiens et des Chinois.')).toEqual(['Indiennes', 'Mexicaines', 'Italien']);
+    const titled = 'Un jardin sur le toit de la résidence\nDepuis le printemps, les voisins cultivent des tomates. Tout le monde participe.';
+    expect(runDetectors(ee(titled, 'EE_T2')).filter((f) => f.code === 'point_absent')).toEqual([]);
+  });
+
+  it('anglicisms: snacks, manager, lunch, hey, food truck', () => {
+    const ang = runDetectors(ee('Hey Marc, on prend un lunch avec le manager ? Il y a des snacks et un food truck.')).filter((f) => f.code === 'anglicisme').map((f) => f.extrait);
+    expect(ang).toEqual(['Hey', 'lunch', 'manager', 'snacks', 'food truck']);
+  });
+
+  it('tutoiement after a title opening (« Bonjour Madame Roy, », « Monsieur le Directeur, »), not after « Salut Paul, »', () => {
+    const tu = (t: string) => runDetectors(ee(t, 'EE_T1')).filter((f) => f.code === 'tutoiement_inadequat').length;
+    expect(tu('Monsieur le Directeur,\nTu peux me dire quand vous êtes libre ?\nCordialement,\nAna')).toBe(1);
+    expect(tu('Bonjour Madame Roy,\nEst-ce que tu as reçu mon courriel ?\nMerci,\nAna')).toBe(1);
+    expect(tu('Salut Paul,\nTu viens ce soir ?\nÀ plus,\nAna')).toBe(0);
+  });
+
   it('written-only detectors do not run on oral transcripts (ASR punctuation and spelling)', () => {
     const oral: Production = { epreuve: 'EO', tache: 'EO_T1', consigne: 'Présentez-vous.', transcript: [{ speaker: 'candidate', text: 'bonjour je m apelle ana je viens du brésil' }, { speaker: 'interlocutor', text: 'bjr' }] };
     expect(codes(oral)).toEqual([]);
