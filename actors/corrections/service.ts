@@ -95,6 +95,7 @@ export class CorrectionEngine implements CorrectionService {
   engineNote(): string {
     const s = this.checker.status();
     if (s.engine === 'grammalecte') return `corrections engine: Grammalecte ${s.version ?? ''} + built-in detectors`.trim();
+    if (this.grammalecte?.state === 'starting') return 'corrections engine: Grammalecte warming up (requests wait for it, up to 5 s) + built-in detectors';
     return `corrections engine: built-in detectors only (${s.reason}); for Grammalecte: ${INSTALL_HINT}`;
   }
 

@@ -22,7 +22,9 @@ mkdir -p "$DEST/pythonpath"
 rm -rf "$DEST/pythonpath/grammalecte.tmp"
 cp -r "$SRC" "$DEST/pythonpath/grammalecte.tmp"
 cp "$WORK"/x/usr/share/doc/libreoffice-grammalecte/copyright "$DEST/COPYRIGHT" 2>/dev/null || true
-PYTHONDONTWRITEBYTECODE= "$PY" -m compileall -q "$DEST/pythonpath/grammalecte.tmp" >/dev/null
+# unchecked-hash: the bytecode stays valid when the folder is copied (mtimes lost), so the sidecar
+# never recompiles the rule graph (that is the ~390 MB peak).
+PYTHONDONTWRITEBYTECODE= "$PY" -m compileall -q --invalidation-mode unchecked-hash "$DEST/pythonpath/grammalecte.tmp" >/dev/null
 # compileall records the .tmp path in the bytecode; harmless (only used in tracebacks).
 mv "$DEST/pythonpath/grammalecte.tmp" "$DEST/pythonpath/grammalecte"
 echo "Grammalecte installed in $DEST ($(du -sh "$DEST" | cut -f1))"
