@@ -58,7 +58,7 @@ const perDetector = DETECTORS.map((d) => {
 
 // 2. Whole offline correction of a 250-word text.
 const words250 = big.match(/\S+/g)!.slice(0, 250).join(' ');
-const env = makeContext();
+const env = makeContext({ GRAMMALECTE: process.env.GRAMMALECTE ?? 'auto' });
 const service = createCorrectionService(env.ctx);
 const tStart = performance.now();
 await service.startChecker();
