@@ -2,16 +2,17 @@
  * Corrections benchmarks:
  *  1. the deterministic detectors' time per 1,000 words (target ≤ 5 ms), on the labelled set's
  *     written productions concatenated into texts of ~1,000 words (word list already loaded);
- *  2. the whole offline correction of a 180-word EE_T3 text: correction actor in the runtime,
- *     prompt, detectors, report assembly and validation, SQLite save;
- *  3. the one-off costs: loading the cached spelling word list (and building it, when not cached).
+ *  2. the whole offline correction of a 250-word EE_T3 text (target p50 < 100 ms warm): correction
+ *     actor in the runtime, prompt, detectors + Grammalecte (when installed), report, SQLite save;
+ *  3. memory: this process's peak RSS and the Grammalecte sidecar's (VmHWM), and its start time.
  *
  *   npx tsx bench/corrections.ts [rounds=200]
  *
  * Prints one JSON line, then a table.
  */
 import os from 'node:os';
-import { DETECTORS, runDetectors, warmSpelling, wordListCached } from '../actors/corrections/detectors/index.js';
+import { readFileSync } from 'node:fs';
+import { DETECTORS, runDetectors } from '../actors/corrections/detectors/index.js';
 import { countWords, type Production } from '../actors/corrections/production.js';
 import { createCorrectionService } from '../actors/corrections/service.js';
 import { buildContext } from '../actors/corrections/detectors/context.js';
@@ -21,10 +22,8 @@ import { makeContext } from '../test/corrections/support.js';
 const ROUNDS = Math.max(20, Number(process.argv[2] ?? 200));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-const cachedBefore = wordListCached();
-const rss0 = process.memoryUsage().rss;
-const loadMs = warmSpelling();
-const rssWordList = process.memoryUsage().rss - rss0;
+let peakRss = process.memoryUsage().rss;
+const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
 
 // 1. Detectors per 1,000 words.
 const written = loadLabelled().filter((l) => l.production.epreuve === 'EE').map((l) => (l.production as Extract<Production, { epreuve: 'EE' }>).texte);
@@ -57,35 +56,43 @@ const perDetector = DETECTORS.map((d) => {
   return { detector: d.name, msPer1000Words: pct(runs, 50) };
 }).sort((a, b) => b.msPer1000Words - a.msPer1000Words);
 
-// 2. Whole offline correction of a 180-word text.
-const base = written.find((t) => countWords(t) >= 180) ?? big;
-const words180 = base.match(/\S+/g)!.slice(0, 180).join(' ');
-const env = makeContext();
+// 2. Whole offline correction of a 250-word text.
+const words250 = big.match(/\S+/g)!.slice(0, 250).join(' ');
+const env = makeContext({ GRAMMALECTE: process.env.GRAMMALECTE ?? 'auto' });
 const service = createCorrectionService(env.ctx);
+const tStart = performance.now();
+await service.startChecker();
+const checkerStartMs = performance.now() - tStart;
+const engine = service.checker.status();
 const whole: number[] = [];
 for (let i = 0; i < Math.min(ROUNDS, 100) + 5; i++) {
   const t0 = performance.now();
-  const out = await service.correctWritten({ candidateId: `bench-${i % 7}`, tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte: words180 });
+  const out = await service.correctWritten({ candidateId: `bench-${i % 7}`, tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte: words250 });
   if (!out.report.detectorsOnly) throw new Error('expected the offline provider');
   if (i >= 5) whole.push(performance.now() - t0);
 }
+const pid = service.checkerPid();
+const sidecarPeakKB = pid ? Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) : 0;
+await service.close();
 env.close();
+clearInterval(sampler);
 
 const result = {
   bench: 'corrections',
   node: process.version,
   cpus: os.cpus().length,
   detectorsPer1000WordsMs: { p50: +pct(perK, 50).toFixed(3), p95: +pct(perK, 95).toFixed(3), words: bigWords, target: 5 },
-  offlineCorrection180WordsMs: { p50: +pct(whole, 50).toFixed(2), p95: +pct(whole, 95).toFixed(2), words: countWords(words180) },
+  offlineCorrection250WordsMs: { p50: +pct(whole, 50).toFixed(2), p95: +pct(whole, 95).toFixed(2), words: countWords(words250) },
   loadAverage: +os.loadavg()[0]!.toFixed(1),
-  wordList: { cachedBefore, loadMs: Math.round(loadMs), rssMB: Math.round(rssWordList / 1e6) },
+  engine: engine.engine, engineVersion: engine.version ?? null, checkerStartMs: Math.round(checkerStartMs),
+  peakRssMB: { node: Math.round(peakRss / 1e6), grammalecte: Math.round(sidecarPeakKB / 1e3) },
 };
 console.log(JSON.stringify(result));
 console.log('');
 console.log('measure                                   p50        p95');
 console.log(`detectors, ms per 1,000 words (≤ 5)    ${result.detectorsPer1000WordsMs.p50.toFixed(3).padStart(8)}  ${result.detectorsPer1000WordsMs.p95.toFixed(3).padStart(8)}`);
-console.log(`offline correction, 180 words, ms      ${result.offlineCorrection180WordsMs.p50.toFixed(2).padStart(8)}  ${result.offlineCorrection180WordsMs.p95.toFixed(2).padStart(8)}`);
-console.log(`spelling word list: ${cachedBefore ? 'loaded from cache' : 'built (first run) then loaded'} in ${result.wordList.loadMs} ms, +${result.wordList.rssMB} MB RSS`);
+console.log(`offline correction, 250 words, ms      ${result.offlineCorrection250WordsMs.p50.toFixed(2).padStart(8)}  ${result.offlineCorrection250WordsMs.p95.toFixed(2).padStart(8)}`);
+console.log(`engine: ${engine.engine} ${engine.version ?? ''} (ready in ${result.checkerStartMs} ms); peak RSS: node ${result.peakRssMB.node} MB, Grammalecte sidecar ${result.peakRssMB.grammalecte} MB`);
 console.log(`  (load average at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs)`);
 console.log('per step (ms per 1,000 words, p50 of 50 warmed runs):');
 console.log(`  ${'tokenize + spans'.padEnd(20)} ${pct(ctxRuns, 50).toFixed(3)}`);

@@ -37,6 +37,8 @@ export interface RunningSurface {
   health?(): Record<string, unknown>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */
   urls?: Record<string, string>;
+  /** Lines printed under the start banner (e.g. which grammar engine runs). */
+  notes?(): string[];
 }
 
 /**

@@ -1,6 +1,7 @@
-import { TAXONOMY_VERSION, oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
+import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
+import { densityScores } from './scoring.js';
 import {
   PHONOLOGIE_NOT_ASSESSED, WORD_LIMITS, criteriaOf, globalScore, nclcOf, reportSchema,
   type ModelOutput, type Report, type ReportErrorWithOrigin,
@@ -43,7 +44,7 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
 }
 
 export function toReportError(f: Finding): ReportErrorWithOrigin {
-  return { code: f.code, critere: f.critere, description: null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
+  return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
 }
 
 /** Model errors first (they carry the richer explanation); detector findings the model missed are added. */
@@ -99,25 +100,6 @@ const GENERIC_ADVICE = [
   'Structurez vos idées avec des connecteurs logiques variés.',
 ];
 
-function detectorScores(production: Production, findings: Finding[]): Record<string, { score: number; justification: string }> {
-  const count = new Map<string, number>();
-  for (const f of findings) {
-    const key = production.epreuve === 'EE' ? f.critere : oralCritereOf(f.critere as Critere, f.code);
-    count.set(key, (count.get(key) ?? 0) + 1);
-  }
-  const out: Record<string, { score: number; justification: string }> = {};
-  for (const c of criteriaOf(production.epreuve)) {
-    if (!c.evalue) continue;
-    const n = count.get(c.id) ?? 0;
-    // An estimate, not a grade: 14/20 without findings, one point per finding, never below 4.
-    out[c.id] = {
-      score: Math.max(4, 14 - n),
-      justification: `Estimation automatique sans modèle : ${n} erreur(s) relevée(s) par les détecteurs pour ce critère ; le contenu et la richesse n'ont pas été évalués.`,
-    };
-  }
-  return out;
-}
-
 function strengthsFrom(production: Production, findings: Finding[]): string[] {
   const found = new Set(findings.map((f) => f.code));
   const checked = DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes);
@@ -142,7 +124,7 @@ export function assembleReport(input: AssembleInput): Report {
   const erreurs = fromModel ? mergeErrors(fromModel.output.erreurs, findings) : findings.map(toReportError);
   const scores = fromModel
     ? (fromModel.output.criteres as Record<string, { score: number; justification: string }>)
-    : detectorScores(production, findings);
+    : densityScores(production, findings, mots);
 
   const criteres: Report['criteres'] = {};
   for (const c of criteriaOf(production.epreuve)) {

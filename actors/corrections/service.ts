@@ -15,7 +15,10 @@ import { correctionMachine, type CorrectionInput, type CorrectionOutput, type Va
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
 import { assembleReport } from './assemble.js';
 import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
-import { ensureSpelling, runDetectors, setCacheDir, wordListCached } from './detectors/index.js';
+import { cacheDir, setCacheDir } from './cache.js';
+import { Checker } from './checker.js';
+import { INSTALL_HINT, locateGrammalecte } from './grammalecte/locate.js';
+import { GrammalecteSidecar } from './grammalecte/sidecar.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from './production.js';
 import { CORRECTION_MIGRATIONS, CorrectionStore } from './store.js';
@@ -32,7 +35,8 @@ export const DEADLINE_MARGIN_MS = 3_000;
 
 type CorrectionConfig = Pick<Config,
   'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
-  | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'>;
+  | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
+  | 'GRAMMALECTE' | 'GRAMMALECTE_PATH' | 'GRAMMALECTE_PYTHON' | 'GRAMMALECTE_TIMEOUT_MS' | 'PALABRE_CACHE_DIR'>;
 
 export interface CorrectionsDeps {
   db: Db;
@@ -45,12 +49,64 @@ export interface CorrectionsDeps {
 
 export class CorrectionEngine implements CorrectionService {
   readonly store: CorrectionStore;
+  /** The offline checker: built-in detectors, plus Grammalecte when it runs. */
+  readonly checker: Checker;
+  private readonly grammalecte: GrammalecteSidecar | undefined;
   private readonly log: Logger;
 
   constructor(private readonly deps: CorrectionsDeps) {
     migrate(deps.db, CORRECTION_MIGRATIONS, deps.logger);
     this.store = new CorrectionStore(deps.db);
     this.log = deps.logger.child({ surface: 'corrections' });
+    const c = deps.config;
+    setCacheDir(c.PALABRE_CACHE_DIR);
+    const found = c.GRAMMALECTE === 'off' ? { missing: 'GRAMMALECTE=off' } : locateGrammalecte(c.GRAMMALECTE_PATH, cacheDir());
+    if ('path' in found) {
+      this.grammalecte = new GrammalecteSidecar({ python: c.GRAMMALECTE_PYTHON, pythonPath: found.path, timeoutMs: c.GRAMMALECTE_TIMEOUT_MS, logger: this.log });
+    }
+    this.checker = new Checker(this.grammalecte, 'missing' in found ? found.missing : undefined, this.log);
+  }
+
+  /**
+   * Starts the Grammalecte sidecar (another process: the event loop keeps serving while it warms).
+   * Resolves once it is ready or has failed — never rejects: without it the detectors still run.
+   */
+  startChecker(): Promise<void> {
+    this.checkerStart ??= this.startCheckerOnce();
+    return this.checkerStart;
+  }
+
+  private checkerStart: Promise<void> | undefined;
+
+  private async startCheckerOnce(): Promise<void> {
+    if (!this.grammalecte) {
+      this.log.warn({ reason: this.checker.status().reason, install: INSTALL_HINT }, 'corrections: built-in detectors only (Grammalecte not found)');
+      return;
+    }
+    const t0 = performance.now();
+    try {
+      await this.grammalecte.start();
+      this.log.info({ version: this.grammalecte.version, warmMs: this.grammalecte.warmMs, ms: Math.round(performance.now() - t0) }, 'corrections: Grammalecte ready');
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, install: INSTALL_HINT }, 'corrections: Grammalecte did not start; built-in detectors only');
+    }
+  }
+
+  /** One line for the start banner: which engine checks productions, and how to get the other. */
+  engineNote(): string {
+    const s = this.checker.status();
+    if (s.engine === 'grammalecte') return `corrections engine: Grammalecte ${s.version ?? ''} + built-in detectors`.trim();
+    if (this.grammalecte?.state === 'starting') return 'corrections engine: Grammalecte warming up (requests wait for it, up to 5 s) + built-in detectors';
+    return `corrections engine: built-in detectors only (${s.reason}); for Grammalecte: ${INSTALL_HINT}`;
+  }
+
+  /** The Grammalecte process id (benchmarks read its memory; tests kill it to check the restart). */
+  checkerPid(): number | undefined {
+    return this.grammalecte?.pid();
+  }
+
+  async close(): Promise<void> {
+    await this.grammalecte?.stop();
   }
 
   /** The provider grading reports (`offline` when no key is configured). */
@@ -89,11 +145,10 @@ export class CorrectionEngine implements CorrectionService {
           return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
         }),
         mergeDetectors: fromPromise(async ({ input }) => {
-          // The first correction on a machine waits for the word list, built off the event loop.
-          await ensureSpelling();
+          const { findings } = await this.checker.check(input.production);
           return assembleReport({
             production: input.production,
-            findings: runDetectors(input.production),
+            findings,
             ...(input.model ? { model: input.model } : {}),
             ...(input.fallback ? { fallback: input.fallback } : {}),
           });
@@ -186,27 +241,15 @@ function waitForOutput(ref: AnyActorRef, signal?: AbortSignal): Promise<Correcti
 const shared = new WeakMap<object, CorrectionEngine>();
 
 /**
- * One engine per application context (the corrections surface and the T2 surface share it).
- * Loads the cached spelling word list right after start so the first request does not pay for it.
+ * One engine per application context (the corrections surface and the T2 surface share it), so one
+ * Grammalecte process per server. Its start is begun here, off the event loop (a child process).
  */
 export function createCorrectionService(ctx: AppContext): CorrectionEngine {
   let engine = shared.get(ctx);
   if (!engine) {
     engine = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
     shared.set(ctx, engine);
-    const log = ctx.logger.child({ surface: 'corrections' });
-    setCacheDir(ctx.config.PALABRE_CACHE_DIR);
-    const cached = wordListCached();
-    // Building it expands the Hunspell dictionary (seconds of CPU): on a worker thread, so the
-    // process keeps serving; a correction that arrives meanwhile waits for it.
-    if (!cached) log.info('French spelling word list not cached yet: building it once on a worker thread');
-    const t0 = performance.now();
-    setImmediate(() => {
-      ensureSpelling().then(
-        (loadMs) => log.info({ ms: Math.round(cached ? loadMs : performance.now() - t0), built: !cached }, 'French spelling word list loaded'),
-        (err: unknown) => log.error({ err }, 'French spelling word list unavailable: corrections will retry on their next request'),
-      );
-    });
+    void engine.startChecker();
   }
   return engine;
 }

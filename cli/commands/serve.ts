@@ -74,6 +74,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const { logger } = server.ctx;
   const providers = providersPerSurface(server.ctx);
   io.stdout.write(`${readyLines(VERSION, server.urls, providers, server.mqttMode).join('\n')}\n`);
+  for (const line of server.surfaces.flatMap((s) => s.running.notes?.() ?? [])) io.stdout.write(`  ${line}\n`);
   // The model check runs after the start (it never delays it): its warnings complete the banner.
   const { modelProblemLines } = await import('../../actors/llm/modelStatus.js');
   void server.models.firstCheck.then((statuses) => {

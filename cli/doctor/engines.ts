@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import type { Check } from './check.js';
+import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
 import { safeUrl } from './mqtt.js';
 
 const EXTRA_BIN_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin'];
@@ -42,29 +42,20 @@ export function checkTestBinary(id: string, label: string, names: string[], debi
 }
 
 /**
- * Where the grammar checker's Python package (Grammalecte) may live, in the order tried. Kept in
- * this one function so that it can follow wherever the corrections sidecar installs it.
+ * The grammar checker (Grammalecte), found exactly as the corrections sidecar finds it
+ * (actors/corrections/grammalecte/locate.ts: GRAMMALECTE_PATH, the install script's cache folder,
+ * Debian's full install), then imported by the Python the sidecar runs (GRAMMALECTE_PYTHON).
  */
-export function grammalecteCandidates(env: Record<string, string | undefined>, cacheDir?: string): string[] {
-  const fromEnv = [env.GRAMMALECTE_DIR, ...(env.PYTHONPATH ?? '').split(delimiter)];
-  const cache = cacheDir ?? join(tmpdir(), 'palabre-cache');
-  const places = [join(process.cwd(), 'vendor', 'grammalecte'), join(cache, 'grammalecte'), '/opt/grammalecte', '/usr/local/share/grammalecte', '/usr/share/grammalecte'];
-  return [...new Set([...fromEnv, ...places].filter((p): p is string => Boolean(p)))];
-}
-
-/** python3 present, and `import grammalecte` works with the candidate folders on PYTHONPATH. */
-export async function checkGrammalecte(env: Record<string, string | undefined>, cacheDir?: string): Promise<Check> {
+export async function checkGrammalecte(opts: { mode: 'auto' | 'off'; path?: string; python: string; cacheDir: string; pathVar?: string }): Promise<Check> {
   const base = { id: 'engine.grammalecte', group: 'engines' as const, label: 'grammar checker' };
-  const python = findBinary('python3', env.PATH);
-  if (!python) return { ...base, status: 'warn', detail: 'python3 not found (Grammalecte runs on it; corrections work without it, with fewer detectors)', fix: 'apt-get install -y python3' };
-  const candidates = grammalecteCandidates(env, cacheDir);
-  const r = await run(python, ['-c', 'import grammalecte, os; print(os.path.dirname(grammalecte.__file__))'], { PATH: env.PATH ?? process.env.PATH ?? '', PYTHONPATH: candidates.join(delimiter) });
+  if (opts.mode === 'off') return { ...base, status: 'warn', detail: 'GRAMMALECTE=off: corrections use the built-in detectors alone (fewer errors found)', fix: 'unset GRAMMALECTE (or set it to auto) to use Grammalecte' };
+  const python = opts.python.includes('/') ? opts.python : findBinary(opts.python, opts.pathVar);
+  if (!python) return { ...base, status: 'warn', detail: `${opts.python} not found (Grammalecte runs on it; corrections work without it, with the built-in detectors alone)`, fix: 'apt-get install -y python3, or set GRAMMALECTE_PYTHON' };
+  const found = locateGrammalecte(opts.path, opts.cacheDir);
+  if ('missing' in found) return { ...base, status: 'warn', detail: `${found.missing}; corrections work without it, with the built-in detectors alone`, fix: INSTALL_HINT };
+  const r = await run(python, ['-c', 'import grammalecte.fr, os; print(os.path.dirname(grammalecte.__file__))'], { PATH: opts.pathVar ?? process.env.PATH ?? '', PYTHONPATH: found.path });
   if (r.code === 0) return { ...base, status: 'ok', detail: `Grammalecte at ${r.stdout.trim()} (${python})` };
-  return {
-    ...base, status: 'warn',
-    detail: `${python} found, but no importable grammalecte module (looked in ${candidates.join(', ')}); corrections work without it, with fewer detectors`,
-    fix: `unzip Grammalecte's "CLI & server" package (https://grammalecte.net) into one of those folders, or set GRAMMALECTE_DIR`,
-  };
+  return { ...base, status: 'warn', detail: `Grammalecte at ${found.path} does not import with ${python}: ${r.stderr.trim().split('\n').at(-1) ?? ''}`, fix: INSTALL_HINT };
 }
 
 function tcpReachable(host: string, port: number, timeoutMs = 3000): Promise<string | undefined> {

@@ -4,6 +4,7 @@ import type { Config } from '../../core/config/index.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import { configuredSurfaces, MARK, type Check } from './check.js';
 import { checkCorpus } from './corpus.js';
+import { cacheDir } from '../../actors/corrections/cache.js';
 import { checkGrammalecte, checkPostgres, checkTestBinary } from './engines.js';
 import { checkEmbeddedBroker, checkExternalBroker } from './mqtt.js';
 import { checkSurfaceProviders, modelStatuses } from './surfaces.js';
@@ -43,7 +44,7 @@ export async function runDoctor({ config, env, corpus }: DoctorInput): Promise<D
       ]),
   ]);
   const engines = Promise.all([
-    checkGrammalecte(env, config.PALABRE_CACHE_DIR),
+    checkGrammalecte({ mode: config.GRAMMALECTE, path: config.GRAMMALECTE_PATH, python: config.GRAMMALECTE_PYTHON, cacheDir: config.PALABRE_CACHE_DIR ?? cacheDir(), pathVar: env.PATH }),
     ...(env.DATABASE_URL ? [checkPostgres(env.DATABASE_URL, env.PATH)] : []),
     Promise.resolve(checkTestBinary('test.chromium', 'Chromium', ['chromium', 'chromium-browser'], 'chromium', 'page tests', env.PATH)),
     Promise.resolve(checkTestBinary('test.mosquitto', 'mosquitto', ['mosquitto'], 'mosquitto mosquitto-clients', 'MQTT 5 tests', env.PATH)),

@@ -1,3 +1,4 @@
+import { liveModelFor } from '../../actors/llm/liveModel.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import type { ProviderName } from '../../actors/llm/types.js';
 import type { Config } from '../../core/config/index.js';
@@ -59,10 +60,10 @@ export function checkSurfaceProviders(config: Config, surfaces: string[]): { che
     if (surface === 't2') {
       if (available.includes('gemini')) {
         checks.push({ id: 'surface.t2.provider', group: 'surfaces', label: 't2 provider', status: 'ok', detail: `gemini Live (${keyState(config, 'gemini')})` });
-        models.push({ surface: 't2', provider: 'gemini', models: [config.T2_LIVE_MODEL] });
+        models.push({ surface: 't2', provider: 'gemini', models: [liveModelFor(config)] });
       } else {
         // Without Gemini, T2 runs in text mode: a working surface, not a missing piece.
-        one('t2', 'T2_TEXT_PROVIDER', config.T2_TEXT_PROVIDER, []);
+        one('t2', 'T2_TEXT_PROVIDER', config.T2_TEXT_PROVIDER, [config.T2_TEXT_MODEL]);
         const line = checks.at(-1)!;
         if (line.status === 'ok') {
           line.status = 'warn';

@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { DETECTORS, runDetectors, warmSpelling } from '../../actors/corrections/detectors/index.js';
+import { describe, expect, it } from 'vitest';
+import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/index.js';
 import { candidateText, type Production } from '../../actors/corrections/production.js';
 import { CODE_CRITERE } from '../../prompts/taxonomy.js';
 import { loadLabelled } from './labelled.js';
@@ -9,10 +9,6 @@ const ee = (texte: string, tache: 'EE_T1' | 'EE_T2' | 'EE_T3' = 'EE_T3', consign
 const codes = (p: Production) => runDetectors(p).map((f) => f.code);
 
 describe('deterministic detectors', () => {
-  beforeAll(() => {
-    warmSpelling();
-  }, 180_000);
-
   it('the labelled set: ≥ 30 productions (B1–C1, three written tasks, oral) and quality floors per detector', () => {
     const set = loadLabelled();
     expect(set.length).toBeGreaterThanOrEqual(30);
@@ -25,7 +21,8 @@ describe('deterministic detectors', () => {
     for (const r of rows) {
       expect(r.tp + r.fn, `${r.code} has labelled examples`).toBeGreaterThan(0);
       expect(r.precision ?? 0, r.code).toBeGreaterThanOrEqual(0.5);
-      expect(r.recall ?? 0, r.code).toBeGreaterThanOrEqual(0.5);
+      // Spelling belongs to Grammalecte (test/corrections/grammalecte.test.ts); the built-in list is a fallback.
+      if (r.code !== 'faute_orthographe_courante') expect(r.recall ?? 0, r.code).toBeGreaterThanOrEqual(0.5);
     }
   });
 
@@ -44,6 +41,32 @@ describe('deterministic detectors', () => {
     const neg = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'negation_incomplete').map((f) => f.extrait);
     expect(neg('Je sais pas. C’est pas grave. Il y a pas de bus.')).toEqual(['Je sais pas', 'C’est pas', 'Il y a pas']);
     expect(neg("Je ne sais pas. Ce n'est pas grave. Il n'y a pas de bus. Il faut pas mal de temps. Ils n'ont pas peur.")).toEqual([]);
+  });
+
+  it('negation without « ne »: noun subjects, personne/rien as subject, imperatives; « il ne nous a pas » is complete', () => {
+    const neg = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'negation_incomplete').map((f) => f.extrait);
+    expect(neg('Le chauffage marche pas. Mais rien marche. J’ai appelé mais personne est venu. Ramène pas de cadeau. C’est que l’ascenseur marche pas.'))
+      .toEqual(['Le chauffage marche pas', 'rien marche', 'personne est', 'Ramène pas', 'l’ascenseur marche pas']);
+    expect(neg("Il ne nous a pas semblé utile. Les travaux ne nous ont presque rien coûté. Personne ne m'appelle. Toujours pas de nouvelles. Les enfants mangent plus tard.")).toEqual([]);
+  });
+
+  it('capitals on nationality adjectives after a noun, not on nationality nouns; a title needs no full stop', () => {
+    const caps = (t: string) => runDetectors(ee(t)).filter((f) => f.code === 'majuscules_incorrectes').map((f) => f.extrait);
+    expect(caps('Des familles Indiennes et Mexicaines mangent au restaurant Italien avec les Indiens et des Chinois.')).toEqual(['Indiennes', 'Mexicaines', 'Italien']);
+    const titled = 'Un jardin sur le toit de la résidence\nDepuis le printemps, les voisins cultivent des tomates. Tout le monde participe.';
+    expect(runDetectors(ee(titled, 'EE_T2')).filter((f) => f.code === 'point_absent')).toEqual([]);
+  });
+
+  it('anglicisms: snacks, manager, lunch, hey, food truck', () => {
+    const ang = runDetectors(ee('Hey Marc, on prend un lunch avec le manager ? Il y a des snacks et un food truck.')).filter((f) => f.code === 'anglicisme').map((f) => f.extrait);
+    expect(ang).toEqual(['Hey', 'lunch', 'manager', 'snacks', 'food truck']);
+  });
+
+  it('tutoiement after a title opening (« Bonjour Madame Roy, », « Monsieur le Directeur, »), not after « Salut Paul, »', () => {
+    const tu = (t: string) => runDetectors(ee(t, 'EE_T1')).filter((f) => f.code === 'tutoiement_inadequat').length;
+    expect(tu('Monsieur le Directeur,\nTu peux me dire quand vous êtes libre ?\nCordialement,\nAna')).toBe(1);
+    expect(tu('Bonjour Madame Roy,\nEst-ce que tu as reçu mon courriel ?\nMerci,\nAna')).toBe(1);
+    expect(tu('Salut Paul,\nTu viens ce soir ?\nÀ plus,\nAna')).toBe(0);
   });
 
   it('written-only detectors do not run on oral transcripts (ASR punctuation and spelling)', () => {

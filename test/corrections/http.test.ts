@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctionsSurface } from '../../transports/http/corrections.js';
-import { warmSpelling } from '../../actors/corrections/detectors/index.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surface.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
@@ -18,8 +17,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
   beforeAll(async () => {
-    warmSpelling();
-    env = makeContext();
+    env = makeContext({ GRAMMALECTE: 'auto' }); // the real engine when installed (always in CI)
     const app = express();
     server = createServer(app);
     running = await correctionsSurface.start(env.ctx, { app, server });
@@ -69,6 +67,36 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     expect(oral.report.criteres.phonologie!.evalue).toBe(false);
     expect(oral.report.erreurs.map((e) => e.code).sort()).toEqual(['anglicisme', 'negation_incomplete']);
     expect(running.health!()).toMatchObject({ productions: 2 });
+  });
+
+  it('422 not_french for English, Spanish, Chinese and Arabic productions: nothing graded, nothing stored', async () => {
+    const before = (running.health!() as { productions: number }).productions;
+    const texts = [
+      'Hello Mark, I wanted to tell you that the meeting tomorrow is cancelled because the manager is sick. We will reschedule it next week. Best regards, John',
+      'Hola Marta, te escribo para invitarte a mi cumpleaños el sábado. Vamos a cenar en un restaurante cerca de mi casa y después bailar. Un abrazo, Lucía',
+      '你好，我想告诉你明天的会议取消了，因为经理生病了。我们下周再安排。请告诉我星期四是否可以。谢谢！',
+      'مرحبا، أردت أن أخبرك أن اجتماع الغد قد ألغي لأن المدير مريض. سنعيد جدولته الأسبوع المقبل. مع تحياتي',
+    ];
+    for (const texte of texts) {
+      const res = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte });
+      expect(res.status, texte.slice(0, 20)).toBe(422);
+      const body = (await res.json()) as { error: string; message: string };
+      expect(body.error).toBe('not_french');
+      expect(body.message).toContain('français');
+    }
+    const oral = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'candidate', text: texts[0]! }] });
+    expect(oral.status).toBe(422);
+    expect((running.health!() as { productions: number }).productions).toBe(before);
+    // French with a few English words is French.
+    const mixed = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: "Hey Sarah,\nJe pense qu'on devrait organiser un lunch avec le manager pour fêter la fin du projet. On peut commander des snacks et réserver un food truck pour vendredi midi. Tu peux demander à Marc s'il est libre ?\nÀ plus tard,\nJohn" });
+    expect(mixed.status).toBe(200);
+  });
+
+  it('/healthz names the correction engine and how to install the other', () => {
+    const h = running.health!() as { engine: { engine: string; install?: string } };
+    expect(['grammalecte', 'detectors']).toContain(h.engine.engine);
+    if (h.engine.engine === 'detectors') expect(h.engine.install).toContain('install.sh');
+    expect(running.notes!()[0]).toMatch(/^corrections engine: /);
   });
 
   it('GET /candidates/:id/patterns: own patterns only (403 for another candidate, 401 without token)', async () => {

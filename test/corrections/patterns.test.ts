@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CorrectionStore, CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
 import { candidatePatterns, groupAutre, autreReview } from '../../actors/corrections/patterns.js';
 import { assembleReport, mergeErrors } from '../../actors/corrections/assemble.js';
-import { runDetectors, warmSpelling } from '../../actors/corrections/detectors/index.js';
+import { runDetectors } from '../../actors/corrections/detectors/index.js';
 import type { Production } from '../../actors/corrections/production.js';
 import type { ReportErrorWithOrigin } from '../../actors/corrections/report.js';
 import { migrate } from '../../core/store/db.js';
@@ -74,7 +74,6 @@ describe('patterns: a code in ≥ 3 of the last 5 productions', () => {
 
 describe('merging model errors and detector findings', () => {
   beforeAll(() => {
-    warmSpelling();
   }, 180_000);
   it('no duplicates: same code on overlapping spans or a whole-text code counts once; structure_absente = paragraphes_absents', () => {
     const findings = runDetectors(production);

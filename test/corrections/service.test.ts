@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCorrectionService } from '../../actors/corrections/service.js';
-import { warmSpelling } from '../../actors/corrections/detectors/index.js';
 import { reportSchema } from '../../actors/corrections/report.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
@@ -25,7 +24,6 @@ describe('correction service over the real OpenAI provider and the wire fake', (
   let env: ReturnType<typeof makeContext>;
   beforeAll(async () => {
     // The French dictionary takes seconds to build: once, in the hook (60 s budget), not in a test.
-    warmSpelling();
     fake = await startOpenAIFake();
   }, 180_000);
   afterAll(() => fake.close());

@@ -14,7 +14,9 @@ import type { WrittenModelOutput } from '../../actors/corrections/report.js';
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
 export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-corr-'));
-  const config = loadConfig({ env: { DATA_DIR: dir, JWT_SECRET: 'corrections-test-secret-0123456789', LLM_MAX_RETRIES: '0', ...env }, dotenvPath: null });
+  // GRAMMALECTE=off unless a test asks for it: one Python sidecar per test context would cost a
+  // second of CPU each; the HTTP and Grammalecte tests run the real engine.
+  const config = loadConfig({ env: { DATA_DIR: dir, JWT_SECRET: 'corrections-test-secret-0123456789', LLM_MAX_RETRIES: '0', GRAMMALECTE: 'off', ...env }, dotenvPath: null });
   const logger = silentLogger();
   const metrics = createMetrics({ defaults: false });
   const db = openStore({ path: join(dir, 'palabre.db') });

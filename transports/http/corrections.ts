@@ -6,7 +6,7 @@ import type { AppContext, Surface } from '../../core/surface.js';
 import { createCorrectionService, type CorrectionEngine } from '../../actors/corrections/service.js';
 import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from '../../actors/corrections/report.js';
-import { spellingLoadMs } from '../../actors/corrections/detectors/index.js';
+import { NOT_FRENCH_MESSAGE, detectFrench } from '../../actors/corrections/language.js';
 
 /**
  * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
@@ -91,6 +91,8 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
   router.post('/corrections/ee', bearer, parseJson, (req, res) => {
     const parsed = eeBody.safeParse(req.body);
     if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
+    const lang = detectFrench(parsed.data.texte);
+    if (!lang.french) return reject(res, 422, { error: 'not_french', message: NOT_FRENCH_MESSAGE, detected: lang.detected }, 'not_french');
     const principal = principalOf(res);
     return withDeadline(req, res, async (signal) => {
       const out = await service.correctWritten({ candidateId: principal.sub, ...parsed.data, signal });
@@ -101,6 +103,8 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
   router.post('/corrections/eo', bearer, parseJson, (req, res) => {
     const parsed = eoBody.safeParse(req.body);
     if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
+    const lang = detectFrench(parsed.data.transcript.filter((t) => t.speaker === 'candidate').map((t) => t.text).join('\n'));
+    if (!lang.french) return reject(res, 422, { error: 'not_french', message: NOT_FRENCH_MESSAGE, detected: lang.detected }, 'not_french');
     const principal = principalOf(res);
     return withDeadline(req, res, async (signal) => {
       const out = await service.correctOral({ candidateId: principal.sub, ...parsed.data, signal });
@@ -137,11 +141,16 @@ export const correctionsSurface: Surface = {
       }
       http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
     }
+    // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
+    // process) before answering, bounded so a slow machine does not hold the start.
+    await Promise.race([service.startChecker(), new Promise((r) => setTimeout(r, 3_000).unref())]);
     return {
       async stop() {
         // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
+        await service.close();
       },
-      health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), spellingLoadMs: Math.round(spellingLoadMs()) }),
+      health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), engine: service.checker.status() }),
+      notes: () => [service.engineNote()],
       urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
     };
   },

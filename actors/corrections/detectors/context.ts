@@ -39,6 +39,8 @@ export interface Finding {
   detecteur: string;
   /** Offset of the extrait in the candidate text (for overlap-based de-duplication). */
   start: number;
+  /** Required by the taxonomy for `autre` (what the error is), absent otherwise. */
+  description?: string;
 }
 
 export interface Detector {

@@ -104,7 +104,8 @@ export const enonceCopie: Detector = {
   },
 };
 
-const FORMAL_SALUTATION = /^(madame|monsieur|mesdames|messieurs|à l'attention|à qui de droit)/i;
+/** A formal opening: a title, alone or after « Bonjour » / « Cher » (« Monsieur le Directeur, », « Bonjour Madame Roy, »). */
+const FORMAL_SALUTATION = /^(?:(?:bonjour|bonsoir|cher|chère)\s+)?(?:madame|monsieur|mesdames|messieurs|docteur|docteure|maître|professeur|professeure|à l'attention|à qui de droit)/i;
 const TU_FORMS = new Set(['tu', 'toi', 'ton', 'ta', 'tes', 'te']);
 
 /** `tutoiement_inadequat`: a letter opened with « Madame, Monsieur » that then says « tu ». */

@@ -7,8 +7,6 @@ import { majuscules, phraseTropLongue, pointAbsent, ponctuation } from './punctu
 import { orthographe } from './spelling.js';
 
 export type { Detector, Finding } from './context.js';
-export { ensureSpelling, warmSpelling, spellingLoadMs } from './spelling.js';
-export { setCacheDir, wordListCached } from './wordlist.js';
 
 /** Every deterministic detector, in report order. None calls a model. */
 export const DETECTORS: readonly Detector[] = [

@@ -33,14 +33,29 @@ export const ANGLICISMS: Record<string, string> = {
   forwarder: 'transférer', forwardé: 'transféré', downloader: 'télécharger', uploader: 'téléverser', liker: 'aimer', scroller: 'faire défiler',
   updater: 'mettre à jour', updaté: 'mis à jour', meeter: 'rencontrer', shopper: 'magasiner', online: 'en ligne', offline: 'hors ligne',
   computer: 'ordinateur', laptop: 'ordinateur portable', weekend: 'fin de semaine', job: 'emploi', jobs: 'emplois', fun: 'amusant',
+  snack: 'collation', snacks: 'collations, en-cas', manager: 'gérant, responsable', managers: 'gérants, responsables', lunch: 'dîner, repas du midi',
+  lunchs: 'repas du midi', hey: 'salut', cookies: 'biscuits', cookie: 'biscuit', sorry: 'désolé', nice: 'sympa, agréable', hello: 'bonjour',
+  feedbacks: 'retours', brainstorming: 'remue-méninges', coach: 'entraîneur', fooding: 'gastronomie',
 };
+/** Anglicisms of several words: matched on the text, quoted whole. */
+const ANGLICISM_PHRASES: Array<[RegExp, string]> = [
+  [wordRe('food[- ]trucks?', 'giu'), 'camion-restaurant'],
+  [wordRe('fast[- ]foods?', 'giu'), 'restauration rapide'],
+  [wordRe('week[- ]ends? off', 'giu'), 'fin de semaine de congé'],
+];
+/** Single words of those phrases (the spelling check leaves them to this detector). */
+export const ANGLICISM_PHRASE_WORDS: readonly string[] = ['food', 'truck', 'trucks', 'fast', 'foods'];
 export const anglicisme: Detector = {
   name: 'anglicisme',
   codes: ['anglicisme'],
   applies: always,
   detect(ctx) {
-    return ctx.tokens.filter((t) => Object.hasOwn(ANGLICISMS, t.lower)).map((t) =>
+    const out = ctx.tokens.filter((t) => Object.hasOwn(ANGLICISMS, t.lower)).map((t) =>
       finding('anglicisme', 'anglicisme', ctx, t.start, t.end, `Anglicisme : dites « ${ANGLICISMS[t.lower]} ».`));
+    for (const [re, fix] of ANGLICISM_PHRASES) {
+      for (const m of ctx.text.matchAll(re)) out.push(finding('anglicisme', 'anglicisme', ctx, m.index, m.index + m[0].length, `Anglicisme : dites « ${fix} ».`));
+    }
+    return out.sort((a, b) => a.start - b.start);
   },
 };
 
@@ -52,6 +67,14 @@ const HOMOPHONES: Array<[RegExp, string]> = [
   [wordRe('(?:il|elle|on) (?:et|est) (?:allé|allée|venu|venue|parti|partie|arrivé|arrivée)', 'giu'), 'vérifiez « est » / « et »'],
   [wordRe("(?:je|tu|il|elle|on|nous|vous|ils|elles) (?:et)", 'giu'), '« est » (verbe être) et non « et »'],
   [wordRe('ces (?:un|une)', 'giu'), "« c'est » et non « ces »"],
+  // « a » (avoir) for the preposition « à »: only where « avoir » cannot be meant.
+  [wordRe("a (?:pied|vélo|côté|coté|partir d|bientôt|cause d|propos d|peu près|la fois|mon avis|ton avis|votre avis|notre avis|l'heure|l’heure|l'étranger|l’étranger|votre disposition|plus tard)", 'giu'), '« à » (préposition) et non « a »'],
+  [wordRe('(?:merci|grâce|face|quant|jusqu|petit|rester|reste|restez|aider|aide|aidez|oblige|obligent|commence|commencent|apprendre|apprend|apprennent|penser|pense|demander|demande|allé|allée|allés|allées|aller|vais|va|vont|allons|allez) a', 'giu'), '« à » (préposition) et non « a »'],
+  [wordRe('a (?:\\d{1,2}|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|midi|minuit|douze|treize|quatorze|quinze|seize|dix-sept|dix-huit|dix-neuf|vingt|vingt et une|vingt-deux|vingt-trois) ?(?:heures?|h)(?![\\p{L}])', 'giu'), '« à » (préposition) devant une heure'],
+  // « s'est / s'était » for « c'est / c'était » before a determiner (« le premier choc, s'était le froid »).
+  [wordRe("s['’](?:est|était) (?:le|la|les|un|une|des|du|mon|ma|mes|ton|ta|son|sa|ses|notre|votre|leur|ce|cette|beaucoup|très|trop|vraiment|difficile|facile|important|normal|dommage)", 'giu'), "« c'est / c'était » et non « s'est / s'était »"],
+  // « ma / ta / sa » + participle: « m'a / t'a / s'a » (« mon amie ma conseillé »). Nouns in -té are left out.
+  [wordRe('(?:ma|ta) (?:\\p{Ll}+(?<!t)é)', 'giu'), "« m'a / t'a » (pronom + avoir) et non « ma / ta »"],
 ];
 
 export const homophones: Detector = {
@@ -62,7 +85,7 @@ export const homophones: Detector = {
     const out: Finding[] = [];
     for (const [re, fix] of HOMOPHONES) {
       for (const m of ctx.text.matchAll(re)) {
-        if (out.some((f) => f.start === m.index)) continue;
+        if (out.some((f) => f.start < m.index + m[0].length && m.index < f.start + f.extrait.length)) continue;
         out.push(finding('homophones', 'confusion_homophones', ctx, m.index, m.index + m[0].length, `Homophone : ${fix}.`));
       }
     }

@@ -46,9 +46,11 @@ export const pointAbsent: Detector = {
       out.push(finding('point-absent', 'point_absent', ctx, before.start, after.end, `Mettez un point entre « ${before.text} » et « ${after.text} » : ce sont deux phrases.`));
     }
     // A body paragraph that stops without any final punctuation.
-    for (const p of ctx.paragraphs) {
+    for (const [i, p] of ctx.paragraphs.entries()) {
       const words = p.text.split(/\s+/).length;
       if (words < 8 || LINE_END_OK.test(p.text) || LETTER_LINE.test(p.text)) continue;
+      // A first short line above the body is a title (an article, a blog post): no full stop there.
+      if (i === 0 && ctx.paragraphs.length > 1 && words <= 15) continue;
       const last = ctx.tokens.filter((t) => t.end <= p.end).slice(-3);
       if (last.length === 0 || out.some((f) => f.start >= p.start && f.start < p.end && f.start >= last[0]!.start)) continue;
       out.push(finding('point-absent', 'point_absent', ctx, last[0]!.start, last[last.length - 1]!.end, 'Terminez la phrase par un point.'));
@@ -59,6 +61,44 @@ export const pointAbsent: Detector = {
 
 const DAYS_MONTHS = new Set('Lundi Mardi Mercredi Jeudi Vendredi Samedi Dimanche Janvier Février Mars Avril Mai Juin Juillet Août Septembre Octobre Novembre Décembre'.split(' '));
 const PROPER_LOWER = new Set('canada québec montréal toronto ottawa vancouver france paris lyon marseille europe afrique belgique suisse maroc algérie tunisie sénégal cameroun haïti mexique brésil chine inde'.split(' '));
+
+/** Nationality adjectives (masculine singular): after a noun they take no capital (« des familles indiennes »). */
+const NATIONALITY_STEMS = ('indien iranien brésilien italien canadien algérien tunisien colombien chilien péruvien haïtien égyptien syrien libanais '
+  + 'français anglais japonais chinois sénégalais congolais marocain mexicain américain africain cubain dominicain vietnamien coréen européen '
+  + 'espagnol russe ukrainien polonais allemand portugais turc grec suisse belge afghan pakistanais philippin nigérian ivoirien camerounais '
+  + 'kenyan éthiopien somalien soudanais irakien jordanien saoudien israélien palestinien arménien roumain bulgare serbe croate hongrois '
+  + 'québécois argentin vénézuélien bolivien équatorien guatémaltèque salvadorien thaïlandais indonésien malaisien bangladais népalais '
+  + 'sri-lankais tamoul kurde persan arabe berbère juif musulman chrétien catholique').split(' ');
+function nationalityForms(stem: string): string[] {
+  const forms = [stem, `${stem}s`];
+  if (stem.endsWith('ien') || stem.endsWith('éen')) forms.push(`${stem}ne`, `${stem}nes`);
+  else if (stem.endsWith('e')) forms.push(stem);
+  else if (stem.endsWith('c')) forms.push(`${stem}que`, `${stem}ques`);
+  else forms.push(`${stem}e`, `${stem}es`);
+  return forms;
+}
+const NATIONALITIES = new Set(NATIONALITY_STEMS.flatMap(nationalityForms));
+/** Words after which a capitalised nationality is a noun (« les Indiens », « des Chinois ») or a name. */
+const BEFORE_NOUN = new Set(("le la l' les un une des du de d' aux au ces mes tes ses nos vos leurs quelques plusieurs beaucoup deux trois nombreux certains "
+  + 'chez avec pour entre parmi par sans comme les mon ma ton ta son sa notre votre leur').split(' '));
+
+/** « des familles Indiennes », « un restaurant Italien », « plats Indiens et Mexicains ». */
+function nationalityCapitals(ctx: DetectorContext, push: (start: number, end: number, correction: string) => void): void {
+  const t = ctx.tokens;
+  let previousFlagged = -10;
+  for (let i = 1; i < t.length; i++) {
+    const tok = t[i]!;
+    if (!/^\p{Lu}\p{Ll}/u.test(tok.text) || !NATIONALITIES.has(tok.lower)) continue;
+    if (isSentenceStart(ctx, tok.start)) continue;
+    const prev = t[i - 1]!;
+    if (/[^\s]/.test(ctx.text.slice(prev.end, tok.start).replace(/\s/g, ''))) continue; // punctuation in between
+    const afterCoordination = (prev.lower === 'et' || prev.lower === 'ou') && previousFlagged === i - 2;
+    const afterNoun = /^\p{Ll}/u.test(prev.text) && !BEFORE_NOUN.has(prev.lower) && prev.lower.length > 2;
+    if (!afterCoordination && !afterNoun) continue;
+    previousFlagged = i;
+    push(tok.start, tok.end, `Adjectif de nationalité après un nom : minuscule (« ${tok.lower} »).`);
+  }
+}
 
 function isSentenceStart(ctx: DetectorContext, offset: number): boolean {
   return atSentenceStart(ctx.text, offset);
@@ -87,6 +127,7 @@ export const majuscules: Detector = {
         push(t.start, t.end, `Nom propre : « ${t.text.charAt(0).toUpperCase()}${t.text.slice(1)} ».`);
       }
     }
+    nationalityCapitals(ctx, push);
     return out.sort((a, b) => a.start - b.start);
   },
 };

@@ -11,7 +11,7 @@ export const coreSection = {
   MQTT_EMBEDDED_HOST: z.string().default('127.0.0.1').describe('Interface of the embedded MQTT broker'),
   DATA_DIR: z.string().default('data').describe('Folder for the SQLite file, recordings and indexes'),
   DB_PATH: z.string().optional().describe('SQLite file (default DATA_DIR/palabre.db)'),
-  PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache, e.g. the expanded French spelling list (default <tmp>/palabre-cache)'),
+  PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache, e.g. Grammalecte\'s Python core for corrections (default <tmp>/palabre-cache)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto')
     .describe('Logs on stdout: `auto` = short coloured lines on a terminal, JSON lines otherwise; `json` or `pretty` to force one (LOG_FILE is always JSON)'),

@@ -11,4 +11,8 @@ export const correctionsSection = {
   CORRECTION_TIMEOUT_MS: ms.default(55000).describe('Server-side limit of one correction (the client waits 60 s); past it minus 3 s the detectors answer alone'),
   CORRECTION_ATTEMPT_TIMEOUT_MS: ms.default(40000).describe('Per-attempt timeout of the grading model call (a full JSON report takes longer than a chat reply)'),
   CORRECTION_MAX_TOKENS: positiveInt.default(4000).describe('Output token limit of one grading call'),
+  GRAMMALECTE: z.enum(['auto', 'off']).default('auto').describe('Offline grammar checker: `auto` runs Grammalecte when found (see GRAMMALECTE_PATH), `off` keeps the built-in detectors alone'),
+  GRAMMALECTE_PATH: z.string().optional().describe('Folder holding the `grammalecte` Python package (default: $PALABRE_CACHE_DIR/grammalecte/pythonpath, then the Debian libreoffice-grammalecte folder)'),
+  GRAMMALECTE_PYTHON: z.string().default('python3').describe('Python 3 interpreter running the Grammalecte sidecar'),
+  GRAMMALECTE_TIMEOUT_MS: ms.default(5000).describe('Limit of one Grammalecte check (past it the sidecar is restarted and the detectors answer alone)'),
 };

@@ -1,0 +1,86 @@
+import type { Logger } from '../../core/log.js';
+import { buildContext, type Finding } from './detectors/context.js';
+import { DETECTORS } from './detectors/index.js';
+import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
+import { toFindings } from './grammalecte/mapping.js';
+import { INSTALL_HINT } from './grammalecte/locate.js';
+import type { GrammalecteSidecar } from './grammalecte/sidecar.js';
+import type { Production } from './production.js';
+
+/**
+ * The offline checker: the built-in detectors (form, register, negation, anglicisms, capitals of
+ * nationality adjectives…) plus, when it runs, Grammalecte (agreement, conjugation, homophones,
+ * mood, spelling). One error found by both is reported once; with Grammalecte the built-in
+ * spelling list steps aside (Grammalecte checks every word against its full dictionary).
+ */
+
+export type EngineName = 'grammalecte' | 'detectors';
+
+export interface EngineStatus {
+  engine: EngineName;
+  version?: string;
+  /** Why Grammalecte is not active, and how to get it. */
+  reason?: string;
+  install?: string;
+}
+
+const WARMUP_WAIT_MS = 5_000;
+const AGREEMENT = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect']);
+const LEXICON_WORDS: ReadonlySet<string> = new Set([...Object.keys(ANGLICISMS), ...ANGLICISM_PHRASE_WORDS, ...SMS_WORDS]);
+
+const overlaps = (a: Finding, b: Finding) => a.start < b.start + b.extrait.length && b.start < a.start + a.extrait.length;
+const sameError = (a: Finding, b: Finding) => overlaps(a, b) && (a.code === b.code || (AGREEMENT.has(a.code) && AGREEMENT.has(b.code)));
+
+/** Adds `extra` findings that no finding of `base` already reports. */
+/** Built-in findings that decide a passage alone: Grammalecte's reading of the same words is dropped. */
+const DECISIVE = new Set(['confusion_homophones', 'anglicisme', 'majuscules_incorrectes', 'negation_incomplete']);
+
+export function mergeFindings(base: Finding[], extra: Finding[]): Finding[] {
+  const out = [...base];
+  const decisive = base.filter((b) => DECISIVE.has(b.code));
+  for (const f of extra) {
+    if (out.some((g) => sameError(g, f))) continue;
+    if (decisive.some((d) => overlaps(d, f) && !(d.code === 'negation_incomplete' && AGREEMENT.has(f.code)))) continue;
+    out.push(f);
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+export class Checker {
+  constructor(
+    private readonly sidecar: GrammalecteSidecar | undefined,
+    private readonly missing: string | undefined,
+    private readonly log?: Logger,
+  ) {}
+
+  status(): EngineStatus {
+    const s = this.sidecar;
+    if (s && s.state === 'ready') return { engine: 'grammalecte', version: s.version };
+    const reason = s ? `Grammalecte ${s.state}${s.lastError ? `: ${s.lastError}` : ''}` : (this.missing ?? 'Grammalecte disabled (GRAMMALECTE=off)');
+    return { engine: 'detectors', reason, install: INSTALL_HINT };
+  }
+
+  /** Every finding on the production, sorted by position, quotes verbatim. */
+  async check(production: Production): Promise<{ findings: Finding[]; engine: EngineName }> {
+    const ctx = buildContext(production);
+    const s = this.sidecar;
+    // A request during the warm-up (≈ 0.3–1 s after start) waits for it rather than losing Grammalecte.
+    if (s && s.state === 'starting') await Promise.race([s.start().catch(() => undefined), new Promise((r) => setTimeout(r, WARMUP_WAIT_MS).unref())]);
+    const withGrammalecte = s !== undefined && s.state === 'ready';
+    const builtIn: Finding[] = [];
+    for (const d of DETECTORS) {
+      if (withGrammalecte && d.name === 'orthographe') continue;
+      if (d.applies(production)) builtIn.push(...d.detect(ctx));
+    }
+    if (!withGrammalecte || ctx.text.trim() === '') return { findings: builtIn.sort((a, b) => a.start - b.start), engine: 'detectors' };
+    try {
+      const result = await s.check(ctx.text);
+      const gl = toFindings(ctx, result, { oral: production.epreuve === 'EO', lexiconWords: LEXICON_WORDS });
+      return { findings: mergeFindings(builtIn, gl), engine: 'grammalecte' };
+    } catch (err) {
+      this.log?.warn({ err: (err as Error).message }, 'Grammalecte check failed: built-in detectors alone for this production');
+      const spelling = DETECTORS.filter((d) => d.name === 'orthographe' && d.applies(production)).flatMap((d) => d.detect(ctx));
+      return { findings: [...builtIn, ...spelling].sort((a, b) => a.start - b.start), engine: 'detectors' };
+    }
+  }
+}

@@ -1,0 +1,78 @@
+"""palabre's Grammalecte sidecar: JSON lines on stdin -> JSON lines on stdout.
+
+Grammalecte (GPL-3, https://grammalecte.net) is an external program: this driver only imports
+its Python package from PYTHONPATH and calls its public API (GrammarChecker); no Grammalecte
+code is copied here.
+
+Protocol (one JSON object per line, UTF-8):
+  out, once at start:  {"type": "ready", "version": "...", "warmMs": 812}
+  in:                  {"id": 1, "text": "..."}
+  out:                 {"id": 1, "grammar": [{"start", "end", "rule", "type", "message", "suggestions"}],
+                        "spelling": [{"start", "end", "word"}]}
+  out on a bad line:   {"id": 1 | null, "error": "..."}
+Offsets are in UTF-16 code units of the whole text (what JavaScript string indices count),
+paragraphs being the text's lines.
+"""
+import json
+import sys
+import time
+
+
+def utf16_len(s):
+    return len(s.encode("utf-16-le")) // 2
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def check(checker, text):
+    grammar, spelling = [], []
+    offset = 0  # UTF-16 offset of the current line in the whole text
+    for line in text.split("\n"):
+        if line.strip():
+            # Python indices count code points; JavaScript counts UTF-16 units (differs past the BMP).
+            def js(i, line=line, offset=offset):
+                return offset + utf16_len(line[:i])
+            gram, spell = checker.getParagraphErrors(line)
+            for e in gram:
+                grammar.append({
+                    "start": js(e["nStart"]), "end": js(e["nEnd"]), "rule": e.get("sRuleId", ""),
+                    "type": e.get("sType", ""), "message": e.get("sMessage", ""),
+                    "suggestions": list(e.get("aSuggestions", []))[:5],
+                })
+            for e in spell:
+                spelling.append({"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": e.get("sValue", "")})
+        offset += utf16_len(line) + 1
+    return {"grammar": grammar, "spelling": spelling}
+
+
+def main():
+    t0 = time.time()
+    import grammalecte  # noqa: E402  (found through PYTHONPATH, set by palabre)
+    checker = grammalecte.GrammarChecker("fr")
+    # The first check compiles the rule graph (~1 s): pay it now, before palabre says "ready".
+    checker.getParagraphErrors("Les enfant joue dans le jardin a coté de la maison.")
+    version = getattr(checker.getGCEngine(), "version", "") or ""
+    send({"type": "ready", "version": str(version), "warmMs": round((time.time() - t0) * 1000)})
+    for raw in sys.stdin:
+        raw = raw.strip()
+        if not raw:
+            continue
+        rid = None
+        try:
+            req = json.loads(raw)
+            rid = req.get("id")
+            text = req["text"]
+            if not isinstance(text, str):
+                raise ValueError("text must be a string")
+            out = check(checker, text)
+            out["id"] = rid
+            send(out)
+        except Exception as exc:  # one bad request must not end the sidecar
+            send({"id": rid, "error": f"{type(exc).__name__}: {exc}"})
+
+
+if __name__ == "__main__":
+    main()

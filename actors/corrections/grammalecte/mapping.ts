@@ -1,0 +1,156 @@
+import type { Critere } from '../../../prompts/taxonomy.js';
+import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
+import type { DetectorContext, Finding } from '../detectors/context.js';
+import type { CheckResult, GrammarError } from './sidecar.js';
+
+/**
+ * Grammalecte's rules → the closed taxonomy (specs/error-taxonomy.fr.md).
+ *
+ * Grammalecte names each error with a rule id (`g3__gn_les_2m__b1_a1_1`) and a family (`sType`:
+ * conj, gn, ppas, conf…). Only the families whose precision was measured on the tuning part of
+ * the labelled set (test/corrections/eval/tune.json, see docs/corrections.md) are kept; the
+ * typographic ones (apostrophes, non-breaking spaces, units, commas, redundancies) are dropped:
+ * they are not learner errors an examiner counts.
+ */
+
+export interface Mapped {
+  code: string;
+  description?: string;
+}
+
+/** Families that concern writing only: off for transcripts (speech recognition writes them). */
+const WRITTEN_ONLY = new Set(['maj', 'tu', 'inte', 'eleu', 'spell']);
+
+/** Rule-name fragments that name a plural determiner: a noun left singular is a number error. */
+const PLURAL_DET = /gn_(les|des|det_epi_plur|nombre_lettres|ces|mes|tes|ses|nos|vos|leurs|plusieurs|quelques)_1m/;
+
+/** The taxonomy code of one Grammalecte error, or undefined to drop it. */
+export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
+  const rule = e.rule;
+  switch (e.type) {
+    case 'conj':
+      if (rule.includes('conf_non_verbe')) return { code: 'autre', description: 'Forme verbale incorrecte après un pronom (conjugaison)' };
+      return { code: 'accord_sujet_verbe' };
+    case 'gn':
+      if (rule.includes('quel_quelle')) return { code: 'accord_adjectif_nom' };
+      if (/_1m/.test(rule)) return PLURAL_DET.test(rule) ? { code: 'nombre_incorrect' } : { code: 'accord_determinant_nom' };
+      return { code: 'accord_adjectif_nom' };
+    case 'ppas': {
+      if (rule.includes('ppas_être_confusion') || (/er$/i.test(flagged) && e.suggestions.some((s) => /é(e|s|es)?$/.test(s)))) {
+        return { code: 'autre', description: 'Infinitif employé à la place du participe passé' };
+      }
+      // « ouvrit » for « ouvert »: a wrong form, not an agreement (the suggestion is another word).
+      const stem = (w: string) => w.toLowerCase().replace(/(e|s|es)$/, '');
+      if (e.suggestions.length > 0 && !e.suggestions.some((s) => stem(s) === stem(flagged))) return { code: 'autre', description: 'Participe passé mal formé' };
+      // Measured on the tuning part: this one fires on adjectives agreeing with another clause.
+      if (rule.includes('ppas_être_accord_sing')) return undefined;
+      if (rule.includes('avoir') || /é(e|s|es)?$/i.test(flagged)) return { code: 'accord_participe_passe' };
+      return { code: 'accord_adjectif_nom' };
+    }
+    case 'conf':
+      // Fires on the adverb after a mistaken « on » (« ils on pourtant »): the « on » is already reported.
+      if (rule.includes('conf_on_non_verbe')) return undefined;
+      if (rule.includes('auxiliaire')) return { code: 'autre', description: 'Mauvais auxiliaire (avoir / être) au passé composé' };
+      return { code: 'confusion_homophones' };
+    case 'vmode':
+      if (/subjonctif/i.test(e.message)) return { code: 'subjonctif_absent' };
+      if (/conditionnel/i.test(e.message)) return { code: 'conditionnel_absent' };
+      return undefined;
+    case 'infi':
+      return { code: 'autre', description: 'Forme verbale : infinitif attendu' };
+    case 'maj':
+      return { code: 'majuscules_incorrectes' };
+    case 'eleu':
+      return { code: 'faute_orthographe_courante' };
+    case 'tu':
+    case 'inte':
+      return { code: 'faute_orthographe_courante' };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Correct words missing from Grammalecte's dictionary and seen flagged in correct texts
+ * (`résidant` is the noun for a resident of a building, as opposed to `résident`).
+ */
+const SPELLING_ALLOW = new Set(['résidant', 'résidants', 'résidante', 'résidantes']);
+
+const SENTENCE_START = /(^|[.!?…:]\s+|\n\s*|[«"]\s*)$/u;
+
+function isProperNoun(ctx: DetectorContext, start: number, word: string): boolean {
+  if (!/^\p{Lu}/u.test(word)) return false;
+  // Capitalised inside a sentence: a name (Reza, Wei, Gagnon). At a sentence start we cannot tell;
+  // a one-line word (a signature, a greeting's name) is a name too.
+  if (!SENTENCE_START.test(ctx.text.slice(Math.max(0, start - 4), start))) return true;
+  // « Priya Sharma »: a first name followed by a capitalised family name.
+  if (/^\s+\p{Lu}\p{Ll}/u.test(ctx.text.slice(start + word.length, start + word.length + 3))) return true;
+  const lineEnd = ctx.text.indexOf('\n', start);
+  const line = ctx.text.slice(start, lineEnd < 0 ? undefined : lineEnd).trim();
+  return line.split(/\s+/).length <= 3;
+}
+
+/** Determiners and subject pronouns: the other side of the disagreement is the word to quote. */
+const FUNCTION_WORD = /^(?:le|la|les|l'|l’|un|une|des|du|mon|ma|mes|ton|ta|tes|son|sa|ses|ce|cet|cette|ces|notre|nos|votre|vos|leur|leurs|quel|quelle|quels|quelles|je|j'|j’|tu|il|elle|on|nous|vous|ils|elles)$/i;
+
+const norm = (s: string) => s.toLowerCase().replace(/’/g, "'");
+
+export interface MapOptions {
+  oral: boolean;
+  /** Lower-case words the built-in lexicon already reports (anglicisms, SMS words). */
+  lexiconWords: ReadonlySet<string>;
+}
+
+/** Grammalecte's answer as detector findings, quotes taken verbatim from the text. */
+export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapOptions): Finding[] {
+  const out: Finding[] = [];
+  const text = ctx.text;
+  const push = (code: string, start: number, end: number, correction: string, detecteur: string, description?: string) => {
+    const extrait = text.slice(start, end).trim();
+    if (!extrait) return;
+    const s = start + text.slice(start, end).indexOf(extrait);
+    const critere: Critere = code === 'autre' ? 'competence_grammaticale' : CODE_CRITERE.get(code)!;
+    out.push({ code, critere, extrait, correction, detecteur, start: s, ...(description ? { description } : {}) });
+  };
+  const grammar = result.grammar.filter((e) => e.end <= text.length && !(opts.oral && WRITTEN_ONLY.has(e.type)));
+  for (const e of grammar) {
+    const flagged = text.slice(e.start, e.end);
+    // « ils nous on aidés »: the verb agreeing with the mistaken « on » is not a second error.
+    if (e.type === 'conj' && e.rule.includes('conj_on') && grammar.some((g) => g.type === 'conf' && /^on$/i.test(text.slice(g.start, g.end)) && g.end <= e.start && e.start - g.end < 40)) continue;
+    let m = mapRule(e, flagged);
+    if (!m) continue;
+    let { start, end } = e;
+    if (e.type === 'eleu') {
+      // « si il » → quote both words: the elision joins them.
+      const next = /^\s*[\p{L}]+/u.exec(text.slice(e.end));
+      if (next) end = e.end + next[0].length;
+    } else if ((e.type === 'gn' || e.type === 'conj') && FUNCTION_WORD.test(flagged)) {
+      // Grammalecte flags both sides of a disagreement (« Ils » and « croit », « la » and « nouvel »):
+      // one error, quoted once, on the word to change.
+      const partner = grammar.find((g) => g !== e && g.type === e.type && g.start >= e.end && text.slice(e.end, g.start).trim() === '');
+      if (partner) continue;
+      const next = /^\s*[\p{L}'’-]+/u.exec(text.slice(e.end));
+      if (next) end = e.end + next[0].length;
+    } else if (e.type === 'gn' && /_1m/.test(e.rule) && m.code === 'accord_determinant_nom') {
+      // Determiner + word: quote both; an adjective before its noun is the word to change.
+      const before = /[\p{L}'’]+\s*$/u.exec(text.slice(0, e.start));
+      if (before && FUNCTION_WORD.test(before[0].trim())) start = e.start - before[0].length;
+      if (/^\s+\p{Ll}/u.test(text.slice(e.end, e.end + 3)) && !/^\s+(?:de|du|des|et|ou|à|en|est|sont|a|ont)\b/u.test(text.slice(e.end, e.end + 8))) m = { code: 'accord_adjectif_nom' };
+    }
+    const sugg = e.suggestions.length ? ` Proposition : « ${e.suggestions.slice(0, 3).join(' », « ')} ».` : '';
+    push(m.code, start, end, `${e.message}${sugg}`.trim(), `grammalecte:${e.type}`, m.description);
+  }
+  if (!opts.oral) {
+    const counts = new Map<string, number>();
+    for (const s of result.spelling) counts.set(norm(s.word), (counts.get(norm(s.word)) ?? 0) + 1);
+    for (const s of result.spelling) {
+      const w = norm(s.word);
+      if (s.end > text.length || SPELLING_ALLOW.has(w) || opts.lexiconWords.has(w)) continue;
+      if (isProperNoun(ctx, s.start, s.word) || /\d/.test(s.word) || s.word.length < 2) continue;
+      // The same unknown word twice is a deliberate term (a dish, a place), not a slip.
+      if ((counts.get(w) ?? 0) > 1) continue;
+      push('faute_orthographe_courante', s.start, s.end, `Mot inconnu du dictionnaire : vérifiez l'orthographe de « ${s.word} ».`, 'grammalecte:orthographe');
+    }
+  }
+  return out;
+}

@@ -1,0 +1,225 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Logger } from '../../../core/log.js';
+
+/**
+ * One long-lived Python process running Grammalecte (driver.py), spoken to in JSON lines.
+ *
+ * - started once per process, warmed before it says `ready` (the first check compiles the rule
+ *   graph), without blocking the event loop: it is another process;
+ * - requests are answered in order; each has a timeout, and a timed-out process is killed and
+ *   restarted (it is stuck on that text, and would hold every later request);
+ * - at most `maxQueue` requests wait: beyond, `check` fails at once (`busy`) instead of queuing
+ *   forever — the caller then grades with the built-in detectors alone;
+ * - a crash restarts it (with a pause that doubles, up to 30 s), pending requests fail;
+ * - every line it writes is parsed by zod: a malformed answer fails its request, nothing else.
+ */
+
+export const grammarErrorSchema = z.object({
+  start: z.number().int().min(0),
+  end: z.number().int().min(0),
+  rule: z.string(),
+  type: z.string(),
+  message: z.string(),
+  suggestions: z.array(z.string()),
+}).refine((e) => e.end >= e.start, 'end before start');
+
+export const spellingErrorSchema = z.object({ start: z.number().int().min(0), end: z.number().int().min(0), word: z.string() });
+
+const readySchema = z.object({ type: z.literal('ready'), version: z.string(), warmMs: z.number() });
+const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema) });
+const failureSchema = z.object({ id: z.number().int().nullable(), error: z.string() });
+
+export type GrammarError = z.infer<typeof grammarErrorSchema>;
+export type SpellingError = z.infer<typeof spellingErrorSchema>;
+export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[] }
+
+export interface SidecarOptions {
+  python: string;
+  /** Folder holding the `grammalecte` Python package. */
+  pythonPath: string;
+  timeoutMs: number;
+  startTimeoutMs?: number;
+  maxQueue?: number;
+  logger?: Logger;
+}
+
+export type SidecarState = 'stopped' | 'starting' | 'ready' | 'failed';
+
+interface Pending { resolve: (r: CheckResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+
+export function driverPath(): string {
+  const here = fileURLToPath(new URL('./driver.py', import.meta.url));
+  // Compiled to dist/…: the driver stays with the sources (tsc copies no .py file).
+  const candidates = [here, here.replace(/([\\/])dist([\\/])/, '$1')];
+  return candidates.find((p) => existsSync(p)) ?? here;
+}
+
+export class GrammalecteSidecar {
+  state: SidecarState = 'stopped';
+  version = '';
+  warmMs = 0;
+  lastError = '';
+  restarts = 0;
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private ready: Promise<void> | undefined;
+  private stopping = false;
+  private restartDelayMs = 500;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly opts: SidecarOptions) {}
+
+  /** Starts (or returns the start in progress); resolves when the warmed checker is ready. */
+  start(): Promise<void> {
+    if (this.ready && (this.state === 'ready' || this.state === 'starting')) return this.ready;
+    this.stopping = false;
+    this.state = 'starting';
+    this.ready = new Promise<void>((resolve, reject) => {
+      const child = spawn(this.opts.python, [driverPath()], {
+        env: { ...process.env, PYTHONPATH: this.opts.pythonPath, PYTHONDONTWRITEBYTECODE: '', PYTHONIOENCODING: 'utf-8' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      this.child = child;
+      // Never holds the process open; when palabre exits, the driver reads EOF and exits too.
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+      let stderr = '';
+      const startTimer = setTimeout(() => {
+        fail(new Error(`Grammalecte did not start within ${this.opts.startTimeoutMs ?? 20_000} ms`));
+        child.kill('SIGKILL');
+      }, this.opts.startTimeoutMs ?? 20_000);
+      let settled = false;
+      const fail = (err: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(startTimer);
+        this.state = 'failed';
+        this.lastError = err.message;
+        reject(err);
+      };
+      child.stderr.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-2000); });
+      child.on('error', (err) => fail(new Error(`cannot run ${this.opts.python}: ${err.message}`)));
+      child.on('exit', (code, signal) => {
+        const why = `Grammalecte exited (${signal ?? code})${stderr ? `: ${stderr.trim().split('\n').slice(-1)[0]}` : ''}`;
+        fail(new Error(why));
+        this.onExit(child, why);
+      });
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => {
+        let value: unknown;
+        try { value = JSON.parse(line); } catch { value = undefined; }
+        if (!settled) {
+          const ready = readySchema.safeParse(value);
+          if (!ready.success) return fail(new Error(`unexpected first line from Grammalecte: ${line.slice(0, 200)}`));
+          settled = true;
+          clearTimeout(startTimer);
+          this.state = 'ready';
+          this.version = ready.data.version;
+          this.warmMs = ready.data.warmMs;
+          this.restartDelayMs = 500;
+          resolve();
+          return;
+        }
+        this.onLine(value, line);
+      });
+    });
+    // A failed start is reported through `state`/`lastError`; callers that await handle it.
+    this.ready.catch(() => undefined);
+    return this.ready;
+  }
+
+  private onLine(value: unknown, raw: string): void {
+    const ok = answerSchema.safeParse(value);
+    if (ok.success) {
+      const p = this.pending.get(ok.data.id);
+      if (!p) return; // answer to a request that already timed out
+      this.pending.delete(ok.data.id);
+      clearTimeout(p.timer);
+      p.resolve({ grammar: ok.data.grammar, spelling: ok.data.spelling });
+      return;
+    }
+    const bad = failureSchema.safeParse(value);
+    if (bad.success && bad.data.id !== null) {
+      const p = this.pending.get(bad.data.id);
+      if (p) {
+        this.pending.delete(bad.data.id);
+        clearTimeout(p.timer);
+        p.reject(new Error(`Grammalecte: ${bad.data.error}`));
+      }
+      return;
+    }
+    // Invalid output that names no request: fail the oldest one (answers come in order).
+    const first = this.pending.entries().next();
+    if (!first.done) {
+      const [id, p] = first.value;
+      this.pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(new Error(`invalid answer from Grammalecte: ${raw.slice(0, 200)}`));
+    }
+    this.opts.logger?.warn({ line: raw.slice(0, 200) }, 'invalid line from the Grammalecte sidecar');
+  }
+
+  private onExit(child: ChildProcessWithoutNullStreams, why: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new Error(why));
+      this.pending.delete(id);
+    }
+    if (this.stopping) { this.state = 'stopped'; return; }
+    this.state = 'failed';
+    this.lastError = why;
+    this.opts.logger?.warn({ reason: why, retryInMs: this.restartDelayMs }, 'Grammalecte sidecar stopped: restarting');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.restarts += 1;
+      this.start().catch(() => undefined);
+    }, this.restartDelayMs);
+    this.restartTimer.unref();
+    this.restartDelayMs = Math.min(this.restartDelayMs * 2, 30_000);
+  }
+
+  /** Checks one text; fails fast when the sidecar is not ready or too many requests wait. */
+  check(text: string): Promise<CheckResult> {
+    const child = this.child;
+    if (this.state !== 'ready' || !child) return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
+    if (this.pending.size >= (this.opts.maxQueue ?? 32)) return Promise.reject(new Error('Grammalecte busy: too many requests waiting'));
+    const id = this.nextId++;
+    return new Promise<CheckResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`Grammalecte took longer than ${this.opts.timeoutMs} ms`));
+        // Stuck on this text: every later request would wait behind it. Restart.
+        child.kill('SIGKILL');
+      }, this.opts.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      child.stdin.write(`${JSON.stringify({ id, text })}\n`);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child) { this.state = 'stopped'; return; }
+    await new Promise<void>((resolve) => {
+      // Held open again while it stops (it was unref'd so that it never keeps palabre alive).
+      child.ref();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      child.once('exit', () => { clearTimeout(killer); resolve(); });
+      child.stdin.end();
+    });
+    this.state = 'stopped';
+  }
+
+  /** The child's pid (tests kill it to check the restart). */
+  pid(): number | undefined {
+    return this.child?.pid;
+  }
+}

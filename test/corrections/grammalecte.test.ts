@@ -1,0 +1,126 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheDir } from '../../actors/corrections/cache.js';
+import { Checker } from '../../actors/corrections/checker.js';
+import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
+import { GrammalecteSidecar } from '../../actors/corrections/grammalecte/sidecar.js';
+import type { Production } from '../../actors/corrections/production.js';
+import { evaluate, loadEval } from './eval/evaluate.js';
+
+/**
+ * The real Grammalecte (installed by .ci/run with actors/corrections/grammalecte/install.sh) behind
+ * the sidecar, then the sidecar's failure handling against small fake "python" programs.
+ */
+const found = locateGrammalecte(process.env.GRAMMALECTE_PATH, cacheDir());
+if (!('path' in found) && process.env.CI === 'true') throw new Error(`CI=true and ${found.missing}: .ci/run should have run ${INSTALL_HINT}`);
+const ee = (texte: string, tache: 'EE_T1' | 'EE_T2' | 'EE_T3' = 'EE_T2'): Production => ({ epreuve: 'EE', tache, consigne: 'Écrivez un article.', texte });
+
+describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? found.path : found.missing})`, () => {
+  let sidecar: GrammalecteSidecar;
+  let checker: Checker;
+  beforeAll(async () => {
+    sidecar = new GrammalecteSidecar({ python: process.env.GRAMMALECTE_PYTHON ?? 'python3', pythonPath: (found as { path: string }).path, timeoutMs: 20_000 });
+    await sidecar.start();
+    checker = new Checker(sidecar, undefined);
+  }, 60_000);
+  afterAll(() => sidecar.stop());
+
+  it('answers with offsets in JavaScript string units, also after an emoji and on later lines', async () => {
+    const text = 'Bonjour 😀 Paul,\nJe vais a la maison demain.';
+    const r = await sidecar.check(text);
+    const a = r.grammar.find((e) => e.type === 'conf');
+    expect(a && text.slice(a.start, a.end)).toBe('a');
+  });
+
+  it('maps agreement, mood, auxiliary, homophones and elisions onto the taxonomy, quotes verbatim', async () => {
+    const text = "Les fleurs sont belle.\nJe veux que tu viens avec nous.\nHier, j'ai allé au marché et ils nous on aidés.\nSi il pleut, nous restons.";
+    const { findings, engine } = await checker.check(ee(text));
+    expect(engine).toBe('grammalecte');
+    const by = (code: string) => findings.filter((f) => f.code === code).map((f) => f.extrait);
+    expect(by('accord_adjectif_nom')).toContain('belle');
+    expect(by('subjonctif_absent')).toContain('viens');
+    expect(findings.find((f) => f.code === 'autre')).toMatchObject({ critere: 'competence_grammaticale', description: expect.stringContaining('auxiliaire') });
+    expect(by('confusion_homophones')).toContain('on');
+    expect(findings.filter((f) => f.extrait === 'aidés')).toEqual([]); // a consequence of « on », not a second error
+    expect(by('faute_orthographe_courante')).toContain('Si il');
+    for (const f of findings) expect(text.slice(f.start, f.start + f.extrait.length)).toBe(f.extrait);
+  });
+
+  it('no false alarm on names, rare plurals, titles and complete negations of a native text', async () => {
+    const text = "Un jardin sur le toit de la résidence\nDepuis le printemps, une vingtaine de résidants cultivent des tomates sur le toit. L'idée est venue de Wei, qui l'avait vue à Vancouver. Les travaux ne nous ont presque rien coûté et Reza ne nous a pas caché sa joie.";
+    const { findings } = await checker.check(ee(text));
+    expect(findings.filter((f) => f.code !== 'longueur_insuffisante')).toEqual([]);
+  });
+
+  it('spoken transcripts: writing-only rules (capitals, spelling, elisions) stay off', async () => {
+    const oral: Production = { epreuve: 'EO', tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'candidate', text: 'les enfants joue dehors. si il fait beau on sort avec nos amis francais' }] };
+    const { findings } = await checker.check(oral);
+    expect(findings.map((f) => f.code)).toContain('accord_sujet_verbe');
+    expect(findings.map((f) => f.code)).not.toContain('faute_orthographe_courante');
+    expect(findings.map((f) => f.code)).not.toContain('majuscules_incorrectes');
+  });
+
+  it('tuning part of the labelled set: precision ≥ 0.85, recall ≥ 0.6, no false alarm on the natives, scores follow the density', async () => {
+    const r = await evaluate(loadEval('tune'), checker, { log: () => undefined });
+    expect(r.strict.tp / (r.strict.tp + r.strict.fp)).toBeGreaterThanOrEqual(0.85);
+    expect(r.strict.tp / (r.strict.tp + r.strict.fn)).toBeGreaterThanOrEqual(0.6);
+    expect(r.nativeFalseAlarms).toBe(0);
+    expect(r.spearman).toBeLessThanOrEqual(-0.75);
+    expect(r.gap).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+
+  it('restarts after a crash: the next check is answered by a new process', async () => {
+    const pid = sidecar.pid();
+    process.kill(pid!, 'SIGKILL');
+    await expect.poll(() => sidecar.pid() !== undefined && sidecar.pid() !== pid && sidecar.state === 'ready', { timeout: 30_000, interval: 50 }).toBe(true);
+    expect(sidecar.restarts).toBe(1);
+    expect((await sidecar.check('Les enfant joue.')).grammar.length).toBeGreaterThan(0);
+  }, 40_000);
+});
+
+describe('sidecar failures (fake drivers)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'palabre-fake-py-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** A stand-in for python3: ignores the driver path, speaks (or fails to speak) the protocol. */
+  const fake = (name: string, body: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, `#!/bin/sh\n${body}\n`);
+    chmodSync(p, 0o755);
+    return p;
+  };
+  const READY = `echo '{"type":"ready","version":"fake","warmMs":1}'`;
+
+  it('invalid output fails that request only (zod), the next one is still served', async () => {
+    const python = fake('garbage', `${READY}\nn=0\nwhile read line; do n=$((n+1)); if [ $n -eq 1 ]; then echo '{"id":1,"grammar":[{"start":-4}]}'; else echo '{"id":2,"grammar":[],"spelling":[]}'; fi; done`);
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 5_000 });
+    await s.start();
+    await expect(s.check('a')).rejects.toThrow(/invalid answer/);
+    await expect(s.check('b')).resolves.toEqual({ grammar: [], spelling: [] });
+    await s.stop();
+  });
+
+  it('a stuck check times out, the process is replaced; a full queue fails fast; the checker falls back to the detectors', async () => {
+    const python = fake('stuck', `${READY}\nwhile read line; do sleep 30; done`);
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300, maxQueue: 1 });
+    await s.start();
+    const first = s.check('a');
+    await expect(s.check('b')).rejects.toThrow(/busy/);
+    await expect(first).rejects.toThrow(/longer than 300 ms/);
+    const checker = new Checker(s, undefined);
+    const r = await checker.check(ee('Je sais pas.'));
+    expect(r.engine).toBe('detectors');
+    expect(r.findings.map((f) => f.code)).toContain('negation_incomplete');
+    await s.stop();
+  });
+
+  it('a program that never says ready: start fails with the reason, the status says how to install', async () => {
+    const python = fake('silent', 'echo "Traceback: No module named grammalecte" >&2; exit 1');
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300 });
+    await expect(s.start()).rejects.toThrow(/exited/);
+    await s.stop();
+    expect(new Checker(s, undefined).status()).toMatchObject({ engine: 'detectors', install: INSTALL_HINT });
+    expect(new Checker(undefined, 'Grammalecte not found').status()).toMatchObject({ engine: 'detectors', reason: 'Grammalecte not found' });
+  });
+});

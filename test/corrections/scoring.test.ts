@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { assembleReport } from '../../actors/corrections/assemble.js';
+import { buildContext, finding } from '../../actors/corrections/detectors/context.js';
+import type { Production } from '../../actors/corrections/production.js';
+import { BASE, densityScores } from '../../actors/corrections/scoring.js';
+
+const words = (n: number) => Array.from({ length: n }, (_, i) => `mot${i}`).join(' ');
+const production = (texte: string): Production => ({ epreuve: 'EE', tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte });
+
+describe('scores from the error density (no model)', () => {
+  it('no error → BASE on every criterion; each criterion falls with its own weighted density', () => {
+    const p = production(words(150));
+    const clean = densityScores(p, [], 150);
+    for (const c of Object.values(clean)) expect(c.score).toBe(BASE);
+    const ctx = buildContext(p);
+    const errs = Array.from({ length: 9 }, (_, i) => finding('t', 'accord_sujet_verbe', ctx, i * 6, i * 6 + 4, 'x'));
+    const dense = densityScores(p, errs, 150);
+    // 9 grammar errors in 150 words = 6 per 100 words.
+    expect(dense.competence_grammaticale!.score).toBeLessThan(BASE - 10);
+    expect(dense.competence_lexicale!.score).toBe(BASE);
+    expect(dense.coherence_cohesion!.score).toBeLessThan(BASE); // a dense text reads less well
+    expect(dense.competence_grammaticale!.justification).toContain('pour 100 mots');
+  });
+
+  it('gravity: spelling slips weigh half a grammar error; the global score and NCLC follow', () => {
+    const p = production(words(100));
+    const ctx = buildContext(p);
+    const spell = Array.from({ length: 4 }, (_, i) => finding('t', 'faute_orthographe_courante', ctx, i * 6, i * 6 + 4, 'x'));
+    const gram = Array.from({ length: 4 }, (_, i) => finding('t', 'accord_adjectif_nom', ctx, i * 6, i * 6 + 4, 'x'));
+    const s = densityScores(p, spell, 100).competence_lexicale!.score;
+    const g = densityScores(p, gram, 100).competence_grammaticale!.score;
+    expect(BASE - s).toBeCloseTo((BASE - g) / 2, 0);
+    const clean = assembleReport({ production: p, findings: [], fallback: { reason: 'offline_provider' } });
+    const dense = assembleReport({ production: p, findings: [...spell, ...gram], fallback: { reason: 'offline_provider' } });
+    expect(clean.scoreGlobal - dense.scoreGlobal).toBeGreaterThanOrEqual(3);
+    const level = (n: string) => (n === '<4' ? 3 : Number.parseInt(n, 10));
+    expect(level(clean.nclc.niveau)).toBeGreaterThan(level(dense.nclc.niveau));
+  });
+});
