@@ -75,7 +75,7 @@ describe('analysis and anchors', () => {
 
 describe('ingest', () => {
   it('keeps path, heading path, anchor and line range; front matter and fenced # are not headings', () => {
-    const doc = ingestSource('rgpd/14-durée.md', RGPD, { mtimeMs: 1, size: RGPD.length });
+    const doc = ingestSource('rgpd/14-durée.md', RGPD, { mtimeMs: 1, size: RGPD.length })!;
     expect(doc.title).toBe('Conservation');
     expect(doc.headings.map((h) => h.anchor)).toEqual(['fiche-n-14-gerer-la-duree-de-conservation', 'quelques-exemples-de-duree', 'quelques-exemples-de-duree-1']);
     const p = doc.passages.find((x) => x.text.includes('20 ans'))!;
