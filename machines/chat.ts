@@ -117,15 +117,16 @@ const MARKS = /\s?\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
 
 /**
  * Citations that match. `[n]` in `text` names the n-th passage sent; the answer's sources are the
- * passages in order of first mark, then those cited natively (Claude) without a mark; marks are
+ * sections of those passages in order of first mark, then those cited natively (Claude) without a mark; marks are
  * renumbered to their source's place; a mark naming no passage is removed (`removedMarks`).
  * `flagged` lists native citations naming no passage sent.
  */
 export function linkCitations(text: string, citations: Citation[] | undefined, passages: Passage[]): { answer: string; cited: Passage[]; flagged: string[]; removedMarks: number } {
   const cited: Passage[] = [];
   let removedMarks = 0;
+  // Two passages of one section are one source for the reader (one link, one number).
   const place = (p: Passage): number => {
-    let i = cited.indexOf(p);
+    let i = cited.findIndex((c) => c.path === p.path && c.anchor === p.anchor);
     if (i < 0) i = cited.push(p) - 1;
     return i + 1;
   };
