@@ -64,7 +64,8 @@ function addCopyButtons(root, status) {
         if (status) status.textContent = 'La copie a été refusée par le navigateur : sélectionnez le texte.';
       }
     });
-    article.querySelector('.meta')?.after(copy);
+    // After the text, before the sources: Shift+Tab from the form still reaches the sources first.
+    text.after(copy);
   }
 }
 
