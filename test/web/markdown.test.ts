@@ -88,8 +88,9 @@ describe('renderDocument', () => {
     expect(out).toContain('href="/docs/mcp/spec_basic_lifecycle.mdx#timeouts"');
     expect(out).toContain('href="/docs/mcp/spec_server_resources.mdx#common-uri-schemes"');
     expect(out).toContain('href="/docs/rgaa/obligations_evaluation-conformite.md"');
-    // A page that is not in the corpus keeps its link (no guess).
-    expect(out).toContain('href="/specification/2025-06-18/basic/security_best_practices"');
+    // A page of the source site that is not in the corpus is text, not a link that would 404 here.
+    expect(out).not.toContain('security_best_practices');
+    expect(out).toContain('<span class="offsite-link" title="Page du site d’origine, absente de cette documentation">d</span>');
     expect(resolve('./server-concepts', 'mcp/learn_architecture.mdx')).toBe('mcp/learn_server-concepts.mdx');
   });
 

@@ -57,6 +57,8 @@ export function createLinkResolver(paths: string[]): LinkResolver {
       segments = site.toLowerCase().split('/').filter(Boolean);
     }
     segments = segments.map((s) => s.replace(DOC_EXT, ''));
+    // `…/basic/index` is the page `…/basic`.
+    if (segments.length > 1 && segments[segments.length - 1] === 'index') segments.pop();
     if (segments.length === 0) return undefined;
     // Pages of the same doc set first; the longest (most specific) name wins.
     const found = candidates

@@ -46,13 +46,18 @@ export interface RenderContext {
   imageExists?: (path: string) => boolean;
 }
 
+/** A link to a page of the source site that is not in the corpus: shown as text, not a 404 link. */
+const UNRESOLVED = '';
+
 function rewriteLink(href: string, docPath: string | undefined, ctx: RenderContext): string {
-  if (!docPath || /^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) return href;
+  if (!docPath || /^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
   const viaSite = ctx.resolve?.(href, docPath);
   if (viaSite) {
     const [path = '', hash] = viaSite.split('#', 2);
     return docHref(path, hash);
   }
+  // Knowing the corpus (the viewer does), a site path or a file it does not hold would 404 here.
+  if (ctx.resolve) return UNRESOLVED;
   if (href.startsWith('/')) return href;
   // Relative links between corpus documents open in the viewer.
   const [target = '', hash] = href.split('#', 2);
@@ -92,14 +97,14 @@ function sanitizeDocument(markup: string, docPath: string | undefined, ctx: Rend
       img: ['src', 'alt', 'title', 'width', 'height'],
       code: ['class'],
       a: ['href', 'title', 'id', 'class'],
-      span: ['class', 'lang'],
+      span: ['class', 'lang', 'title'],
       figure: ['class'],
       th: ['align', 'scope'],
       td: ['align'],
       ol: ['start'],
       input: ['type', 'checked', 'disabled'],
     },
-    allowedClasses: { code: [/^language-[a-z0-9+-]+$/], a: ['external-image'], span: ['missing-image'], figure: ['diagram'] },
+    allowedClasses: { code: [/^language-[a-z0-9+-]+$/], a: ['external-image'], span: ['missing-image', 'offsite-link'], figure: ['diagram'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     allowProtocolRelative: false,
@@ -108,12 +113,16 @@ function sanitizeDocument(markup: string, docPath: string | undefined, ctx: Rend
     transformTags: {
       // Ids with `_` are the page's own (page_main, chat_panel…): a document may not take them.
       '*': (tagName, attribs) => ({ tagName, attribs: ownIds(attribs) }),
-      a: (tagName, attribs) => ({ tagName, attribs: { ...ownIds(attribs), ...(attribs.href ? { href: rewriteLink(attribs.href, docPath, ctx) } : {}) } }),
+      a: (tagName, attribs) => {
+        const href = attribs.href ? rewriteLink(attribs.href, docPath, ctx) : undefined;
+        if (href === UNRESOLVED) return { tagName: 'span', attribs: { class: 'offsite-link', title: 'Page du site d’origine, absente de cette documentation' } };
+        return { tagName, attribs: { ...ownIds(attribs), ...(href ? { href } : {}) } };
+      },
       img: (_tagName, attribs) => transformImage(attribs, docPath, ctx),
       // Task-list checkboxes only, always inert.
       input: (tagName, attribs) => (attribs.type === 'checkbox' ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}) } } : { tagName: 'span', attribs: {} }),
     },
-    exclusiveFilter: (frame) => frame.tag === 'a' && !frame.attribs.href && !frame.attribs.id,
+    exclusiveFilter: (frame) => frame.tag === 'a' && !frame.attribs.href && !frame.attribs.id && frame.attribs.class !== 'offsite-link',
   });
 }
 
