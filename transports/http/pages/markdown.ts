@@ -113,7 +113,7 @@ function sanitizeDocument(markup: string, docPath: string | undefined, ctx: Rend
     transformTags: {
       // Ids with `_` are the page's own (page_main, chat_panel…): a document may not take them.
       '*': (tagName, attribs) => ({ tagName, attribs: ownIds(attribs) }),
-      a: (tagName, attribs) => {
+      a: (tagName, attribs): { tagName: string; attribs: Record<string, string> } => {
         const href = attribs.href ? rewriteLink(attribs.href, docPath, ctx) : undefined;
         if (href === UNRESOLVED) return { tagName: 'span', attribs: { class: 'offsite-link', title: 'Page du site d’origine, absente de cette documentation' } };
         return { tagName, attribs: { ...ownIds(attribs), ...(href ? { href } : {}) } };
