@@ -131,6 +131,7 @@ for (const it of items) {
     unseen: signals.unseenShare,
     names: signals.unknownNames.join(','),
     rank: rank >= 0 ? rank + 1 : null,
+    citesRelevant: a.state === 'answered' && !expectRefusal ? a.sources.some((s) => it.relevant.includes(s.path)) : null,
     cited: a.sources.map((s) => s.path.split('/').pop()!.slice(0, 28)).join(' | ').slice(0, 60),
   });
 }

@@ -25,6 +25,8 @@ export const SINGLE_SENTENCE_NOTES = {
 } as const;
 const MAX_SENTENCES = 3;
 const MAX_SENTENCE_CHARS = 400;
+/** Share of the best sentence's weight the top passage's own best sentence needs to be quoted. */
+const LEAD_SHARE = 0.3;
 
 /**
  * Sentences of a passage. Markdown wraps paragraphs at a fixed width, so a single line break
@@ -90,6 +92,12 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
     .filter((c) => !seen.has(c.text) && seen.add(c.text) !== undefined)
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.doc - b.doc || a.order - b.order);
+  // The best-ranked passage is the retriever's best guess: its best sentence is quoted when it
+  // carries the question's words, even if a lower passage's sentence weighs a little more.
+  if (!best.some((c) => c.doc === 0)) {
+    const lead = candidates.filter((c) => c.doc === 0 && c.hits >= minHits && c.score >= top * LEAD_SHARE && !seen.has(c.text)).sort((a, b) => b.score - a.score)[0];
+    if (lead) best = [lead, ...best].slice(0, MAX_SENTENCES).sort((a, b) => a.doc - b.doc || a.order - b.order);
+  }
   // No sentence carries two question words: the single best one, if any word at all matched.
   if (best.length === 0) best = candidates.filter((c) => c.score > 0 && c.score >= top).slice(0, 1);
   if (best.length === 0 && docs[0]) {
