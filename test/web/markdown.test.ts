@@ -71,6 +71,12 @@ describe('renderDocument', () => {
     expect(out).not.toContain('src="https://');
   });
 
+  it('drops icon-only links that would have no name once their SVG is gone (generated permalinks)', () => {
+    const { html: out } = renderDocument('<p>Titre <a href="#x" aria-label="Permalink"><svg viewBox="0 0 1 1"><use href="i.svg#a"/></svg></a> <a href="https://y.org">texte</a></p>', 'x.md');
+    expect(out).not.toContain('href="#x"');
+    expect(out).toContain('<a href="https://y.org">texte</a>');
+  });
+
   it('mermaid is a labelled code figure; code blocks and tables are focusable, labelled regions', () => {
     const { html: out } = renderDocument('```mermaid\ngraph TD; A-->B\n```\n\n```js\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', 'x.md');
     expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre tabindex="0" role="region" aria-label="Diagramme (source Mermaid, non dessiné)"><code class="language-mermaid">graph TD; A--&gt;B');

@@ -122,7 +122,11 @@ function sanitizeDocument(markup: string, docPath: string | undefined, ctx: Rend
       // Task-list checkboxes only, always inert.
       input: (tagName, attribs) => (attribs.type === 'checkbox' ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}) } } : { tagName: 'span', attribs: {} }),
     },
-    exclusiveFilter: (frame) => frame.tag === 'a' && !frame.attribs.href && !frame.attribs.id && frame.attribs.class !== 'offsite-link',
+    exclusiveFilter: (frame) =>
+      frame.tag === 'a' &&
+      ((!frame.attribs.href && !frame.attribs.id && frame.attribs.class !== 'offsite-link') ||
+        // An icon-only link (a generator's SVG "permalink") is empty once the SVG is gone: a link without a name.
+        (!frame.text.trim() && frame.mediaChildren.length === 0 && frame.attribs.class !== 'external-image')),
   });
 }
 
