@@ -202,7 +202,9 @@ export const chatMachine = setup({
   actions: {
     keepRetrieved: assign((_, r: Retrieved) => ({ passages: r.passages, signals: r.signals })),
     keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= context.settings.threshold) }),
-    bandRefuse: assign({ band: 'refuse' as const }),
+    // A refusal decided by the guard or by the relevance call is a confident one.
+    bandRefuse: assign({ band: 'refuse' as const, confidence: 'high' as const }),
+    confidentRefusal: assign({ confidence: 'high' as const }),
     bandAnswer: assign({ band: 'answer' as const, confidence: 'high' as const }),
     bandAsk: assign({ band: 'ask' as const, confidence: 'low' as const }),
     keepVerdict: assign({ verdict: (_, v: JudgeOutput) => v }),
@@ -264,7 +266,11 @@ export const chatMachine = setup({
         src: 'judge',
         input: ({ context }) => ({ question: context.question, passages: context.passages }),
         onDone: [
-          { guard: { type: 'judgedNone', params: ({ event }) => event.output }, target: 'outOfScope', actions: { type: 'keepVerdict', params: ({ event }) => event.output } },
+          {
+            guard: { type: 'judgedNone', params: ({ event }) => event.output },
+            target: 'outOfScope',
+            actions: [{ type: 'keepVerdict', params: ({ event }) => event.output }, 'confidentRefusal'],
+          },
           {
             guard: { type: 'judgedSome', params: ({ event }) => event.output },
             target: 'generating',

@@ -68,7 +68,11 @@ export interface ChatAnswer {
   /** Plain text (may contain simple Markdown); pages sanitise before rendering. `[n]` is `sources[n-1]`. */
   answer: string;
   outOfScope: boolean;
-  /** "high": the passages answer it (score over the high bound, or the relevance call said so); "low": they may not. */
+  /**
+   * Answered: "high" when the passages answer it (score over the high bound, or the relevance call
+   * said so), "low" when they may not. Refused: "high" when the guard or the relevance call refused,
+   * the band's confidence when the model declined.
+   */
   confidence: 'high' | 'low';
   /** Language of the question, which the answer (and refusal) is written in. */
   lang: 'fr' | 'en';

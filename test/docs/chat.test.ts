@@ -48,7 +48,7 @@ describe('orchestration', () => {
     const a = await assistantWith(provider);
     for (const question of ['Comment réussir une mayonnaise maison ?', 'zzzz qwxv']) {
       const answer = await a.ask({ question, settings: a.defaults() });
-      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, answer: OUT_OF_SCOPE_ANSWER, sources: [] });
+      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, confidence: 'high', answer: OUT_OF_SCOPE_ANSWER, sources: [] });
     }
     // Refused in the question's language.
     const en = await a.ask({ question: 'What is the weather forecast for Lyon tomorrow?', settings: a.defaults() });
@@ -273,7 +273,7 @@ describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () =
       fake.script({ text: '{"answering": []}' });
       const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
       expect(fake.requests).toHaveLength(1);
-      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, answer: OUT_OF_SCOPE_ANSWER });
+      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, confidence: 'high', answer: OUT_OF_SCOPE_ANSWER });
       expect(calls.map((c) => c.verdict)).toEqual(['none']);
     } finally {
       await fake.close();
