@@ -71,7 +71,7 @@ let ans = 0, oos = 0, at5 = 0, at1 = 0;
 let ansRefused = 0, ansHigh = 0, ansLow = 0, oosRefused = 0, oosHigh = 0, oosLow = 0;
 let answeredAns = 0, citesRelevant = 0, marksWithoutSource = 0, removedMarks = 0;
 let quoted = 0, quotedRelevantDoc = 0, quotedWithKeyword = 0, singleNotes = 0;
-const cues = { unseen50: { ans: 0, oos: 0 }, unseen75: { ans: 0, oos: 0 }, unknownName: { ans: 0, oos: 0 }, langMismatch: { ans: 0, oos: 0 } };
+const cues = { unseen50: { ans: 0, oos: 0 }, unseen75: { ans: 0, oos: 0 }, unknownName: { ans: 0, oos: 0 }, liveData: { ans: 0, oos: 0 }, langMismatch: { ans: 0, oos: 0 } };
 const answerLangOk = { ok: 0, n: 0 };
 const timings: number[] = [];
 const details: Array<Record<string, unknown>> = [];
@@ -89,6 +89,7 @@ for (const it of items) {
   if (signals.unseenShare >= DOUBT_UNSEEN_SHARE) cues.unseen50[side]++;
   if (signals.unseenShare >= REFUSE_UNSEEN_SHARE) cues.unseen75[side]++;
   if (signals.unknownNames.length > 0) cues.unknownName[side]++;
+  if (signals.liveData) cues.liveData[side]++;
   if (best && best.lang !== qLang) cues.langMismatch[side]++;
 
   const a = await assistant.ask({ question: it.question, settings });

@@ -10,7 +10,20 @@ import type { RelevanceSignals } from '../../machines/chat.js';
  * - `unknownNames`: capitalised words, not first in the question, that the corpus never uses
  *   (« Lyon », « Netflix »): a named thing the docs do not mention. The docs' own example
  *   servers and tools share many words with such questions, never the name.
+ * - `liveData`: the question asks about the world as it is now (« demain », « aujourd’hui »,
+ *   « tomorrow », « next Tuesday »): documentation is not a live source, whatever its examples say
+ *   (the MCP weather server's `weather://forecast/{city}` matches « weather forecast for Paris
+ *   tomorrow » word for word).
  */
+const LIVE_DATA = new RegExp(
+  [
+    'today', 'tomorrow', 'tonight', 'yesterday', 'right now',
+    'this (?:week|weekend|month|year)', 'next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)',
+    'aujourd.hui', 'demain', 'hier', 'ce soir', 'ce week-end', 'cette semaine', 'ce mois-ci',
+    '(?:semaine|mois|annee) prochaine?', 'prochaine version',
+  ].map((w) => `\\b${w}\\b`).join('|'),
+);
+
 export interface WordDetail {
   word: string;
   df: number;
@@ -25,5 +38,6 @@ export function relevanceSignals(question: string, words: WordDetail[]): Relevan
   const unseenShare = total > 0 ? unseen.reduce((n, w) => n + w.weight, 0) / total : 0;
   const unseenWords = new Set(unseen.map((w) => w.word));
   const names = (question.match(NAME) ?? []).map((n) => fold(n)).filter((n) => unseenWords.has(n));
-  return { unseenShare: Math.round(unseenShare * 1000) / 1000, unknownNames: [...new Set(names)] };
+  const liveData = LIVE_DATA.test(fold(question).replace(/[’']/g, "'"));
+  return { unseenShare: Math.round(unseenShare * 1000) / 1000, unknownNames: [...new Set(names)], liveData };
 }

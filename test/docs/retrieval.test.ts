@@ -232,7 +232,13 @@ describe('relevance cues', () => {
       { word: 'lyon', df: 0, weight: 5 },
       { word: 'server', df: 40, weight: 1 },
     ];
-    expect(relevanceSignals('What is the weather forecast for Lyon on the server?', words)).toEqual({ unseenShare: 0.938, unknownNames: ['lyon'] });
+    expect(relevanceSignals('What is the weather forecast for Lyon on the server?', words)).toEqual({ unseenShare: 0.938, unknownNames: ['lyon'], liveData: false });
     expect(relevanceSignals('Lyon weather', words).unknownNames).toEqual([]); // first word: any question starts with a capital
+    for (const q of ["What's the weather forecast for Paris tomorrow?", 'Quel temps fera-t-il demain ?', "Le cours de l’action aujourd’hui ?", 'Book a flight for next Tuesday']) {
+      expect(relevanceSignals(q, words).liveData).toBe(true);
+    }
+    for (const q of ['Combien de temps garder les journaux ?', 'Which progress token types are allowed?', 'Que contient la prochaine étape ?']) {
+      expect(relevanceSignals(q, words).liveData).toBe(false);
+    }
   });
 });
