@@ -310,3 +310,25 @@ describe('offline between the bounds', () => {
     expect(en.answer.startsWith('Extractive answer (offline mode, no model called):')).toBe(true);
   });
 });
+
+describe('the relevance call through Claude (Anthropic wire fake, real SDK)', () => {
+  it('a verdict in a text block keeps the named passages; the answer then cites natively', async () => {
+    const fake = await startAnthropicFake();
+    try {
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_SCORE_CONFIDENT: '0.99' });
+      const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+      await a.ready();
+      fake.script({ text: 'Voici : {"answering": [1]}', usage: { input_tokens: 120, output_tokens: 9 } }, { blocks: [{ text: 'Vingt ans.', citations: [{ searchResultIndex: 0, citedText: '20 ans' }] }] });
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      expect(fake.requests).toHaveLength(2);
+      const judge = fake.requests[0]!.body as { max_tokens: number; messages: Array<{ content: unknown }> };
+      expect(judge.max_tokens).toBeLessThanOrEqual(40);
+      const gen = fake.requests[1]!.body as { messages: Array<{ content: Array<{ type: string }> }> };
+      expect(gen.messages.at(-1)!.content.filter((b) => b.type === 'search_result')).toHaveLength(1);
+      expect(answer).toMatchObject({ state: 'answered', confidence: 'high', answer: 'Vingt ans.' });
+      expect(answer.sources.map((s) => s.href)).toEqual(['/docs/rgpd/14-conservation.md#exemples']);
+    } finally {
+      await fake.close();
+    }
+  });
+});
