@@ -1,33 +1,173 @@
 /**
- * Retrieval quality on the eval set, and the guard's refusal precision/recall at a threshold.
- *   CORPUS_DIR=../shared/corpus npx tsx bench/rag-quality.ts [--threshold T] [--eval path]
- * T defaults to the configured CHAT_SCORE_THRESHOLD (env, or the schema's default).
- * Prints one JSON line, the quality table, a threshold sweep and per-question details.
+ * Docs assistant quality, offline, on a labelled question set (test/docs/eval/rag-qa-unseen.json):
+ * retrieval (recall@k, latency), the guard's band (refused / answered "low" / answered "high" for
+ * answerable and out-of-scope questions), citations (relevant source cited, marks without source),
+ * the extractive answer's quoted sentences, and how often each guard cue fires.
+ *
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --split tune
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --split heldout   # once, at the end
+ *
+ * Options: --eval path, --threshold T, --confident H (default: configuration), --details.
+ * The whole assistant runs (chat chart, offline provider), as `palabre ask` would with no key.
  */
-import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { Retriever } from '../actors/retrieval/retriever.js';
-import { evaluate, sweep, type EvalItem } from '../actors/retrieval/quality.js';
-import { configShape } from '../core/config/schema.js';
+import { createDocsAssistant } from '../actors/docs/assistant.js';
+import { createOfflineProvider } from '../actors/llm/offline.js';
+import { detectLang, fold } from '../actors/retrieval/analyze.js';
+import { relevanceSignals } from '../actors/retrieval/relevance.js';
+import { loadConfig } from '../core/config/index.js';
+import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const corpus = resolve(process.env.CORPUS_DIR ?? '../shared/corpus');
-const evalPath = resolve(opt('eval') ?? '../shared/eval/rag-qa-dev.json');
-const threshold = Number(opt('threshold') ?? configShape.CHAT_SCORE_THRESHOLD.parse(process.env.CHAT_SCORE_THRESHOLD));
+const split = opt('split') ?? 'tune';
+const corpus = resolve(process.env.CORPUS_DIR ?? '../../shared/corpus');
+const evalPath = resolve(opt('eval') ?? 'test/docs/eval/rag-qa-unseen.json');
 
-const itemSchema = z.array(z.object({ id: z.string(), question: z.string(), relevant: z.array(z.string()), out_of_scope: z.boolean().optional() }));
-const items: EvalItem[] = itemSchema.parse(JSON.parse(readFileSync(evalPath, 'utf8')));
+const itemSchema = z.array(
+  z.object({
+    id: z.string(),
+    split: z.enum(['tune', 'heldout']).optional(),
+    lang: z.enum(['fr', 'en']).optional(),
+    question: z.string(),
+    relevant: z.array(z.string()),
+    keywords: z.array(z.string()).optional(),
+    out_of_scope: z.boolean().optional(),
+  }),
+);
+const items = itemSchema.parse(JSON.parse(readFileSync(evalPath, 'utf8'))).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
 
-const retriever = new Retriever({ root: corpus });
-await retriever.sync();
-const result = evaluate(retriever, items, threshold);
-console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'rag-quality', corpus, threshold, passages: retriever.passageCount, ...result.metrics }));
-console.table([result.metrics]);
-console.table(sweep(retriever, items, [0.2, 0.25, 0.3, 0.33, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6]));
-console.table(result.details);
+const config = loadConfig({
+  env: {
+    ...process.env,
+    CORPUS_DIR: corpus,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-rag-')),
+    CHAT_PROVIDER: 'offline',
+    ...(opt('threshold') ? { CHAT_SCORE_THRESHOLD: opt('threshold') } : {}),
+    ...(opt('confident') ? { CHAT_SCORE_CONFIDENT: opt('confident') } : {}),
+  },
+  dotenvPath: null,
+});
+const offline = createOfflineProvider();
+const assistant = createDocsAssistant({
+  config,
+  providers: { get: () => offline, resolve: () => offline, available: () => ['offline'] },
+  persist: false,
+});
+await assistant.ready();
+const settings = assistant.defaults();
+const K = settings.k;
+
+const pct = (n: number, d: number): number => (d ? Math.round((1000 * n) / d) / 10 : 0);
+const QUOTE = /« (.+?) » \[(\d+)\]/g;
+
+let ans = 0, oos = 0, at5 = 0, at1 = 0;
+let ansRefused = 0, ansHigh = 0, ansLow = 0, oosRefused = 0, oosHigh = 0, oosLow = 0;
+let answeredAns = 0, citesRelevant = 0, marksWithoutSource = 0, removedMarks = 0;
+let quoted = 0, quotedRelevantDoc = 0, quotedWithKeyword = 0, singleNotes = 0;
+const cues = { unseen50: { ans: 0, oos: 0 }, unseen75: { ans: 0, oos: 0 }, unknownName: { ans: 0, oos: 0 }, liveData: { ans: 0, oos: 0 }, langMismatch: { ans: 0, oos: 0 } };
+const answerLangOk = { ok: 0, n: 0 };
+const timings: number[] = [];
+const details: Array<Record<string, unknown>> = [];
+
+for (const it of items) {
+  const expectRefusal = it.out_of_scope === true || it.relevant.length === 0;
+  const t0 = performance.now();
+  const hits = assistant.search(it.question, K);
+  timings.push(performance.now() - t0);
+  const rank = hits.findIndex((h) => it.relevant.includes(h.path));
+  const best = hits.reduce<(typeof hits)[number] | undefined>((b, h) => (!b || h.score > b.score ? h : b), undefined);
+  const signals = relevanceSignals(it.question, assistant.retriever.explain(it.question, best?.id ?? ''));
+  const qLang = detectLang(it.question);
+  const side = expectRefusal ? 'oos' : 'ans';
+  if (signals.unseenShare >= DOUBT_UNSEEN_SHARE) cues.unseen50[side]++;
+  if (signals.unseenShare >= REFUSE_UNSEEN_SHARE) cues.unseen75[side]++;
+  if (signals.unknownNames.length > 0) cues.unknownName[side]++;
+  if (signals.liveData) cues.liveData[side]++;
+  if (best && best.lang !== qLang) cues.langMismatch[side]++;
+
+  const a = await assistant.ask({ question: it.question, settings });
+  answerLangOk.n++;
+  if (a.lang === (it.lang ?? qLang)) answerLangOk.ok++;
+  removedMarks += a.removedMarks;
+  for (const m of a.answer.matchAll(/\[(\d+)\]/g)) if (Number(m[1]) < 1 || Number(m[1]) > a.sources.length) marksWithoutSource++;
+  const verdict = a.state !== 'answered' ? 'refused' : a.confidence;
+  if (expectRefusal) {
+    oos++;
+    if (verdict === 'refused') oosRefused++;
+    else if (verdict === 'high') oosHigh++;
+    else oosLow++;
+  } else {
+    ans++;
+    if (rank === 0) at1++;
+    if (rank >= 0 && rank < K) at5++;
+    if (verdict === 'refused') ansRefused++;
+    else if (verdict === 'high') ansHigh++;
+    else ansLow++;
+    if (a.state === 'answered') {
+      answeredAns++;
+      if (a.sources.some((s) => it.relevant.includes(s.path))) citesRelevant++;
+      if (a.answer.includes('Une seule phrase') || a.answer.includes('Only one sentence')) singleNotes++;
+      const kws = (it.keywords ?? []).map(fold);
+      for (const m of a.answer.matchAll(QUOTE)) {
+        quoted++;
+        const src = a.sources[Number(m[2]) - 1];
+        const fromRelevant = src !== undefined && it.relevant.includes(src.path);
+        if (fromRelevant) quotedRelevantDoc++;
+        if (fromRelevant && kws.some((k) => fold(m[1]!).includes(k))) quotedWithKeyword++;
+      }
+    }
+  }
+  details.push({
+    id: it.id,
+    expect: expectRefusal ? 'oos' : 'ans',
+    got: verdict,
+    best: best ? Math.round(best.score * 100) / 100 : 0,
+    unseen: signals.unseenShare,
+    names: signals.unknownNames.join(','),
+    rank: rank >= 0 ? rank + 1 : null,
+    citesRelevant: a.state === 'answered' && !expectRefusal ? a.sources.some((s) => it.relevant.includes(s.path)) : null,
+    cited: a.sources.map((s) => s.path.split('/').pop()!.slice(0, 28)).join(' | ').slice(0, 60),
+  });
+}
+
+timings.sort((x, y) => x - y);
+const p50 = timings[Math.floor(timings.length / 2)] ?? 0;
+const summary = {
+  bench: 'rag-quality',
+  split,
+  loadavg1m: +loadavg()[0]!.toFixed(1),
+  passages: assistant.retriever.passageCount,
+  threshold: settings.threshold,
+  confident: settings.confident,
+  answerable: ans,
+  outOfScope: oos,
+  recallAt1: pct(at1, ans),
+  [`recallAt${K}`]: pct(at5, ans),
+  answerableRefusedPct: pct(ansRefused, ans),
+  answerableHighPct: pct(ansHigh, ans),
+  answerableLowPct: pct(ansLow, ans),
+  outOfScopeHighPct: pct(oosHigh, oos),
+  outOfScopeLowPct: pct(oosLow, oos),
+  outOfScopeRefusedPct: pct(oosRefused, oos),
+  answeredCitesRelevantPct: pct(citesRelevant, answeredAns),
+  marksWithoutSource,
+  marksRemovedServerSide: removedMarks,
+  quotedSentences: quoted,
+  quotedFromRelevantDocPct: pct(quotedRelevantDoc, quoted),
+  quotedRelevantWithKeywordPct: pct(quotedWithKeyword, quoted),
+  singleSentenceAnswers: singleNotes,
+  answerInQuestionLangPct: pct(answerLangOk.ok, answerLangOk.n),
+  retrievalP50ms: Math.round(p50 * 1000) / 1000,
+};
+console.log(JSON.stringify(summary));
+console.table([summary]);
+console.log('Guard cues: how many answerable (ans) and out-of-scope (oos) questions each one fires on');
+console.table(Object.entries(cues).map(([cue, n]) => ({ cue, ans: `${n.ans}/${ans}`, oos: `${n.oos}/${oos}` })));
+if (args.includes('--details')) console.table(details);

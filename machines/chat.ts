@@ -2,36 +2,83 @@ import { assign, fromPromise, setup } from 'xstate';
 import type { LlmCallInput, LlmCallOutput } from './llmCall.js';
 import type { Citation, GenerateResult } from '../actors/llm/types.js';
 import type { ChatSettings, ChatTurn, Passage } from '../actors/docs/contract.js';
-import { CHAT_SYSTEM_PROMPT, OUT_OF_SCOPE_ANSWER } from '../prompts/docs/chat.js';
+import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type AnswerLang } from '../prompts/docs/chat.js';
 
 /**
  * One question to the docs assistant, as steps (specs/docs-assistant.fr.md §2, §8):
- * retrieving → guarding → generating → checkingCitations → answered | outOfScope | failed.
+ * retrieving → guarding → (asking →) generating → checkingCitations → answered | outOfScope | failed.
  *
- * - `retrieve` (named actor) returns the top-k passages with normalised scores.
- * - The guard sends the question out of scope when no passage reaches the threshold; the model is
- *   not called at all on that path.
- * - `generate` (named actor) is the llmCall machine wired to the provider: the passages go as
- *   `documents` (Claude `search_result` blocks, numbered passages elsewhere).
- * - Checking citations keeps only citations naming a retrieved passage; the others are removed
- *   and flagged. A model that answers with the out-of-scope sentence ends in `outOfScope` too.
- * No I/O here: both actors are provided at wiring time (actors/docs/assistant.ts).
+ * The guard is a band on the best passage's score (docs/docs-assistant.md § Confidence):
+ * - under `settings.threshold`, or when most of the question's weight is in words the corpus never
+ *   uses, the question is out of scope and no model is called;
+ * - at or over `settings.confident`, with no unknown named thing in the question and nothing
+ *   asking for live data (« demain »), it is answered with confidence "high";
+ * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
+ *   says which passages answer the question; none → out of scope, some → answered from those only
+ *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
+ *   is no call: answered with confidence "low" and a notice that says so.
+ * Checking citations renumbers the `[n]` marks in order of first use, so mark n is source n of the
+ * answer's list; marks pointing at no passage are removed and counted. No I/O here: the actors are
+ * provided at wiring time (actors/docs/assistant.ts).
  */
+
+/** Lexical cues about the question as a whole (actors/retrieval/relevance.ts computes them). */
+export interface RelevanceSignals {
+  /** IDF-weighted share of the question's words that the corpus never uses (0–1). */
+  unseenShare: number;
+  /** Capitalised names in the question that the corpus never uses ("Lyon", "Netflix"). */
+  unknownNames: string[];
+  /** The question asks about the world now ("tomorrow", "aujourd'hui"): docs are not a live source. */
+  liveData: boolean;
+}
+
+export interface Retrieved {
+  passages: Passage[];
+  signals: RelevanceSignals;
+}
+
+/** The relevance call's verdict: passage ids that answer, or why there is no verdict. */
+export type JudgeOutput = { ok: true; keep: string[]; ms: number } | { ok: false; reason: string; ms: number };
+
+export interface JudgeInput {
+  question: string;
+  passages: Passage[];
+}
+
+/** Over this share of unseen weight the question is about something the docs never mention. */
+export const REFUSE_UNSEEN_SHARE = 0.75;
+/** From this share on, a high score is not trusted alone: the question goes to "ask". */
+export const DOUBT_UNSEEN_SHARE = 0.5;
+
+export type Confidence = 'high' | 'low';
+export type Band = 'refuse' | 'ask' | 'answer';
+
 export interface ChatInput {
   question: string;
   history: ChatTurn[];
   settings: ChatSettings;
   /** llmCall resilience knobs (from LLM_* configuration). */
   call: Omit<LlmCallInput, 'request'>;
+  /** Language of the question: the refusal and the notice are written in it. */
+  lang: AnswerLang;
+  /** A provider that can make the relevance call is configured (false offline). */
+  canJudge: boolean;
 }
 
 export interface ChatContext extends ChatInput {
   passages: Passage[];
+  signals: RelevanceSignals;
+  band: Band | undefined;
+  confidence: Confidence;
+  verdict: JudgeOutput | undefined;
   result: GenerateResult | undefined;
-  /** Passages actually cited, in citation order. */
+  /** Passages actually cited, in order of first mark. */
   cited: Passage[];
   flagged: string[];
+  /** `[n]` marks removed because they pointed at no passage sent. */
+  removedMarks: number;
   answer: string;
+  notice: string | undefined;
   error: string | undefined;
   /** Which final state was reached (set on entry of each final state). */
   final: ChatState | undefined;
@@ -42,9 +89,14 @@ export type ChatState = 'answered' | 'outOfScope' | 'failed';
 export interface ChatOutput {
   state: ChatState;
   answer: string;
+  confidence: Confidence;
+  band: Band | undefined;
+  notice: string | undefined;
   passages: Passage[];
   cited: Passage[];
   flagged: string[];
+  removedMarks: number;
+  verdict: JudgeOutput | undefined;
   result: GenerateResult | undefined;
   error: string | undefined;
 }
@@ -63,33 +115,63 @@ export function buildLlmRequest(ctx: Pick<ChatContext, 'question' | 'history' | 
   };
 }
 
-/** Splits citations into those naming a retrieved passage (deduplicated, in order) and the rest. */
-export function checkCitations(citations: Citation[] | undefined, passages: Passage[]): { cited: Passage[]; flagged: string[] } {
-  const byId = new Map(passages.map((p) => [p.id, p]));
+const MARKS = /\s?\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
+
+/**
+ * Citations that match. `[n]` in `text` names the n-th passage sent; the answer's sources are the
+ * sections of those passages in order of first mark, then those cited natively (Claude) without a mark; marks are
+ * renumbered to their source's place; a mark naming no passage is removed (`removedMarks`).
+ * `flagged` lists native citations naming no passage sent.
+ */
+export function linkCitations(text: string, citations: Citation[] | undefined, passages: Passage[]): { answer: string; cited: Passage[]; flagged: string[]; removedMarks: number } {
   const cited: Passage[] = [];
+  let removedMarks = 0;
+  // Two passages of one section are one source for the reader (one link, one number).
+  const place = (p: Passage): number => {
+    let i = cited.findIndex((c) => c.path === p.path && c.anchor === p.anchor);
+    if (i < 0) i = cited.push(p) - 1;
+    return i + 1;
+  };
+  const answer = text
+    .replace(MARKS, (whole, list: string) => {
+      const lead = whole.startsWith(' ') || whole.startsWith('\n') ? whole[0]! : '';
+      const kept: number[] = [];
+      for (const n of list.split(',').map((x) => Number(x.trim()))) {
+        const p = n >= 1 ? passages[n - 1] : undefined;
+        if (!p) {
+          removedMarks++;
+          continue;
+        }
+        const k = place(p);
+        if (!kept.includes(k)) kept.push(k);
+      }
+      return kept.length > 0 ? `${lead}${kept.map((k) => `[${k}]`).join('')}` : '';
+    })
+    .trim();
+  const byId = new Map(passages.map((p) => [p.id, p]));
   const flagged: string[] = [];
   for (const c of citations ?? []) {
     const p = byId.get(c.sourceId);
     if (!p) {
       if (!flagged.includes(c.sourceId)) flagged.push(c.sourceId);
-    } else if (!cited.includes(p)) cited.push(p);
+    } else place(p);
   }
-  return { cited, flagged };
-}
-
-/** Removes `[n]` markers that point past the passages sent (an invented source). */
-export function stripInventedMarkers(text: string, passageCount: number): string {
-  return text.replace(/\s?\[(\d{1,3})\]/g, (m, n: string) => (Number(n) >= 1 && Number(n) <= passageCount ? m : ''));
+  return { answer, cited, flagged, removedMarks };
 }
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function declined(text: string): boolean {
-  const norm = (s: string): string => s.replace(/[«»"“”'’\s.]/g, '').toLowerCase();
-  return norm(text) === norm(OUT_OF_SCOPE_ANSWER);
+const norm = (s: string): string => s.replace(/[«»"“”'’\s.]/g, '').toLowerCase();
+const REFUSALS = new Set(Object.values(OUT_OF_SCOPE_ANSWERS).map(norm));
+
+/** The model answered with a refusal sentence (either language). */
+export function declined(text: string): boolean {
+  return REFUSALS.has(norm(text));
 }
+
+const bestScore = (passages: Passage[]): number => passages.reduce((m, p) => Math.max(m, p.score), 0);
 
 export const chatMachine = setup({
   types: {
@@ -99,33 +181,70 @@ export const chatMachine = setup({
     events: {} as { type: 'chat.cancel' },
   },
   actors: {
-    retrieve: fromPromise<Passage[], { question: string; k: number }>(async () => {
+    retrieve: fromPromise<Retrieved, { question: string; k: number }>(async () => {
       throw new Error('chat: the retrieve actor is not provided');
+    }),
+    judge: fromPromise<JudgeOutput, JudgeInput>(async () => {
+      throw new Error('chat: the judge actor is not provided');
     }),
     generate: fromPromise<LlmCallOutput, LlmCallInput>(async () => {
       throw new Error('chat: the generate actor is not provided');
     }),
   },
   guards: {
-    hasRelevantPassage: ({ context }) => context.passages.some((p) => p.score >= context.settings.threshold),
+    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE,
+    overHighBound: ({ context }) =>
+      bestScore(context.passages) >= context.settings.confident &&
+      context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
+      context.signals.unknownNames.length === 0 &&
+      !context.signals.liveData,
+    canJudge: ({ context }) => context.canJudge,
+    judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
+    judgedSome: (_, v: JudgeOutput) => v.ok && v.keep.length > 0,
     callSucceeded: (_, output: LlmCallOutput) => output.ok,
     modelDeclined: ({ context }) => declined(context.answer),
   },
   actions: {
-    keepPassages: assign({ passages: (_, passages: Passage[]) => passages }),
+    keepRetrieved: assign((_, r: Retrieved) => ({ passages: r.passages, signals: r.signals })),
     keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= context.settings.threshold) }),
-    answerOutOfScope: assign({ answer: () => OUT_OF_SCOPE_ANSWER, cited: () => [] }),
+    // A refusal decided by the guard or by the relevance call is a confident one.
+    bandRefuse: assign({ band: 'refuse' as const, confidence: 'high' as const }),
+    confidentRefusal: assign({ confidence: 'high' as const }),
+    bandAnswer: assign({ band: 'answer' as const, confidence: 'high' as const }),
+    bandAsk: assign({ band: 'ask' as const, confidence: 'low' as const }),
+    keepVerdict: assign({ verdict: (_, v: JudgeOutput) => v }),
+    keepJudged: assign({
+      passages: ({ context }, v: JudgeOutput) => (v.ok ? context.passages.filter((p) => v.keep.includes(p.id)) : context.passages),
+      confidence: 'high' as const,
+    }),
+    noteLowConfidence: assign({ notice: ({ context }) => LOW_CONFIDENCE_NOTICES[context.lang] }),
+    answerOutOfScope: assign({ answer: ({ context }) => OUT_OF_SCOPE_ANSWERS[context.lang], cited: () => [], notice: () => undefined }),
     keepResult: assign({ result: (_, output: LlmCallOutput) => (output.ok ? output.result : undefined) }),
     keepCallError: assign({ error: (_, output: LlmCallOutput) => (output.ok ? undefined : `${output.error.kind}: ${output.error.message}`) }),
     keepCancelled: assign({ error: () => 'cancelled' }),
     checkCitations: assign(({ context }) => {
-      const { cited, flagged } = checkCitations(context.result?.citations, context.passages);
-      return { cited, flagged, answer: stripInventedMarkers(context.result?.text ?? '', context.passages.length).trim() };
+      const { answer, cited, flagged, removedMarks } = linkCitations(context.result?.text ?? '', context.result?.citations, context.passages);
+      return { cited, flagged, removedMarks, answer };
     }),
   },
 }).createMachine({
   id: 'chat',
-  context: ({ input }) => ({ ...input, passages: [], result: undefined, cited: [], flagged: [], answer: '', error: undefined, final: undefined }),
+  context: ({ input }) => ({
+    ...input,
+    passages: [],
+    signals: { unseenShare: 0, unknownNames: [], liveData: false },
+    band: undefined,
+    confidence: 'low',
+    verdict: undefined,
+    result: undefined,
+    cited: [],
+    flagged: [],
+    removedMarks: 0,
+    answer: '',
+    notice: undefined,
+    error: undefined,
+    final: undefined,
+  }),
   initial: 'retrieving',
   on: { 'chat.cancel': { target: '.failed', actions: 'keepCancelled' } },
   states: {
@@ -134,15 +253,42 @@ export const chatMachine = setup({
         id: 'retrieve',
         src: 'retrieve',
         input: ({ context }) => ({ question: context.question, k: context.settings.k }),
-        onDone: { target: 'guarding', actions: { type: 'keepPassages', params: ({ event }) => event.output } },
+        onDone: { target: 'guarding', actions: { type: 'keepRetrieved', params: ({ event }) => event.output } },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => describeError(event.error) }) },
       },
     },
     guarding: {
       always: [
-        { guard: 'hasRelevantPassage', target: 'generating', actions: 'keepRelevant' },
-        { target: 'outOfScope' },
+        { guard: 'underLowBound', target: 'outOfScope', actions: 'bandRefuse' },
+        { guard: 'overHighBound', target: 'generating', actions: ['bandAnswer', 'keepRelevant'] },
+        { guard: 'canJudge', target: 'asking', actions: ['bandAsk', 'keepRelevant'] },
+        { target: 'generating', actions: ['bandAsk', 'keepRelevant', 'noteLowConfidence'] },
       ],
+    },
+    asking: {
+      invoke: {
+        id: 'judge',
+        src: 'judge',
+        input: ({ context }) => ({ question: context.question, passages: context.passages }),
+        onDone: [
+          {
+            guard: { type: 'judgedNone', params: ({ event }) => event.output },
+            target: 'outOfScope',
+            actions: [{ type: 'keepVerdict', params: ({ event }) => event.output }, 'confidentRefusal'],
+          },
+          {
+            guard: { type: 'judgedSome', params: ({ event }) => event.output },
+            target: 'generating',
+            actions: [
+              { type: 'keepVerdict', params: ({ event }) => event.output },
+              { type: 'keepJudged', params: ({ event }) => event.output },
+            ],
+          },
+          { target: 'generating', actions: [{ type: 'keepVerdict', params: ({ event }) => event.output }, 'noteLowConfidence'] },
+        ],
+        // A judge that throws is a judge without a verdict: answer, with low confidence.
+        onError: { target: 'generating', actions: [assign({ verdict: ({ event }) => ({ ok: false as const, reason: describeError(event.error), ms: 0 }) }), 'noteLowConfidence'] },
+      },
     },
     generating: {
       invoke: {
@@ -168,7 +314,18 @@ export const chatMachine = setup({
     outOfScope: { type: 'final', entry: ['answerOutOfScope', assign({ final: 'outOfScope' as const })] },
     failed: { type: 'final', entry: assign({ final: 'failed' as const }) },
   },
-  output: ({ context }): ChatOutput => {
-    return { state: context.final ?? 'failed', answer: context.answer, passages: context.passages, cited: context.cited, flagged: context.flagged, result: context.result, error: context.error };
-  },
+  output: ({ context }): ChatOutput => ({
+    state: context.final ?? 'failed',
+    answer: context.answer,
+    confidence: context.confidence,
+    band: context.band,
+    notice: context.final === 'answered' ? context.notice : undefined,
+    passages: context.passages,
+    cited: context.cited,
+    flagged: context.flagged,
+    removedMarks: context.removedMarks,
+    verdict: context.verdict,
+    result: context.result,
+    error: context.error,
+  }),
 });

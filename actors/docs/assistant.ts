@@ -6,7 +6,7 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { chatMachine, type ChatInput, type ChatOutput } from '../../machines/chat.js';
+import { chatMachine, type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved } from '../../machines/chat.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { runLlmCall } from '../llm/llmCallActor.js';
 import { registerOfflineResponder } from '../llm/offline.js';
@@ -14,18 +14,28 @@ import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
+import { detectLang } from '../retrieval/analyze.js';
+import { documentMarkdown } from '../retrieval/ingest.js';
+import { relevanceSignals } from '../retrieval/relevance.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
+import type { GenerateResult } from '../llm/types.js';
+import { judgeRelevance } from './relevanceCall.js';
 import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from './contract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
 
 /** The offline provider answers chat questions extractively from the passages it is sent. */
 registerOfflineResponder('chat', extractiveAnswer);
 
-export const FAILED_ANSWER = 'La réponse n’a pas pu être produite pour le moment. Réessayez dans un instant.';
+export const FAILED_ANSWERS = {
+  fr: 'La réponse n’a pas pu être produite pour le moment. Réessayez dans un instant.',
+  en: 'The answer could not be produced just now. Try again in a moment.',
+} as const;
+export const FAILED_ANSWER = FAILED_ANSWERS.fr;
 
 export type DocsConfig = Pick<
   Config,
-  | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_BASE_URL' | 'CHAT_API_KEY' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_TEMPERATURE'
+  | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_BASE_URL' | 'CHAT_API_KEY' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_SCORE_CONFIDENT' | 'CHAT_TEMPERATURE'
+  | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
 >;
@@ -37,6 +47,8 @@ export interface DocsAssistantDeps {
   metrics?: Pick<Metrics, 'llmRetries'>;
   /** Called once per answer with its final state and duration (the surface counts them in /metrics). */
   onAnswer?: (answer: ChatAnswer, ms: number) => void;
+  /** Called after each relevance call ("ask" band) with its latency, verdict and usage (/metrics). */
+  onRelevanceCall?: (r: { ms: number; verdict: 'some' | 'none' | 'invalid'; result: GenerateResult | undefined }) => void;
   /** When given, every question runs as a `chat` conversation of the process's actor system. */
   runtime?: Runtime;
   /** Overrides the embedder built from configuration (tests). */
@@ -55,7 +67,7 @@ export interface DocsCore extends DocsAssistant {
 }
 
 function toPassage(p: ScoredPassage): Passage {
-  return { id: p.id, path: p.path, section: p.section, anchor: p.anchor, lineStart: p.lineStart, lineEnd: p.lineEnd, text: p.text, score: Math.round(p.score * 1000) / 1000 };
+  return { id: p.id, path: p.path, section: p.section, anchor: p.anchor, lineStart: p.lineStart, lineEnd: p.lineEnd, text: p.text, lang: p.lang, score: Math.round(p.score * 1000) / 1000 };
 }
 
 /** Link opening a document in the /docs viewer at a section (each path segment URL-encoded). */
@@ -64,8 +76,8 @@ export function docHref(path: string, anchor: string): string {
   return `/docs/${encoded}${anchor ? `#${anchor}` : ''}`;
 }
 
-export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor'>): SourceRef {
-  return { path: p.path, section: p.section, anchor: p.anchor, href: docHref(p.path, p.anchor) };
+export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
+  return { path: p.path, section: p.section, anchor: p.anchor, lang: p.lang, href: docHref(p.path, p.anchor) };
 }
 
 /** The OpenAI default model name makes no sense for Gemini: use Gemini's own then. */
@@ -121,6 +133,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
       model: config.CHAT_MODEL,
       k: config.CHAT_TOP_K,
       threshold: config.CHAT_SCORE_THRESHOLD,
+      confident: Math.max(config.CHAT_SCORE_CONFIDENT, config.CHAT_SCORE_THRESHOLD),
       temperature: config.CHAT_TEMPERATURE,
       maxTokens: config.CHAT_MAX_TOKENS,
       historyTurns: config.CHAT_HISTORY_TURNS,
@@ -131,8 +144,18 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const { onDelta, onReset } = stream;
     const logic = chatMachine.provide({
       actors: {
-        retrieve: fromPromise<Passage[], { question: string; k: number }>(async ({ input: q, signal: s }) =>
-          (await retriever.retrieve(q.question, q.k, s)).map(toPassage),
+        retrieve: fromPromise<Retrieved, { question: string; k: number }>(async ({ input: q, signal: s }) => retrieveWithSignals(q.question, q.k, s)),
+        judge: fromPromise<JudgeOutput, JudgeInput>(({ input: j, signal: s }) =>
+          judgeRelevance(
+            j,
+            {
+              model: config.CHAT_RELEVANCE_MODEL || input.settings.model,
+              timeoutMs: config.CHAT_RELEVANCE_TIMEOUT_MS,
+              call: (req, sig) => runLlmCall(llm, req, { signal: sig, ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
+              ...(deps.onRelevanceCall ? { onCall: deps.onRelevanceCall } : {}),
+            },
+            s,
+          ),
         ),
         generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
           runLlmCall(llm, req, {
@@ -168,6 +191,13 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     }
   }
 
+  /** Passages and the question-level cues the guard reads (actors/retrieval/relevance.ts). */
+  async function retrieveWithSignals(question: string, k: number, signal?: AbortSignal): Promise<Retrieved> {
+    const passages = (await retriever.retrieve(question, k, signal)).map(toPassage);
+    const best = passages.reduce<Passage | undefined>((b, p) => (!b || p.score > b.score ? p : b), undefined);
+    return { passages, signals: relevanceSignals(question, retriever.explain(question, best?.id ?? '')) };
+  }
+
   const assistant: DocsCore = {
     retriever,
     ready(onProgress) {
@@ -187,7 +217,8 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
       const doc = retriever.document(path);
       if (!doc) return undefined;
       try {
-        return { path: doc.path, title: doc.title, markdown: readFileSync(join(retriever.root, doc.path), 'utf8') };
+        const markdown = documentMarkdown(doc.path, readFileSync(join(retriever.root, doc.path), 'utf8'));
+        return markdown === undefined ? undefined : { path: doc.path, title: doc.title, lang: doc.lang, markdown };
       } catch {
         return undefined;
       }
@@ -203,15 +234,18 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   async function answerOnce(req: Parameters<DocsAssistant['ask']>[0]): Promise<ChatAnswer> {
     const llm = provider();
     const stream = { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
-    const out = await runChat({ question: req.question, history: req.history ?? [], settings: req.settings, call }, llm, stream, req.signal);
-    const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged };
+    const lang = detectLang(req.question);
+    const settings = { ...req.settings, confident: Math.max(req.settings.confident, req.settings.threshold) };
+    const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge: llm.name !== 'offline' }, llm, stream, req.signal);
+    const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged, lang, confidence: out.confidence, removedMarks: out.removedMarks };
+    if (out.removedMarks > 0) logger?.warn({ removedMarks: out.removedMarks }, 'chat: citation marks naming no source were removed');
     if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
     if (out.state === 'failed') {
       logger?.warn({ error: out.error }, 'chat: question failed');
-      return { ...base, state: 'failed', answer: FAILED_ANSWER, outOfScope: false, sources: [], ...(out.error ? { error: out.error } : {}) };
+      return { ...base, state: 'failed', answer: FAILED_ANSWERS[lang], outOfScope: false, sources: [], ...(out.error ? { error: out.error } : {}) };
     }
     if (out.state === 'outOfScope') return { ...base, state: 'outOfScope', answer: out.answer, outOfScope: true, sources: [] };
-    return { ...base, state: 'answered', answer: out.answer, outOfScope: false, sources: out.cited.map(toSourceRef) };
+    return { ...base, state: 'answered', answer: out.answer, outOfScope: false, sources: out.cited.map(toSourceRef), ...(out.notice ? { notice: out.notice } : {}) };
   }
 
   return assistant;

@@ -28,8 +28,13 @@ export interface ChatSettings {
   model: string;
   /** Passages retrieved. */
   k: number;
-  /** Normalised score (0–1) under which a question is out of scope. */
+  /** Low bound: best normalised score (0–1) under which a question is out of scope, no model called. */
   threshold: number;
+  /**
+   * High bound: from this best score on, the question is answered with confidence "high". Between
+   * the bounds the assistant asks (relevance call with a provider; offline, confidence "low").
+   */
+  confident: number;
   temperature: number;
   maxTokens: number;
   /** Turns of history sent to the model. */
@@ -37,7 +42,7 @@ export interface ChatSettings {
 }
 
 /** A retrieved passage: where it comes from (see PassageRecord) and how well it matches. */
-export interface Passage extends Omit<PassageRecord, 'lang'> {
+export interface Passage extends PassageRecord {
   /** Normalised score in [0, 1] (see docs for its meaning). */
   score: number;
 }
@@ -53,14 +58,28 @@ export interface SourceRef {
   /** Link that opens the document at the section in the /docs viewer. */
   href: string;
   anchor: string;
+  /** Language of the document the passage comes from (quoted text is marked with it). */
+  lang: 'fr' | 'en';
 }
 
 export interface ChatAnswer {
   /** Final state of the chat machine. */
   state: 'answered' | 'outOfScope' | 'failed';
-  /** Plain text (may contain simple Markdown); pages sanitise before rendering. */
+  /** Plain text (may contain simple Markdown); pages sanitise before rendering. `[n]` is `sources[n-1]`. */
   answer: string;
   outOfScope: boolean;
+  /**
+   * Answered: "high" when the passages answer it (score over the high bound, or the relevance call
+   * said so), "low" when they may not. Refused: "high" when the guard or the relevance call refused,
+   * the band's confidence when the model declined.
+   */
+  confidence: 'high' | 'low';
+  /** Language of the question, which the answer (and refusal) is written in. */
+  lang: 'fr' | 'en';
+  /** Said with a low-confidence answer (« Ces passages semblent proches… »), in the question's language. */
+  notice?: string;
+  /** `[n]` marks removed because they named no source. */
+  removedMarks: number;
   sources: SourceRef[];
   /** Citations removed because they named no retrieved passage. */
   flagged: string[];
@@ -93,7 +112,7 @@ export interface DocsAssistant {
   /** The documents of the corpus, for the viewer's navigation. */
   documents(): DocMeta[];
   /** Raw source of one document (path relative to the corpus root), or undefined if unknown. */
-  readDocument(path: string): { path: string; title: string; markdown: string } | undefined;
+  readDocument(path: string): { path: string; title: string; lang?: 'fr' | 'en'; markdown: string } | undefined;
   /** Provider name in use ("offline" when no key): pages say so. */
   providerName(): string;
 }

@@ -1,16 +1,32 @@
-import { analyzeQuery, stem, words } from '../retrieval/analyze.js';
+import { analyzeQuery, detectLang, stem, words, type QueryToken } from '../retrieval/analyze.js';
 import { isStopWord } from '../retrieval/stopwords.js';
 import type { OfflineAnswer } from '../llm/offline.js';
 import type { GenerateRequest } from '../llm/types.js';
 
 /**
  * The offline provider's answer for purpose `chat`: extractive and cited. The sentences of the
- * passages sent that share the most (IDF-free) question words are quoted as they are, each
- * followed by the `[n]` of its passage; nothing is generated. Pure function of the request.
+ * passages sent that carry the question's informative words are quoted as they are, each followed
+ * by the `[n]` of its passage; nothing is generated. Pure function of the request.
+ *
+ * "Informative" is measured on the passages sent: a question word found in many of their sentences
+ * (« données », « garder ») weighs little, a rare one (« prospect », « Last-Event-ID ») a lot. A
+ * sentence is quoted when it carries at least half the weight of the best sentence and, for a
+ * question of several words, more than one of them — a sentence sharing a single common word with
+ * the question is not an answer. When only one sentence qualifies, the answer says so.
  */
-export const OFFLINE_PREFIX = 'Réponse extractive (mode hors ligne, aucun modèle appelé) :';
+export const OFFLINE_PREFIXES = {
+  fr: 'Réponse extractive (mode hors ligne, aucun modèle appelé) :',
+  en: 'Extractive answer (offline mode, no model called):',
+} as const;
+export const OFFLINE_PREFIX = OFFLINE_PREFIXES.fr;
+export const SINGLE_SENTENCE_NOTES = {
+  fr: 'Une seule phrase de la documentation porte les mots de votre question :',
+  en: 'Only one sentence of the documentation carries the words of your question:',
+} as const;
 const MAX_SENTENCES = 3;
 const MAX_SENTENCE_CHARS = 400;
+/** Share of the best sentence's weight the top passage's own best sentence needs to be quoted. */
+const LEAD_SHARE = 0.3;
 
 /**
  * Sentences of a passage. Markdown wraps paragraphs at a fixed width, so a single line break
@@ -36,34 +52,63 @@ function sentenceStems(sentence: string): Set<string> {
   return out;
 }
 
+/** Weight of each question word within the passages sent: ln(1 + S / (1 + sentences holding it)). */
+function localWeights(tokens: QueryToken[], all: Array<Set<string>>): number[] {
+  return tokens.map((t) => {
+    const holding = all.filter((stems) => t.variants.some((v) => stems.has(v))).length;
+    return Math.log(1 + all.length / (1 + holding));
+  });
+}
+
 export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
   const docs = req.documents ?? [];
   const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const lang = detectLang(question);
   const tokens = analyzeQuery(question);
-  const candidates: Array<{ text: string; doc: number; order: number; score: number }> = [];
-  docs.forEach((d, i) => {
-    sentences(d.text).forEach((s, order) => {
-      const stems = sentenceStems(s);
-      const hit = tokens.filter((t) => t.variants.some((v) => stems.has(v))).length;
-      // Earlier passages ranked higher: a small bonus breaks ties in their favour.
-      candidates.push({ text: s.length > MAX_SENTENCE_CHARS ? `${s.slice(0, MAX_SENTENCE_CHARS)}…` : s, doc: i, order, score: hit - i * 0.01 });
+  const split = docs.map((d) => sentences(d.text).map((text) => ({ text, stems: sentenceStems(text) })));
+  const weights = localWeights(tokens, split.flat().map((s) => s.stems));
+  const candidates: Array<{ text: string; doc: number; order: number; score: number; hits: number }> = [];
+  split.forEach((list, i) => {
+    list.forEach((s, order) => {
+      let score = 0;
+      let hits = 0;
+      tokens.forEach((t, j) => {
+        if (t.variants.some((v) => s.stems.has(v))) {
+          score += weights[j]!;
+          hits++;
+        }
+      });
+      // Earlier passages ranked higher: a small bonus breaks ties in their favour (a rank discount
+      // was tried on the tuning set: fewer relevant sources cited).
+      candidates.push({ text: s.text.length > MAX_SENTENCE_CHARS ? `${s.text.slice(0, MAX_SENTENCE_CHARS)}…` : s.text, doc: i, order, score: score - i * 0.001, hits });
     });
   });
+  const top = Math.max(0, ...candidates.map((c) => c.score));
+  const minHits = tokens.length >= 3 ? 2 : 1;
   const seen = new Set<string>();
-  const best = candidates
-    .filter((c) => c.score > 0)
+  let best = candidates
+    .filter((c) => c.score > 0 && c.score >= top * 0.5 && c.hits >= minHits)
     .sort((a, b) => b.score - a.score || a.doc - b.doc || a.order - b.order)
     .filter((c) => !seen.has(c.text) && seen.add(c.text) !== undefined)
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.doc - b.doc || a.order - b.order);
+  // The best-ranked passage is the retriever's best guess: its best sentence is quoted when it
+  // carries the question's words, even if a lower passage's sentence weighs a little more.
+  if (!best.some((c) => c.doc === 0)) {
+    const lead = candidates.filter((c) => c.doc === 0 && c.hits >= minHits && c.score >= top * LEAD_SHARE && !seen.has(c.text)).sort((a, b) => b.score - a.score)[0];
+    if (lead) best = [lead, ...best].slice(0, MAX_SENTENCES).sort((a, b) => a.doc - b.doc || a.order - b.order);
+  }
+  // No sentence carries two question words: the single best one, if any word at all matched.
+  if (best.length === 0) best = candidates.filter((c) => c.score > 0 && c.score >= top).slice(0, 1);
   if (best.length === 0 && docs[0]) {
-    const first = sentences(docs[0].text)[0] ?? docs[0].text.slice(0, MAX_SENTENCE_CHARS);
-    best.push({ text: first, doc: 0, order: 0, score: 0 });
+    const first = split[0]?.[0]?.text ?? docs[0].text.slice(0, MAX_SENTENCE_CHARS);
+    best.push({ text: first, doc: 0, order: 0, score: 0, hits: 0 });
   }
   const lines = best.map((c) => `« ${c.text} » [${c.doc + 1}]`);
   const cited = [...new Set(best.map((c) => c.doc))];
+  const intro = best.length === 1 ? `${OFFLINE_PREFIXES[lang]}\n\n${SINGLE_SENTENCE_NOTES[lang]}` : OFFLINE_PREFIXES[lang];
   return {
-    text: `${OFFLINE_PREFIX}\n\n${lines.join('\n\n')}`,
+    text: `${intro}\n\n${lines.join('\n\n')}`,
     citations: cited.map((i) => ({ sourceId: docs[i]!.id, citedText: best.find((c) => c.doc === i)!.text })),
   };
 }

@@ -94,7 +94,10 @@ export function modelTargets(config: Config, providers: ProviderRegistry): Model
     if (config.AI_FALLBACK_MODEL !== config.AI_MODEL) add('skull', 'skull', p, config.AI_FALLBACK_MODEL, 'AI_FALLBACK_MODEL');
   }
   if (wanted('docs')) {
-    add('docs', 'docs', surfaceProvider(providers, config, 'docs').name, config.CHAT_MODEL, 'CHAT_MODEL');
+    const docsProvider = surfaceProvider(providers, config, 'docs').name;
+    add('docs', 'docs', docsProvider, config.CHAT_MODEL, 'CHAT_MODEL');
+    // The relevance call of the "ask" band (empty = CHAT_MODEL, already checked).
+    if (config.CHAT_RELEVANCE_MODEL && config.CHAT_RELEVANCE_MODEL !== config.CHAT_MODEL) add('docs', 'docs', docsProvider, config.CHAT_RELEVANCE_MODEL, 'CHAT_RELEVANCE_MODEL');
     if (config.EMBEDDINGS_PROVIDER !== 'none') {
       const gemini = config.EMBEDDINGS_PROVIDER === 'gemini';
       // Same rule as the docs assistant: the OpenAI default means gemini-embedding-001 on Gemini.

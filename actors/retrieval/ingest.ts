@@ -2,10 +2,14 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { detectLang, type Lang } from './analyze.js';
+import { jsonToMarkdown } from './jsonRecords.js';
 import { parseMarkdown, type Heading } from './markdown.js';
 
-/** Files the assistant reads. JSON, licences and binaries are not documentation prose. */
-export const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown', '.txt']);
+/**
+ * Files the assistant reads. JSON is read only when it is prose organised as records
+ * (jsonRecords.ts); licences without extension and binaries are not documentation prose.
+ */
+export const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown', '.txt', '.json']);
 
 /** A passage is one section, or a slice of a long section cut at block boundaries. */
 export const MAX_PASSAGE_CHARS = 1200;
@@ -72,13 +76,26 @@ export function hashContent(content: string): string {
   return createHash('sha256').update(content).digest('hex').slice(0, 32);
 }
 
-/** Splits one document's source into passages; `path` is relative to the corpus root. */
-export function ingestSource(path: string, source: string, stat: { mtimeMs: number; size: number }): DocRecord {
-  const name = basename(path, extname(path));
-  const isText = extname(path).toLowerCase() === '.txt';
+/**
+ * The Markdown a document is indexed and shown from: the file itself, except JSON records (one
+ * heading per record) and plain text (no headings). Undefined: not documentation (JSON that is
+ * not prose records).
+ */
+export function documentMarkdown(path: string, source: string): string | undefined {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.json') return jsonToMarkdown(source, basename(path));
   // Plain text has no headings: feeding it to the Markdown lexer would still split paragraphs.
-  const parsed = parseMarkdown(isText ? source.replace(/^(#{1,6})\s/gm, '\\$1 ') : source, name);
-  const lang = detectLang(source);
+  if (ext === '.txt') return source.replace(/^(#{1,6})\s/gm, '\\$1 ');
+  return source;
+}
+
+/** Splits one document's source into passages; `path` is relative to the corpus root. Undefined: not documentation. */
+export function ingestSource(path: string, source: string, stat: { mtimeMs: number; size: number }): DocRecord | undefined {
+  const name = basename(path, extname(path));
+  const markdown = documentMarkdown(path, source);
+  if (markdown === undefined) return undefined;
+  const parsed = parseMarkdown(markdown, name);
+  const lang = detectLang(markdown);
   const passages: PassageRecord[] = [];
   for (const s of parsed.sections) {
     const section = s.path.length > 0 ? s.path.join(' › ') : parsed.title;
@@ -111,7 +128,7 @@ export function ingestSource(path: string, source: string, stat: { mtimeMs: numb
   return { path, title: parsed.title, lang, mtimeMs: stat.mtimeMs, size: stat.size, hash: hashContent(source), headings: parsed.headings, passages };
 }
 
-export function ingestFile(file: FileStat): DocRecord {
+export function ingestFile(file: FileStat): DocRecord | undefined {
   const source = readFileSync(file.abs, 'utf8');
   return ingestSource(file.path, source, file);
 }

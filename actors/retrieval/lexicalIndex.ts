@@ -134,6 +134,21 @@ export class LexicalIndex {
     return { hits, tokens };
   }
 
+  /**
+   * Each query word with its document frequency (best stem or translation; 0 = the corpus never
+   * uses it) and whether passage `id` holds it. The guard's cues (actors/retrieval/relevance.ts)
+   * are computed from this.
+   */
+  explain(tokens: QueryToken[], id: string): Array<{ word: string; df: number; weight: number; matched: boolean }> {
+    const terms = new Set(this.termsOf.get(id) ?? []);
+    return weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size).map(({ token, weight }) => ({
+      word: token.word,
+      df: Math.max(0, ...token.variants.map((v) => this.df.get(v) ?? 0)),
+      weight,
+      matched: token.variants.some((v) => terms.has(v)),
+    }));
+  }
+
   /** Coverage of any passage (e.g. one found only by embeddings) for an analysed query. */
   scorePassage(tokens: QueryToken[], id: string): number {
     const terms = this.termsOf.get(id);

@@ -30,7 +30,23 @@ export interface ParsedDocument {
   sections: Section[];
 }
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+/** YAML (`---`) or TOML (`+++`) front matter at the very top of a file (Jekyll, Eleventy, Hugo, Mintlify). */
+export const FRONT_MATTER = /^(---|\+\+\+)\r?\n([\s\S]*?)\r?\n\1[ \t]*(?:\r?\n|$)/;
+
+/** A top-level string field of a front-matter block (`title: x`, `title = "x"`); nested keys are not read. */
+export function frontMatterField(block: string, key: string): string | undefined {
+  const m = new RegExp(`^${key}\\s*[:=]\\s*(.*?)\\s*$`, 'm').exec(block);
+  const v = m?.[1]?.replace(/^(["'])(.*)\1$/, '$2').trim();
+  return v ? v : undefined;
+}
+
+/** The source without its front matter, the block's text, and the lines it took. */
+export function splitFrontMatter(source: string): { body: string; block: string | undefined; lines: number } {
+  const body = source.replace(/^\uFEFF/, '');
+  const fm = FRONT_MATTER.exec(body);
+  if (!fm) return { body, block: undefined, lines: 0 };
+  return { body: body.slice(fm[0].length), block: fm[2] ?? '', lines: countLines(fm[0]) };
+}
 
 function countLines(s: string): number {
   let n = 0;
@@ -80,16 +96,12 @@ function tokenText(token: Token): string {
 
 /** Parses a document; `fallbackTitle` (the file name) is used when it has no title or H1. */
 export function parseMarkdown(source: string, fallbackTitle: string): ParsedDocument {
-  let body = source.replace(/^\uFEFF/, '');
-  let line = 1;
-  let title: string | undefined;
-  const fm = FRONT_MATTER.exec(body);
-  if (fm) {
-    const t = /^title:\s*["']?(.*?)["']?\s*$/m.exec(fm[1] ?? '');
-    if (t?.[1]) title = t[1];
-    line += countLines(fm[0]);
-    body = body.slice(fm[0].length);
-  }
+  const fm = splitFrontMatter(source);
+  const body = fm.body;
+  let line = 1 + fm.lines;
+  let title = fm.block !== undefined ? frontMatterField(fm.block, 'title') : undefined;
+  // A page's front-matter description is prose about the page (some pages have nothing else).
+  const description = fm.block !== undefined ? frontMatterField(fm.block, 'description') : undefined;
 
   const slug = createSlugger();
   const headings: Heading[] = [];
@@ -97,6 +109,7 @@ export function parseMarkdown(source: string, fallbackTitle: string): ParsedDocu
   const stack: string[] = [];
   let current: Section = { path: [], anchor: '', lineStart: line, lineEnd: line, blocks: [] };
   sections.push(current);
+  if (description) current.blocks.push({ text: plainText(description), lineStart: 1, lineEnd: line - 1 });
 
   for (const token of marked.lexer(body)) {
     const start = line;

@@ -41,7 +41,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 5;
+const FORMAT = 6;
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 
@@ -154,6 +154,12 @@ export class Retriever {
         } else {
           if (old) this.dropDoc(old);
           const doc = ingestSource(f.path, source, f);
+          if (!doc) {
+            // Not documentation (JSON that is not prose records): as if the file were absent.
+            seen.delete(f.path);
+            onProgress?.(++done, files.length, f.path);
+            continue;
+          }
           this.docs.set(doc.path, doc);
           for (const p of doc.passages) this.passages.set(p.id, p);
           this.lexical.add(doc.passages);
@@ -234,6 +240,11 @@ export class Retriever {
       .slice(0, k)
       .filter((f) => this.passages.has(f.id))
       .map((f) => ({ ...this.passages.get(f.id)!, score: lexScore.get(f.id) ?? this.lexical.scorePassage(q, f.id) }));
+  }
+
+  /** Per-word detail of a query against one passage (see LexicalIndex.explain). */
+  explain(query: string, id: string): ReturnType<LexicalIndex['explain']> {
+    return this.lexical.explain(analyzeQuery(query), id);
   }
 
   documents(): DocRecord[] {

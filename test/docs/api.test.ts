@@ -72,7 +72,7 @@ describe('POST /api/chat', () => {
     const body = (await res.json()) as { answer: string; outOfScope: boolean; sources: Array<{ path: string; section: string; href: string }> };
     expect(body.outOfScope).toBe(false);
     expect(body.answer).toContain('20 ans');
-    expect(body.sources[0]).toEqual({ path: 'rgpd/14-conservation.md', section: 'Fiche n°14 : Gérer la durée de conservation › Exemples', href: '/docs/rgpd/14-conservation.md#exemples' });
+    expect(body.sources[0]).toEqual({ path: 'rgpd/14-conservation.md', section: 'Fiche n°14 : Gérer la durée de conservation › Exemples', href: '/docs/rgpd/14-conservation.md#exemples', lang: 'fr' });
 
     const out = (await (await post('/api/chat', { question: 'Comment réussir une mayonnaise maison ?', history: [] })).json()) as { outOfScope: boolean; sources: unknown[]; answer: string };
     expect(out).toMatchObject({ outOfScope: true, sources: [], answer: 'Cette information n’est pas dans la documentation.' });

@@ -5,7 +5,7 @@ import { createProviders } from '../../actors/llm/providers.js';
 import { capabilitiesFor } from '../../actors/llm/capabilities.js';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
-import { CHAT_SYSTEM_PROMPT, OUT_OF_SCOPE_ANSWER } from '../../prompts/docs/chat.js';
+import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
 
@@ -46,10 +46,13 @@ describe('orchestration', () => {
   it('empty retrieval or scores under the threshold → out of scope, without calling the model', async () => {
     const provider = recordingProvider(() => ({ text: 'should not be called' }));
     const a = await assistantWith(provider);
-    for (const question of ['Comment réussir une mayonnaise maison ?', 'zzzz qwxv', 'How do I factory reset an iPhone?']) {
+    for (const question of ['Comment réussir une mayonnaise maison ?', 'zzzz qwxv']) {
       const answer = await a.ask({ question, settings: a.defaults() });
-      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, answer: OUT_OF_SCOPE_ANSWER, sources: [] });
+      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, confidence: 'high', answer: OUT_OF_SCOPE_ANSWER, sources: [] });
     }
+    // Refused in the question's language.
+    const en = await a.ask({ question: 'What is the weather forecast for Lyon tomorrow?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'outOfScope', outOfScope: true, lang: 'en', answer: OUT_OF_SCOPE_ANSWERS.en });
     // An in-scope question whose best score is under the visitor's threshold is refused too.
     const best = Math.max(...a.search(QUESTION, 5).map((p) => p.score));
     expect(best).toBeLessThan(1);
@@ -68,9 +71,21 @@ describe('orchestration', () => {
     expect(answer.state).toBe('answered');
     expect(answer.flagged).toEqual(['etc/passwd:1']);
     expect(answer.answer).toBe('Vingt ans [1], voir aussi.');
+    expect(answer.removedMarks).toBe(1);
     expect(answer.sources).toEqual([
-      { path: 'rgpd/14-conservation.md', section: 'Fiche n°14 : Gérer la durée de conservation › Exemples', anchor: 'exemples', href: '/docs/rgpd/14-conservation.md#exemples' },
+      { path: 'rgpd/14-conservation.md', section: 'Fiche n°14 : Gérer la durée de conservation › Exemples', anchor: 'exemples', lang: 'fr', href: '/docs/rgpd/14-conservation.md#exemples' },
     ]);
+  });
+
+  it('numbers sources in order of first mark: [n] is source n of the same answer', async () => {
+    const provider = recordingProvider((req) => ({ text: `A [${req.documents!.length}], B [1][${req.documents!.length}], C [1, 40].`, citations: [] }));
+    const a = await assistantWith(provider);
+    const answer = await a.ask({ question: 'Combien de temps conserver les données, cookies et progress tokens ?', settings: { ...a.defaults(), threshold: 0, confident: 0 } });
+    const sent = provider.requests[0]!.documents!;
+    expect(sent.length).toBeGreaterThan(1);
+    expect(answer.answer).toBe('A [1], B [2][1], C [2].');
+    expect(answer.removedMarks).toBe(1);
+    expect(answer.sources.map((s) => s.path)).toEqual([sent.at(-1)!.source.split('#')[0], sent[0]!.source.split('#')[0]]);
   });
 
   it('a failing provider ends in `failed` with a plain message', async () => {
@@ -216,5 +231,104 @@ describe('streaming with a retried model call', () => {
     const answer = await a.ask({ question: QUESTION, settings: a.defaults(), onDelta: (t) => events.push(`delta:${t}`), onReset: () => events.push('reset') });
     expect(events).toEqual(['delta:Faux ', 'reset', 'delta:Vrai.']);
     expect(answer).toMatchObject({ state: 'answered', answer: 'Vrai.' });
+  });
+});
+
+describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () => {
+  // A high bound no passage reaches: every in-scope question of the small corpus is in the band.
+  const setup = async (fake: { url: string }, env: Record<string, string> = {}) => {
+    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_CONFIDENT: '0.99', ...env });
+    const calls: Array<{ verdict: string; ms: number }> = [];
+    const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false, onRelevanceCall: (r) => calls.push({ verdict: r.verdict, ms: r.ms }) });
+    await a.ready();
+    return { a, calls };
+  };
+
+  it('a verdict naming passages: answered with confidence high, from those passages only', async () => {
+    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const fake = await startOpenAIFake();
+    try {
+      const { a, calls } = await setup(fake, { CHAT_RELEVANCE_MODEL: 'gpt-4.1-nano' });
+      fake.script({ text: '{"answering": [1]}' }, { text: 'Vingt ans [1].' });
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      expect(fake.requests).toHaveLength(2);
+      const judge = fake.requests[0]!.body as { model: string; response_format?: { type: string }; messages: Array<{ content: string }> };
+      expect(judge.model).toBe('gpt-4.1-nano');
+      expect(judge.messages.at(-1)!.content).toContain(`Question: ${QUESTION}`);
+      const gen = fake.requests[1]!.body as { messages: Array<{ content: string }> };
+      expect(gen.messages.at(-1)!.content.match(/^\[\d+\]/gm)).toEqual(['[1]']);
+      expect(answer).toMatchObject({ state: 'answered', confidence: 'high', answer: 'Vingt ans [1].' });
+      expect(answer.notice).toBeUndefined();
+      expect(calls).toEqual([{ verdict: 'some', ms: expect.any(Number) }]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('an empty verdict: out of scope, the answer is never generated', async () => {
+    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const fake = await startOpenAIFake();
+    try {
+      const { a, calls } = await setup(fake);
+      fake.script({ text: '{"answering": []}' });
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      expect(fake.requests).toHaveLength(1);
+      expect(answer).toMatchObject({ state: 'outOfScope', outOfScope: true, confidence: 'high', answer: OUT_OF_SCOPE_ANSWER });
+      expect(calls.map((c) => c.verdict)).toEqual(['none']);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('malformed verdicts, a failed call or a late one: answered with confidence low and the notice, never a crash', async () => {
+    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const fake = await startOpenAIFake();
+    try {
+      const { a, calls } = await setup(fake, { CHAT_RELEVANCE_TIMEOUT_MS: '150' });
+      const replies = [{ text: 'Oui, le passage 1.' }, { text: '{"answering": "1"}' }, { text: '{"answering": [42]}' }, { raw: '{"choices": [' }, { status: 500 }, { delayMs: 2000 }];
+      for (const reply of replies) {
+        fake.script(reply, { text: 'Vingt ans [1].' });
+        const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+        expect(answer).toMatchObject({ state: 'answered', confidence: 'low', notice: LOW_CONFIDENCE_NOTICES.fr, answer: 'Vingt ans [1].' });
+      }
+      expect(calls.map((c) => c.verdict)).toEqual(replies.map(() => 'invalid'));
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('offline between the bounds', () => {
+  it('answers with confidence low and says so, in the question\'s language', async () => {
+    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'offline', CHAT_SCORE_CONFIDENT: '0.99' });
+    const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+    await a.ready();
+    const fr = await a.ask({ question: QUESTION, settings: a.defaults() });
+    expect(fr).toMatchObject({ state: 'answered', confidence: 'low', lang: 'fr', notice: LOW_CONFIDENCE_NOTICES.fr });
+    const en = await a.ask({ question: 'How long must a medical record be kept?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'answered', confidence: 'low', lang: 'en', notice: LOW_CONFIDENCE_NOTICES.en });
+    expect(en.answer.startsWith('Extractive answer (offline mode, no model called):')).toBe(true);
+  });
+});
+
+describe('the relevance call through Claude (Anthropic wire fake, real SDK)', () => {
+  it('a verdict in a text block keeps the named passages; the answer then cites natively', async () => {
+    const fake = await startAnthropicFake();
+    try {
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_SCORE_CONFIDENT: '0.99' });
+      const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+      await a.ready();
+      fake.script({ text: 'Voici : {"answering": [1]}', usage: { input_tokens: 120, output_tokens: 9 } }, { blocks: [{ text: 'Vingt ans.', citations: [{ searchResultIndex: 0, citedText: '20 ans' }] }] });
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      expect(fake.requests).toHaveLength(2);
+      const judge = fake.requests[0]!.body as { max_tokens: number; messages: Array<{ content: unknown }> };
+      expect(judge.max_tokens).toBeLessThanOrEqual(40);
+      const gen = fake.requests[1]!.body as { messages: Array<{ content: Array<{ type: string }> }> };
+      expect(gen.messages.at(-1)!.content.filter((b) => b.type === 'search_result')).toHaveLength(1);
+      expect(answer).toMatchObject({ state: 'answered', confidence: 'high', answer: 'Vingt ans.' });
+      expect(answer.sources.map((s) => s.href)).toEqual(['/docs/rgpd/14-conservation.md#exemples']);
+    } finally {
+      await fake.close();
+    }
   });
 });

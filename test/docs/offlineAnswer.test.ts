@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractiveAnswer, OFFLINE_PREFIX } from '../../actors/docs/offlineAnswer.js';
+import { extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
 
 const wrapped = [
   'The inspector draws the selected actor\'s chart, laid out offline with ELK and drawn as',
@@ -33,5 +33,33 @@ describe('offline extractive answer', () => {
     expect(answer.text).toContain('« Pause stops the event log without closing the socket. » [2]');
     expect(answer.text).not.toContain('Filter keeps only the events whose type matches. Pause');
     expect(answer.citations?.map((c) => c.sourceId)).toEqual(['b']);
+  });
+});
+
+describe('offline extractive answer: informative words only', () => {
+  const docs = [
+    {
+      id: 'p1',
+      title: 'rgpd/17.md › En pratique',
+      source: 'rgpd/17.md#en-pratique',
+      text: [
+        'Les informations collectées par ces traceurs sont conservées pour une durée maximale de vingt-cinq mois.',
+        'Il faut garder en mémoire le contenu du panier pour les données du site marchand.',
+        'Les données de connexion servent à garder une session ouverte.',
+      ].join('\n\n'),
+    },
+  ];
+
+  it('does not quote a sentence that shares only a common word with the question, and says when it has one sentence', () => {
+    const answer = extractiveAnswer({ model: 'offline', messages: [{ role: 'user', content: 'Combien de temps garder les informations collectées par les traceurs ?' }], documents: docs });
+    expect(answer.text).toContain('vingt-cinq mois');
+    expect(answer.text).not.toContain('panier');
+    expect(answer.text).not.toContain('session ouverte');
+    expect(answer.text).toContain(SINGLE_SENTENCE_NOTES.fr);
+  });
+
+  it('answers in the question\'s language', () => {
+    const answer = extractiveAnswer({ model: 'offline', messages: [{ role: 'user', content: 'How long are the informations collectées par les traceurs kept?' }], documents: docs });
+    expect(answer.text.startsWith(OFFLINE_PREFIXES.en)).toBe(true);
   });
 });

@@ -75,7 +75,7 @@ describe('analysis and anchors', () => {
 
 describe('ingest', () => {
   it('keeps path, heading path, anchor and line range; front matter and fenced # are not headings', () => {
-    const doc = ingestSource('rgpd/14-durée.md', RGPD, { mtimeMs: 1, size: RGPD.length });
+    const doc = ingestSource('rgpd/14-durée.md', RGPD, { mtimeMs: 1, size: RGPD.length })!;
     expect(doc.title).toBe('Conservation');
     expect(doc.headings.map((h) => h.anchor)).toEqual(['fiche-n-14-gerer-la-duree-de-conservation', 'quelques-exemples-de-duree', 'quelques-exemples-de-duree-1']);
     const p = doc.passages.find((x) => x.text.includes('20 ans'))!;
@@ -186,5 +186,59 @@ describe('hybrid retrieval (embeddings through the OpenAI SDK, fused by RRF)', (
     await second.retrieve('interrompue', 1);
     expect(fake.requests.length).toBe(before + 1);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('JSON files of prose records', () => {
+  const CRITERIA = JSON.stringify({
+    wcag: { version: 2.1 },
+    topics: [
+      { topic: 'Images', number: 1, criteria: [{ criterium: { number: 1, title: 'Chaque [image porteuse d’information](#image) a-t-elle une alternative textuelle ?', tests: { 1: ['Chaque image (balise img) a-t-elle un attribut alt ?'], 2: ['Chaque zone d’une image réactive a-t-elle une alternative ?'] } } }] },
+      { topic: 'Formulaires', number: 11, criteria: [{ criterium: { number: 1, title: 'Chaque champ de formulaire a-t-il une étiquette ?', tests: { 1: ['Chaque champ de formulaire a-t-il une étiquette label associée ?'] } } }, { criterium: { number: 2, title: 'Chaque étiquette associée à un champ de formulaire est-elle pertinente ?', tests: { 1: ['Chaque balise label est-elle pertinente pour son champ ?'] } } }] },
+    ],
+  });
+
+  it('indexes one passage per record, under its topic and number; glossary links keep their words', () => {
+    const doc = ingestSource('rgaa/criteres.json', CRITERIA, { mtimeMs: 1, size: CRITERIA.length })!;
+    expect(doc.passages).toHaveLength(3);
+    const first = doc.passages[0]!;
+    expect(first.section).toBe('criteres.json › 1 Images › 1.1 — Chaque image porteuse d’information a-t-elle une alternative textuelle ?');
+    expect(first.text).toContain('Test 1 : Chaque image (balise img) a-t-elle un attribut alt ?');
+    expect(first.text).toContain('Test 2 : ');
+    expect(doc.passages[1]!.section).toContain('11.1 — Chaque champ de formulaire a-t-il une étiquette ?');
+    expect(doc.headings.map((h) => h.anchor)).toContain(first.anchor);
+  });
+
+  it('skips JSON that is not prose (settings, package manifests)', () => {
+    const pkg = JSON.stringify({ name: 'x', version: '1.0.0', dependencies: { a: '^1' }, scripts: { test: 'vitest' } });
+    expect(ingestSource('package.json', pkg, { mtimeMs: 1, size: pkg.length })).toBeUndefined();
+    expect(ingestSource('broken.json', '{"a": ', { mtimeMs: 1, size: 6 })).toBeUndefined();
+  });
+
+  it('front matter: never a passage of its own keys, but its description is prose of the page', () => {
+    const src = '---\ntitle: Référentiel\ndescription: L’accessibilité numérique rend les services utilisables par tous.\nlayout: accueil.njk\neleventyNavigation:\n  order: 0\n---\n';
+    const doc = ingestSource('rgaa/index.md', src, { mtimeMs: 1, size: src.length })!;
+    expect(doc.title).toBe('Référentiel');
+    expect(doc.passages.map((p) => p.text)).toEqual(['L’accessibilité numérique rend les services utilisables par tous.']);
+  });
+});
+
+describe('relevance cues', () => {
+  it('unseen share and unknown names come from the words the corpus never uses', async () => {
+    const { relevanceSignals } = await import('../../actors/retrieval/relevance.js');
+    const words = [
+      { word: 'weather', df: 0, weight: 5 },
+      { word: 'forecast', df: 0, weight: 5 },
+      { word: 'lyon', df: 0, weight: 5 },
+      { word: 'server', df: 40, weight: 1 },
+    ];
+    expect(relevanceSignals('What is the weather forecast for Lyon on the server?', words)).toEqual({ unseenShare: 0.938, unknownNames: ['lyon'], liveData: false });
+    expect(relevanceSignals('Lyon weather', words).unknownNames).toEqual([]); // first word: any question starts with a capital
+    for (const q of ["What's the weather forecast for Paris tomorrow?", 'Quel temps fera-t-il demain ?', "Le cours de l’action aujourd’hui ?", 'Book a flight for next Tuesday']) {
+      expect(relevanceSignals(q, words).liveData).toBe(true);
+    }
+    for (const q of ['Combien de temps garder les journaux ?', 'Which progress token types are allowed?', 'Que contient la prochaine étape ?']) {
+      expect(relevanceSignals(q, words).liveData).toBe(false);
+    }
   });
 });

@@ -38,7 +38,7 @@ describe('docs surface', () => {
     const chat = (await (await fetch(`${base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Progress token types?' }) })).json()) as { sources: Array<{ path: string }> };
     expect(chat.sources[0]!.path).toBe('mcp/progress.mdx');
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    expect(metrics).toMatch(/palabre_docs_answers_total\{state="answered"\} 1/);
+    expect(metrics).toMatch(/palabre_docs_answers_total\{state="answered",confidence="(high|low)"\} 1/);
     expect(metrics).toMatch(/palabre_docs_passages \d+/);
   });
 

@@ -43,6 +43,17 @@ describe('checkModels', () => {
     ]);
   });
 
+  it('the docs relevance-call model is checked too when it differs from CHAT_MODEL', async () => {
+    openai.reset();
+    openai.setModels([{ id: 'chat-big' }]);
+    const all = await checkModels(config({
+      OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: `${openai.url}/v1`, SURFACES: 'docs',
+      CHAT_PROVIDER: 'openai', CHAT_MODEL: 'chat-big', CHAT_RELEVANCE_MODEL: 'judge-small',
+    }));
+    expect(find(all, 'docs', 'chat-big')).toMatchObject({ status: 'ok', variable: 'CHAT_MODEL' });
+    expect(find(all, 'docs', 'judge-small')).toMatchObject({ status: 'missing', variable: 'CHAT_RELEVANCE_MODEL' });
+  });
+
   it('Anthropic: lifecycle and retires_at; a retired model is missing', async () => {
     anthropic.setModels([
       { id: 'claude-sonnet-5-5' },

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseMarkdown } from '../../actors/retrieval/markdown.js';
+import { createLinkResolver } from '../../transports/http/pages/corpusLinks.js';
 import { docHref, renderAnswer, renderDocument, stripMdx } from '../../transports/http/pages/markdown.js';
 import { html, trusted } from '../../web/layout.js';
 
@@ -50,7 +52,52 @@ describe('renderDocument', () => {
 
   it('shows text files as preformatted text, escaped', () => {
     const { html: out } = renderDocument('<script>x</script> & co', 'notes.txt');
-    expect(out).toBe('<pre>&lt;script&gt;x&lt;/script&gt; &amp; co</pre>');
+    expect(out).toBe('<pre tabindex="0" role="region" aria-label="Bloc de code">&lt;script&gt;x&lt;/script&gt; &amp; co</pre>');
+  });
+
+  it('never shows front matter (YAML or TOML); the title comes from it when there is no H1', () => {
+    for (const src of ['---\ntitle: Accueil\nlayout: base.njk\neleventyNavigation:\n  title: Accueil\n---\n\nTexte.\n', '+++\ntitle = "Accueil"\nweight = 2\n+++\n\nTexte.\n']) {
+      const { html: out } = renderDocument(src, 'index.md');
+      expect(out).toBe('<p>Texte.</p>\n');
+    }
+    expect(parseMarkdown('+++\ntitle = "Accueil"\n+++\n\nTexte.\n', 'x').title).toBe('Accueil');
+  });
+
+  it('external images become a link with their alt text; corpus images the viewer serves stay images', () => {
+    const { html: out } = renderDocument('![Schéma](https://example.org/a.png)\n\n![Local](img/b.png)\n\n![Absent](img/c.png)\n', 'guide/x.md', { imageExists: (p) => p === 'guide/img/b.png' });
+    expect(out).toContain('<a href="https://example.org/a.png" class="external-image">Image : Schéma</a>');
+    expect(out).toContain('<img src="/docs/guide/img/b.png" alt="Local" />');
+    expect(out).toContain('<span class="missing-image">[Image : Absent]</span>');
+    expect(out).not.toContain('src="https://');
+  });
+
+  it('drops icon-only links that would have no name once their SVG is gone (generated permalinks)', () => {
+    const { html: out } = renderDocument('<p>Titre <a href="#x" aria-label="Permalink"><svg viewBox="0 0 1 1"><use href="i.svg#a"/></svg></a> <a href="https://y.org">texte</a></p>', 'x.md');
+    expect(out).not.toContain('href="#x"');
+    expect(out).toContain('<a href="https://y.org">texte</a>');
+  });
+
+  it('mermaid is a labelled code figure; code blocks and tables are focusable, labelled regions', () => {
+    const { html: out } = renderDocument('```mermaid\ngraph TD; A-->B\n```\n\n```js\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', 'x.md');
+    expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre tabindex="0" role="region" aria-label="Diagramme (source Mermaid, non dessiné)"><code class="language-mermaid">graph TD; A--&gt;B');
+    expect(out).toContain('<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-js">');
+    expect(out).toContain('<div class="table-scroll" tabindex="0" role="region" aria-label="Tableau"><table>');
+  });
+
+  it('site links between flattened corpus pages open in the viewer', () => {
+    const resolve = createLinkResolver(['mcp/spec_basic_lifecycle.mdx', 'mcp/spec_server_resources.mdx', 'mcp/spec_server_tools.mdx', 'mcp/learn_server-concepts.mdx', 'rgaa/obligations_evaluation-conformite.md']);
+    const { html: out } = renderDocument(
+      '[a](/specification/2025-06-18/basic/lifecycle#timeouts) [b](./resources#common-uri-schemes) [c](/obligations/evaluation-conformite/) [d](/specification/2025-06-18/basic/security_best_practices)',
+      'mcp/spec_server_tools.mdx',
+      { resolve },
+    );
+    expect(out).toContain('href="/docs/mcp/spec_basic_lifecycle.mdx#timeouts"');
+    expect(out).toContain('href="/docs/mcp/spec_server_resources.mdx#common-uri-schemes"');
+    expect(out).toContain('href="/docs/rgaa/obligations_evaluation-conformite.md"');
+    // A page of the source site that is not in the corpus is text, not a link that would 404 here.
+    expect(out).not.toContain('security_best_practices');
+    expect(out).toContain('<span class="offsite-link" title="Page du site d’origine, absente de cette documentation">d</span>');
+    expect(resolve('./server-concepts', 'mcp/learn_architecture.mdx')).toBe('mcp/learn_server-concepts.mdx');
   });
 
   it('MDX: import/export lines go, code fences keep theirs', () => {

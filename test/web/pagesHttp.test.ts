@@ -56,7 +56,7 @@ describe('/assistant without JavaScript', () => {
   it('settings are kept per browser (cookie → session row), validated, and reset', async () => {
     const first = await fetch(`${srv.url}/assistant/settings`, {
       method: 'POST', redirect: 'manual',
-      body: form({ model: 'claude-haiku-4-5', k: '7', threshold: '0.5', temperature: '0.1', maxTokens: '300', historyTurns: '2' }),
+      body: form({ model: 'claude-haiku-4-5', k: '7', threshold: '0.5', confident: '0.6', temperature: '0.1', maxTokens: '300', historyTurns: '2' }),
     });
     expect(first.status).toBe(303);
     const cookie = cookieFrom(first, 'palabre_sid');
@@ -69,9 +69,14 @@ describe('/assistant without JavaScript', () => {
     const other = await (await fetch(`${srv.url}/assistant`)).text();
     expect(other).toContain(`id="s_k" name="k" value="${srv.assistant.defaults().k}"`);
     // Invalid values: 400, field flagged, nothing saved.
-    const bad = await fetch(`${srv.url}/assistant/settings`, { method: 'POST', headers: { cookie: cookie ?? '' }, body: form({ model: 'x', k: '500', threshold: '2', temperature: '0.1', maxTokens: '300', historyTurns: '2' }) });
+    const bad = await fetch(`${srv.url}/assistant/settings`, { method: 'POST', headers: { cookie: cookie ?? '' }, body: form({ model: 'x', k: '500', threshold: '2', confident: '0.5', temperature: '0.1', maxTokens: '300', historyTurns: '2' }) });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toMatch(/id="s_k" name="k" value="500"[^>]*aria-invalid="true"/);
+    const badPage = await bad.text();
+    expect(badPage).toMatch(/id="s_k" name="k" value="500"[^>]*aria-invalid="true"/);
+    // Messages in French, naming the field.
+    expect(badPage).toContain('Passages récupérés (k) : au plus 50.');
+    expect(badPage).toContain('Seuil bas (refus) : au plus 1.');
+    expect(badPage).not.toContain('Too big');
     const still = await (await fetch(`${srv.url}/assistant`, { headers: { cookie: cookie ?? '' } })).text();
     expect(still).toMatch(/id="s_k" name="k" value="7"/);
     // Reset.
@@ -135,7 +140,7 @@ describe('/docs without JavaScript', () => {
 
   it('images a document references are served from the corpus (raster only), sources are not', async () => {
     const page = await (await fetch(`${srv.url}/docs/guides/demarrage.mdx`)).text();
-    expect(page).toContain('<img src="schema.png" alt="Schéma du service"');
+    expect(page).toContain('<img src="/docs/guides/schema.png" alt="Schéma du service"');
     const img = await fetch(`${srv.url}/docs/guides/schema.png`);
     expect(img.status).toBe(200);
     expect(img.headers.get('content-type')).toBe('image/png');
@@ -209,7 +214,7 @@ describe('/admin/chat/params', () => {
   it('rejects a POST without or with a wrong CSRF token (403, nothing saved); saves with it', async () => {
     const admin = await login();
     // threshold 0.99: the embedded chat will refuse what the assistant (defaults) answers.
-    const fields = { model: 'claude-haiku-4-5', k: '2', threshold: '0.99', temperature: '0', maxTokens: '200', historyTurns: '0' };
+    const fields = { model: 'claude-haiku-4-5', k: '2', threshold: '0.99', confident: '0.99', temperature: '0', maxTokens: '200', historyTurns: '0' };
     const none = await fetch(`${srv.url}/admin/chat/params`, { method: 'POST', headers: { cookie: admin }, body: form(fields) });
     expect(none.status).toBe(403);
     const wrong = await fetch(`${srv.url}/admin/chat/params`, { method: 'POST', headers: { cookie: admin }, body: form({ ...fields, _csrf: 'forged' }) });
@@ -220,7 +225,7 @@ describe('/admin/chat/params', () => {
     const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     const ok = await fetch(`${srv.url}/admin/chat/params`, { method: 'POST', redirect: 'manual', headers: { cookie: admin }, body: form({ ...fields, _csrf: token }) });
     expect(ok.status).toBe(303);
-    expect(srv.pages.chatConfig.get()?.settings).toEqual({ model: 'claude-haiku-4-5', k: 2, threshold: 0.99, temperature: 0, maxTokens: 200, historyTurns: 0 });
+    expect(srv.pages.chatConfig.get()?.settings).toEqual({ model: 'claude-haiku-4-5', k: 2, threshold: 0.99, confident: 0.99, temperature: 0, maxTokens: 200, historyTurns: 0 });
 
     // The embedded chat now uses the ChatConfig, /assistant the configuration defaults.
     const ask = async (path: string): Promise<string> =>

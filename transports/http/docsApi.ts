@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { Metrics } from '../../core/metrics.js';
 import type { Logger } from '../../core/log.js';
 import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../actors/docs/contract.js';
+import { openSse } from './sse.js';
 
 /**
  * The docs assistant's JSON API for programs (issue 5 §4):
  *   GET  /api/search?q=…&k=…          → {passages: [{path, section, anchor, score, text, lines}]}
- *   POST /api/chat {question, history?} → {answer, outOfScope, sources: [{path, section, href}], …}
+ *   POST /api/chat {question, history?} → {answer, outOfScope, confidence, lang, notice?, sources: [{path, section, href, lang}], …}
  *   POST /api/chat/stream (same body)   → text/event-stream: `delta` {text}…, then `answer` | `error`
  *                                          (`reset`: a retried model call starts over; drop the deltas)
  * Parse + validate + route only. Bad input → 400 with the zod issues; nothing else happens.
@@ -44,8 +45,12 @@ export function answerJson(a: ChatAnswer): Record<string, unknown> {
   return {
     answer: a.answer,
     outOfScope: a.outOfScope,
+    confidence: a.confidence,
+    lang: a.lang,
+    ...(a.notice ? { notice: a.notice } : {}),
     state: a.state,
-    sources: a.sources.map((s) => ({ path: s.path, section: s.section, href: s.href })),
+    // `[n]` in `answer` is sources[n-1].
+    sources: a.sources.map((s) => ({ path: s.path, section: s.section, href: s.href, lang: s.lang })),
     flagged: a.flagged,
     provider: a.provider,
     model: a.model,
@@ -85,25 +90,21 @@ export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
     });
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    const send = (event: string, data: unknown): void => {
-      if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
+    const sse = openSse(res);
     try {
       const answer = await deps.assistant.ask({
         question: parsed.data.question,
         history: parsed.data.history ?? [],
         settings: settings(),
         signal: controller.signal,
-        onDelta: (text) => send('delta', { text }),
-        onReset: () => send('reset', {}),
+        ...sse.stream,
       });
-      send('answer', answerJson(answer));
+      sse.send('answer', answerJson(answer));
     } catch (err) {
       deps.logger?.error({ err }, 'chat stream failed');
-      send('error', { message: 'internal error' });
+      sse.send('error', { message: 'internal error' });
     }
-    res.end();
+    sse.end();
   });
 
   // Body parser failures (bad JSON, too large) answer in the API's own format, not an HTML page.

@@ -13,9 +13,17 @@ let running: DocsCore | undefined;
 /** Docs assistant figures in /metrics (the shared Metrics type stays core's; these are ours). */
 function docsMetrics(registry: Registry) {
   // A surface restarted on the same registry (tests) would otherwise fail on duplicate names.
-  for (const name of ['palabre_docs_answers_total', 'palabre_docs_answer_seconds', 'palabre_docs_flagged_citations_total', 'palabre_docs_passages']) registry.removeSingleMetric(name);
+  const names = [
+    'palabre_docs_answers_total', 'palabre_docs_answer_seconds', 'palabre_docs_flagged_citations_total', 'palabre_docs_passages',
+    'palabre_docs_removed_marks_total', 'palabre_docs_relevance_calls_total', 'palabre_docs_relevance_seconds', 'palabre_docs_relevance_tokens_total',
+  ];
+  for (const name of names) registry.removeSingleMetric(name);
   return {
-    answers: new Counter({ name: 'palabre_docs_answers_total', help: 'Docs assistant answers by final state (answered, outOfScope, failed)', labelNames: ['state'], registers: [registry] }),
+    answers: new Counter({ name: 'palabre_docs_answers_total', help: 'Docs assistant answers by final state (answered, outOfScope, failed) and confidence (high, low)', labelNames: ['state', 'confidence'], registers: [registry] }),
+    removedMarks: new Counter({ name: 'palabre_docs_removed_marks_total', help: 'Citation marks [n] removed from answers because they named no source', registers: [registry] }),
+    relevanceCalls: new Counter({ name: 'palabre_docs_relevance_calls_total', help: 'Relevance calls between the two bounds, by verdict (some, none, invalid: failed, late or malformed)', labelNames: ['verdict'], registers: [registry] }),
+    relevanceSeconds: new Histogram({ name: 'palabre_docs_relevance_seconds', help: 'Latency the relevance call adds to an answer', buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [registry] }),
+    relevanceTokens: new Counter({ name: 'palabre_docs_relevance_tokens_total', help: 'Tokens of the relevance calls (their cost), by kind (input, output)', labelNames: ['kind'], registers: [registry] }),
     duration: new Histogram({ name: 'palabre_docs_answer_seconds', help: 'Docs assistant answer time, model included', labelNames: ['state'], buckets: [0.005, 0.05, 0.25, 1, 2, 4, 8, 16, 32], registers: [registry] }),
     flagged: new Counter({ name: 'palabre_docs_flagged_citations_total', help: 'Citations removed because they named no retrieved passage', registers: [registry] }),
     passages: new Gauge({
@@ -44,8 +52,17 @@ export const docsSurface: Surface = {
       logger: ctx.logger,
       metrics: ctx.metrics,
       runtime: ctx.runtime,
+      onRelevanceCall: (r) => {
+        metrics.relevanceCalls.inc({ verdict: r.verdict });
+        metrics.relevanceSeconds.observe(r.ms / 1000);
+        if (r.result) {
+          metrics.relevanceTokens.inc({ kind: 'input' }, r.result.usage.inputTokens);
+          metrics.relevanceTokens.inc({ kind: 'output' }, r.result.usage.outputTokens);
+        }
+      },
       onAnswer: (answer, ms) => {
-        metrics.answers.inc({ state: answer.state });
+        metrics.answers.inc({ state: answer.state, confidence: answer.confidence });
+        if (answer.removedMarks > 0) metrics.removedMarks.inc(answer.removedMarks);
         metrics.duration.observe({ state: answer.state }, ms / 1000);
         if (answer.flagged.length > 0) metrics.flagged.inc(answer.flagged.length);
       },

@@ -32,12 +32,16 @@ export const visitorMigrations: Migration[] = [
   },
 ];
 
-const sourceSchema = z.object({ path: z.string(), section: z.string(), href: z.string(), anchor: z.string() });
+const sourceSchema = z.object({ path: z.string(), section: z.string(), href: z.string(), anchor: z.string(), lang: z.enum(['fr', 'en']).optional() });
 export const exchangeSchema = z.object({
   question: z.string(),
   answer: z.string(),
   state: z.enum(['answered', 'outOfScope', 'failed']),
   sources: z.array(sourceSchema),
+  // Optional: threads saved before confidence and language existed still load.
+  confidence: z.enum(['high', 'low']).optional(),
+  lang: z.enum(['fr', 'en']).optional(),
+  notice: z.string().optional(),
   provider: z.string(),
   model: z.string(),
   at: z.number(),

@@ -46,6 +46,29 @@ function earlierContainer(region) {
   return earlier;
 }
 
+/** A "copy" button on each answered exchange (plain text of the answer, sources excluded). */
+function addCopyButtons(root, status) {
+  for (const article of root.querySelectorAll('article.answer[data-state="answered"]')) {
+    if (article.querySelector('button.copy')) continue;
+    const text = article.querySelector('.answer-text');
+    if (!text) continue;
+    const copy = document.createElement('button');
+    copy.type = 'button';
+    copy.className = 'secondary copy';
+    copy.textContent = 'Copier la réponse';
+    copy.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(text.innerText.trim());
+        if (status) status.textContent = 'Réponse copiée.';
+      } catch {
+        if (status) status.textContent = 'La copie a été refusée par le navigateur : sélectionnez le texte.';
+      }
+    });
+    // After the text, before the sources: Shift+Tab from the form still reaches the sources first.
+    text.after(copy);
+  }
+}
+
 function enhance(form) {
   const region = document.getElementById(form.dataset.answer);
   const textarea = form.querySelector('textarea[name="question"]');
@@ -53,6 +76,27 @@ function enhance(form) {
   const button = form.querySelector('button[type="submit"]');
   if (!region || !textarea) return;
   let busy = false;
+  let controller = null;
+
+  // Enter sends, Shift+Enter adds a line (not while an input method composes a word).
+  textarea.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  // Stop, shown while an answer streams.
+  const stop = document.createElement('button');
+  stop.type = 'button';
+  stop.className = 'secondary stop';
+  stop.textContent = 'Arrêter la réponse';
+  stop.hidden = true;
+  stop.addEventListener('click', () => controller?.abort());
+  button?.after(stop);
+
+  const thread = region.parentElement;
+  if (thread) addCopyButtons(thread, status);
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -67,6 +111,8 @@ function enhance(form) {
     button?.setAttribute('aria-disabled', 'true');
     if (status) status.textContent = 'Recherche dans la documentation…';
     const body = new URLSearchParams(new FormData(form));
+    controller = new AbortController();
+    stop.hidden = false;
 
     // The previous answer leaves the live region without being re-announced.
     const earlier = earlierContainer(region);
@@ -91,6 +137,7 @@ function enhance(form) {
         body,
         credentials: 'same-origin',
         headers: { Accept: 'text/event-stream' },
+        signal: controller.signal,
       });
       if (!res.ok || !res.body) {
         const info = await res.json().catch(() => ({}));
@@ -98,17 +145,29 @@ function enhance(form) {
       }
       await readSse(res.body, (name, data) => {
         if (name === 'delta' && data && typeof data.text === 'string') text.textContent += data.text;
+        // A retried model call starts over: the failed attempt's text goes.
+        else if (name === 'reset') text.textContent = '';
         else if (name === 'done' && data && typeof data.html === 'string') finalHtml = data.html;
       });
       if (!finalHtml) throw new Error('Réponse interrompue.');
     } catch (err) {
-      failed = err instanceof Error ? err.message : String(err);
+      failed = controller.signal.aborted ? 'stopped' : err instanceof Error ? err.message : String(err);
     }
+    stop.hidden = true;
+    controller = null;
 
     if (finalHtml) {
       region.innerHTML = finalHtml;
+      addCopyButtons(region, null);
       textarea.value = '';
       textarea.removeAttribute('aria-invalid');
+    } else if (failed === 'stopped') {
+      pending.classList.add('failed');
+      const note = document.createElement('p');
+      note.className = 'muted';
+      note.textContent = 'Réponse arrêtée.';
+      pending.append(note);
+      textarea.focus();
     } else {
       pending.classList.add('failed');
       text.textContent = `La réponse n’a pas pu être obtenue : ${failed}`;

@@ -9,6 +9,11 @@ const panel = document.getElementById('chat_panel');
 const closeButton = document.getElementById('chat_close');
 const toggleLink = document.getElementById('chat_toggle');
 const docField = document.querySelector('#chat_panel input[name="doc"]');
+const treeList = document.getElementById('docs_tree_list');
+const narrow = window.matchMedia('(max-width: 51.99rem)');
+
+// On a phone the list of files folds away: the document comes first.
+if (treeList && narrow.matches) treeList.open = false;
 
 // ---- Off-canvas chat panel --------------------------------------------------------------------
 
@@ -94,6 +99,7 @@ async function loadDocument(url, push) {
   // Server-rendered and sanitised (marked + sanitize-html); the CSP blocks inline scripts too.
   view.innerHTML = doc.html;
   view.dataset.path = doc.path;
+  if (doc.lang) view.lang = doc.lang;
   if (docField) docField.value = doc.path;
   document.title = `${doc.title} — palabre`;
   markCurrent(url.pathname);
@@ -113,6 +119,11 @@ document.addEventListener('click', (event) => {
   const a = event.target instanceof Element ? event.target.closest('a') : null;
   if (!isDocLink(a)) return;
   const url = new URL(a.href, location.href);
+  // On a phone, following a source or a file closes what covers the document.
+  if (narrow.matches) {
+    if (a.matches('a.source-link') && panel && !panel.hidden) setPanel(false);
+    if (treeList && a.closest('#docs_tree')) treeList.open = false;
+  }
   if (url.pathname === location.pathname && url.hash) {
     // Same document: only the section changes.
     event.preventDefault();
@@ -126,8 +137,26 @@ document.addEventListener('click', (event) => {
   });
 });
 
+/** Is this URL the document on screen (the same path as view.dataset.path)? */
+function showing(url) {
+  const path = view?.dataset.path;
+  return path !== undefined && url.pathname === `/docs/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 window.addEventListener('popstate', () => {
   if (!view || !location.pathname.startsWith('/docs')) return;
+  // A fragment of the page itself (the skip link's #page_main, #chat_panel) is not a document:
+  // the browser moves focus, nothing is fetched. A section of the document on screen is focused.
+  if (showing(location)) {
+    let target = null;
+    try {
+      target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    } catch {
+      target = null;
+    }
+    if (target && view.contains(target)) focusTarget(location.hash);
+    return;
+  }
   if (location.pathname === '/docs' || location.pathname === '/docs/') {
     location.reload();
     return;

@@ -25,12 +25,13 @@ function render(d: AdminPageDeps, res: Response, v: { status?: string; errors?: 
   const current = forEmbeddedChat(defaults, stored?.settings);
   const body = html`<h1>Réglages du chat intégré</h1>
 <p>Ces paramètres s’appliquent au chat du visualiseur <a href="/docs">/docs</a>, pour tous les visiteurs. ${stored ? html`Dernière modification : ${stored.updatedAt} (UTC).` : 'Aucun réglage enregistré : les valeurs par défaut de la configuration s’appliquent.'}</p>
+<p>Deux seuils encadrent les réponses : sous le <strong>seuil bas</strong>, la question est refusée sans appel au modèle ; à partir du <strong>seuil haut</strong>, la réponse est donnée avec une confiance haute ; entre les deux, le modèle indique d’abord quels passages répondent (sans clé d’API, la réponse est donnée avec une confiance basse et le signale).</p>
 <p role="status" class="${v.status ? 'success' : ''}">${v.status ?? ''}</p>
 ${v.errors ? html`<p class="form-error" role="alert">Réglages non enregistrés : corrigez les champs signalés.</p>` : ''}
 <form method="post" action="/admin/chat/params">
 ${d.admin.csrfField(res)}
 <fieldset>
-<legend>ChatConfig</legend>
+<legend>Paramètres des réponses du chat intégré</legend>
 ${settingsFields(v.values ?? { ...current }, v.errors ?? {}, 'p', d.models())}
 </fieldset>
 <div class="actions"><button type="submit">Enregistrer</button></div>

@@ -3,13 +3,15 @@ import { z } from 'zod';
 import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../../actors/docs/contract.js';
 import type { Logger } from '../../../core/log.js';
 import type { Exchange } from '../session.js';
+import { openSse } from '../sse.js';
 import { exchangeId, exchangeView } from './views.js';
 
 /**
  * One question from a page, three ways to answer it, same route:
  *  - plain form POST (no JavaScript): the caller renders the whole page with the new exchange;
- *  - `Accept: text/event-stream` (fetch + streaming): `delta` events with text as the model
- *    writes, then one `done` event with the final sanitised HTML of the exchange;
+ *  - `Accept: text/event-stream` (fetch + streaming, the same writer as the API: transports/http/sse.ts):
+ *    `delta` events with text as the model writes (`reset`: a retried call starts over, drop them),
+ *    then one `done` event with the final sanitised HTML of the exchange;
  *  - `Accept: application/json`: `{state, html, exchange}` in one response.
  */
 
@@ -41,7 +43,10 @@ function toExchange(question: string, a: ChatAnswer): Exchange {
     question,
     answer: a.answer,
     state: a.state,
-    sources: a.sources.map((s) => ({ path: s.path, section: s.section, href: s.href, anchor: s.anchor })),
+    sources: a.sources.map((s) => ({ path: s.path, section: s.section, href: s.href, anchor: s.anchor, lang: s.lang })),
+    confidence: a.confidence,
+    lang: a.lang,
+    ...(a.notice ? { notice: a.notice } : {}),
     provider: a.provider,
     model: a.model,
     at: Date.now(),
@@ -73,14 +78,7 @@ export async function answerQuestion(a: AskArgs): Promise<Exchange> {
   a.res.on('close', () => {
     if (!a.res.writableFinished) abort.abort();
   });
-  if (a.mode === 'sse') {
-    a.res.status(200);
-    a.res.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-    a.res.flushHeaders();
-  }
-  const send = (event: string, data: unknown): void => {
-    if (!a.res.writableEnded) a.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
+  const sse = a.mode === 'sse' ? openSse(a.res) : undefined;
   let exchange: Exchange;
   const started = Date.now();
   try {
@@ -89,7 +87,7 @@ export async function answerQuestion(a: AskArgs): Promise<Exchange> {
       history: a.history,
       settings: a.settings,
       signal: abort.signal,
-      ...(a.mode === 'sse' ? { onDelta: (text: string) => send('delta', { text }) } : {}),
+      ...(sse ? sse.stream : {}),
     });
     exchange = toExchange(a.question, answer);
     a.logger.info({ event: 'docs_answer', state: answer.state, sources: answer.sources.length, flagged: answer.flagged.length, ms: Date.now() - started }, 'docs question answered');
@@ -98,9 +96,9 @@ export async function answerQuestion(a: AskArgs): Promise<Exchange> {
     exchange = { question: a.question, answer: FAILED, state: 'failed', sources: [], provider: a.assistant.providerName(), model: a.settings.model, at: Date.now() };
   }
   const fragment = exchangeView(exchange, exchangeId(a.prefix, exchange), a.headingLevel).value;
-  if (a.mode === 'sse') {
-    send('done', { state: exchange.state, html: fragment });
-    a.res.end();
+  if (sse) {
+    sse.send('done', { state: exchange.state, html: fragment });
+    sse.end();
   } else if (a.mode === 'json') {
     a.res.set('Cache-Control', 'no-store').json({ state: exchange.state, html: fragment, exchange });
   }

@@ -59,7 +59,7 @@ ${settingsFields(values, v.settingsErrors ?? {}, 's', d.models())}
 <form method="post" action="/assistant/settings/reset" class="actions">
 <button type="submit" class="secondary">Rétablir les réglages par défaut</button>
 </form>
-<p class="hint">Par défaut : modèle ${defaults.model}, k = ${defaults.k}, seuil ${defaults.threshold}, température ${defaults.temperature}, ${defaults.maxTokens} jetons, historique ${defaults.historyTurns} tours. Ces réglages ne valent que pour ce navigateur.</p>
+<p class="hint">Par défaut : modèle ${defaults.model}, k = ${defaults.k}, seuils ${defaults.threshold} (refus) et ${defaults.confident} (confiance haute), température ${defaults.temperature}, ${defaults.maxTokens} jetons, historique ${defaults.historyTurns} tours. Ces réglages ne valent que pour ce navigateur.</p>
 </section>
 </div>`;
   const notice = providerNotice(d.assistant.providerName());

@@ -6,7 +6,11 @@ import { html, renderPage, sendPage, trusted } from '../../../web/layout.js';
 import type { VisitorSession } from '../session.js';
 import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
 import type { PageDeps } from './assistantPage.js';
-import { docHref, renderDocument } from './markdown.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { frontMatterField, splitFrontMatter } from '../../../actors/retrieval/markdown.js';
+import { createLinkResolver } from './corpusLinks.js';
+import { docHref, renderDocument, type RenderContext } from './markdown.js';
 import { chatBlock, docsTree, providerNotice } from './views.js';
 
 /**
@@ -60,30 +64,44 @@ interface DocView {
   panelOpen?: boolean;
 }
 
-function docBody(d: DocsPageDeps, path: string | undefined): { title: string; content: string; found: boolean } {
+/** Links between corpus pages and the corpus images the viewer can serve, for renderDocument. */
+function renderContext(d: DocsPageDeps): RenderContext {
+  const root = d.corpusRoot;
+  return {
+    resolve: createLinkResolver(d.assistant.documents().map((x) => x.path)),
+    ...(root ? { imageExists: (p: string) => IMAGE_EXT.test(p) && existsSync(join(root, p)) } : {}),
+  };
+}
+
+function docBody(d: DocsPageDeps, path: string | undefined): { title: string; content: string; found: boolean; lang: 'fr' | 'en' } {
   const doc = path ? d.assistant.readDocument(path) : undefined;
   if (!doc || !path) {
     return {
       title: 'Document introuvable',
       content: html`<h1 id="doc_title">Document introuvable</h1><p>Ce document n’existe pas dans le corpus. Choisissez-en un dans la liste.</p>`.value,
       found: false,
+      lang: 'fr',
     };
   }
-  const rendered = renderDocument(doc.markdown, doc.path);
-  const content = html`<p class="doc-path">${doc.path}</p>
+  const rendered = renderDocument(doc.markdown, doc.path, renderContext(d));
+  // A page made only of front matter (a site's home page) shows its description, not nothing.
+  const fm = splitFrontMatter(doc.markdown);
+  const description = !rendered.html.trim() && fm.block !== undefined ? frontMatterField(fm.block, 'description') : undefined;
+  const content = html`<p class="doc-path" lang="fr">${doc.path}</p>
 ${rendered.hasH1 ? '' : html`<h1 id="doc_title">${doc.title}</h1>`}
+${description ? html`<p>${description}</p>` : ''}
 ${trusted(rendered.html)}`.value;
-  return { title: doc.title, content, found: true };
+  return { title: doc.title, content, found: true, lang: doc.lang ?? 'fr' };
 }
 
 function render(d: DocsPageDeps, res: Response, v: DocView): void {
   const docs = d.assistant.documents();
-  const { title, content, found } = docBody(d, v.path);
+  const { title, content, found, lang } = docBody(d, v.path);
   const thread = v.session?.threads.docs ?? [];
   const body = html`<p class="actions"><a class="button" id="chat_toggle" href="#chat_panel" aria-controls="chat_panel">Poser une question à la documentation</a></p>
 <div class="docs-layout">
 ${docsTree(docs, v.path)}
-<article class="doc-content" id="doc_view" data-path="${v.path ?? ''}">
+<article class="doc-content" id="doc_view" data-path="${v.path ?? ''}" lang="${lang}">
 ${trusted(content)}
 </article>
 </div>`;
@@ -158,8 +176,8 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
         res.status(404).json({ error: 'unknown document' });
         return;
       }
-      const { title, content } = docBody(d, path);
-      res.set('Cache-Control', 'no-store').json({ path: doc.path, title, href: docHref(doc.path), html: content });
+      const { title, content, lang } = docBody(d, path);
+      res.set('Cache-Control', 'no-store').json({ path: doc.path, title, lang, href: docHref(doc.path), html: content });
       return;
     }
     render(d, res, { path, session: d.sessions.load(req) });

@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { createSlugger } from '../../../actors/docs/slug.js';
+import { splitFrontMatter } from '../../../actors/retrieval/markdown.js';
+import type { LinkResolver } from './corpusLinks.js';
 
 /**
  * Markdown → sanitised HTML for the viewer (corpus documents) and for answers (model text).
@@ -33,17 +35,52 @@ const DOC_TAGS = [
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'span',
   'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'strong', 'em', 'del', 's', 'sup', 'sub', 'kbd', 'abbr',
   'a', 'img', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption', 'details', 'summary',
-  'input',
+  'input', 'figure', 'figcaption',
 ];
 
-function rewriteLink(href: string, docPath: string | undefined): string {
+/** How a document's links and images are resolved (the viewer passes what it knows of the corpus). */
+export interface RenderContext {
+  /** Site links between corpus pages → corpus paths (corpusLinks.ts). */
+  resolve?: LinkResolver;
+  /** Does a corpus-relative image file exist (served by the viewer)? */
+  imageExists?: (path: string) => boolean;
+}
+
+/** A link to a page of the source site that is not in the corpus: shown as text, not a 404 link. */
+const UNRESOLVED = '';
+
+function rewriteLink(href: string, docPath: string | undefined, ctx: RenderContext): string {
+  if (!docPath || /^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#') || href.startsWith('//')) return href;
+  const viaSite = ctx.resolve?.(href, docPath);
+  if (viaSite) {
+    const [path = '', hash] = viaSite.split('#', 2);
+    return docHref(path, hash);
+  }
+  // Knowing the corpus (the viewer does), a site path or a file it does not hold would 404 here.
+  if (ctx.resolve) return UNRESOLVED;
+  if (href.startsWith('/')) return href;
   // Relative links between corpus documents open in the viewer.
-  if (!docPath || /^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('/') || href.startsWith('#')) return href;
   const [target = '', hash] = href.split('#', 2);
-  if (!/\.(md|mdx|markdown|txt)$/i.test(target)) return href;
+  if (!/\.(md|mdx|markdown|txt|json)$/i.test(target)) return href;
   const resolved = posix.normalize(posix.join(posix.dirname(docPath), target));
   if (resolved.startsWith('..')) return href;
   return docHref(resolved, hash);
+}
+
+/**
+ * Images: a corpus image the viewer serves stays an image; any other (another site's, which the
+ * page's CSP blocks, or a file that is not in the corpus) becomes a link or text with its alt text.
+ */
+function transformImage(attribs: Record<string, string>, docPath: string | undefined, ctx: RenderContext): { tagName: string; attribs: Record<string, string>; text?: string } {
+  const src = attribs.src ?? '';
+  const alt = (attribs.alt ?? '').trim();
+  const label = `Image : ${alt || 'sans description'}`;
+  if (/^https?:/i.test(src)) return { tagName: 'a', attribs: { href: src, class: 'external-image' }, text: label };
+  const local = docPath && src && !src.startsWith('/') ? posix.normalize(posix.join(posix.dirname(docPath), src)) : undefined;
+  if (local && !local.startsWith('..') && ctx.imageExists?.(local)) {
+    return { tagName: 'img', attribs: { ...attribs, src: `/docs/${local.split('/').map(encodeURIComponent).join('/')}`, alt } };
+  }
+  return { tagName: 'span', attribs: { class: 'missing-image' }, text: `[${label}]` };
 }
 
 function ownIds(attribs: Record<string, string>): Record<string, string> {
@@ -52,20 +89,22 @@ function ownIds(attribs: Record<string, string>): Record<string, string> {
   return rest;
 }
 
-function sanitizeDocument(markup: string, docPath: string | undefined): string {
+function sanitizeDocument(markup: string, docPath: string | undefined, ctx: RenderContext): string {
   return sanitizeHtml(markup, {
     allowedTags: DOC_TAGS,
     allowedAttributes: {
       '*': ['id', 'title', 'lang'],
-      a: ['href', 'title', 'id'],
       img: ['src', 'alt', 'title', 'width', 'height'],
       code: ['class'],
+      a: ['href', 'title', 'id', 'class'],
+      span: ['class', 'lang', 'title'],
+      figure: ['class'],
       th: ['align', 'scope'],
       td: ['align'],
       ol: ['start'],
       input: ['type', 'checked', 'disabled'],
     },
-    allowedClasses: { code: [/^language-[a-z0-9+-]+$/] },
+    allowedClasses: { code: [/^language-[a-z0-9+-]+$/], a: ['external-image'], span: ['missing-image', 'offsite-link'], figure: ['diagram'] },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     allowProtocolRelative: false,
@@ -74,11 +113,20 @@ function sanitizeDocument(markup: string, docPath: string | undefined): string {
     transformTags: {
       // Ids with `_` are the page's own (page_main, chat_panel…): a document may not take them.
       '*': (tagName, attribs) => ({ tagName, attribs: ownIds(attribs) }),
-      a: (tagName, attribs) => ({ tagName, attribs: { ...ownIds(attribs), ...(attribs.href ? { href: rewriteLink(attribs.href, docPath) } : {}) } }),
+      a: (tagName, attribs): { tagName: string; attribs: Record<string, string> } => {
+        const href = attribs.href ? rewriteLink(attribs.href, docPath, ctx) : undefined;
+        if (href === UNRESOLVED) return { tagName: 'span', attribs: { class: 'offsite-link', title: 'Page du site d’origine, absente de cette documentation' } };
+        return { tagName, attribs: { ...ownIds(attribs), ...(href ? { href } : {}) } };
+      },
+      img: (_tagName, attribs) => transformImage(attribs, docPath, ctx),
       // Task-list checkboxes only, always inert.
       input: (tagName, attribs) => (attribs.type === 'checkbox' ? { tagName, attribs: { type: 'checkbox', disabled: '', ...(attribs.checked !== undefined ? { checked: '' } : {}) } } : { tagName: 'span', attribs: {} }),
     },
-    exclusiveFilter: (frame) => frame.tag === 'a' && !frame.attribs.href && !frame.attribs.id,
+    exclusiveFilter: (frame) =>
+      frame.tag === 'a' &&
+      ((!frame.attribs.href && !frame.attribs.id && frame.attribs.class !== 'offsite-link') ||
+        // An icon-only link (a generator's SVG "permalink") is empty once the SVG is gone: a link without a name.
+        (!frame.text.trim() && frame.mediaChildren.length === 0 && frame.attribs.class !== 'external-image')),
   });
 }
 
@@ -88,8 +136,14 @@ export interface RenderedDocument {
   hasH1: boolean;
 }
 
-/** Renders one corpus document with heading ids. */
-export function renderDocument(markdown: string, docPath: string): RenderedDocument {
+const escapeAttr = (text: string): string => escapeText(text).replace(/"/g, '&quot;');
+
+/**
+ * Renders one corpus document with heading ids. Front matter (YAML `---` or TOML `+++`) is never
+ * shown; fenced `mermaid` blocks are shown as a labelled code figure (no diagram engine runs under
+ * the page's CSP); code blocks and tables that may scroll sideways are keyboard-focusable regions.
+ */
+export function renderDocument(markdown: string, docPath: string, ctx: RenderContext = {}): RenderedDocument {
   const slug = createSlugger();
   let hasH1 = false;
   const marked = new Marked({
@@ -100,12 +154,22 @@ export function renderDocument(markdown: string, docPath: string): RenderedDocum
         const id = slug(token.text);
         return `<h${token.depth} id="${id}" tabindex="-1">${this.parser.parseInline(token.tokens)}</h${token.depth}>\n`;
       },
+      code(token: Tokens.Code): string | false {
+        if ((token.lang ?? '').trim().toLowerCase() !== 'mermaid') return false;
+        return `<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre><code class="language-mermaid">${escapeText(token.text)}</code></pre></figure>\n`;
+      },
     },
   });
-  const source = /\.mdx$/i.test(docPath) ? stripMdx(markdown) : markdown;
-  const raw = /\.(md|mdx|markdown)$/i.test(docPath) ? (marked.parse(source, { async: false }) as string) : `<pre>${escapeText(source)}</pre>`;
-  // tabindex is re-added after sanitising (kept off the allow-list so documents cannot set it).
-  const clean = sanitizeDocument(raw, docPath).replace(/<(h[1-6]) id="([^"]+)">/g, '<$1 id="$2" tabindex="-1">');
+  const body = splitFrontMatter(markdown).body;
+  const source = /\.mdx$/i.test(docPath) ? stripMdx(body) : body;
+  const raw = /\.(md|mdx|markdown|json)$/i.test(docPath) ? (marked.parse(source, { async: false }) as string) : `<pre>${escapeText(source)}</pre>`;
+  // tabindex, role and aria-label are added after sanitising (off the allow-list, so documents cannot set them).
+  const clean = sanitizeDocument(raw, docPath, ctx)
+    .replace(/<(h[1-6]) id="([^"]+)">/g, '<$1 id="$2" tabindex="-1">')
+    .replace(/<figure class="diagram"><figcaption>([^<]*)<\/figcaption><pre>/g, (_, cap: string) => `<figure class="diagram"><figcaption>${cap}</figcaption><pre tabindex="0" role="region" aria-label="${escapeAttr(cap)}">`)
+    .replace(/<pre>/g, '<pre tabindex="0" role="region" aria-label="Bloc de code">')
+    .replace(/<table>/g, '<div class="table-scroll" tabindex="0" role="region" aria-label="Tableau"><table>')
+    .replace(/<\/table>/g, '</table></div>');
   return { html: clean, hasH1 };
 }
 

@@ -1,6 +1,7 @@
 import type { ChatSettings, DocMeta } from '../../../actors/docs/contract.js';
 import { html, trusted, type SafeHtml } from '../../../web/layout.js';
 import type { Exchange } from '../session.js';
+import { SETTINGS_LABELS } from '../../../actors/docs/chatConfigStore.js';
 import { docHref, renderAnswer } from './markdown.js';
 
 /** HTML fragments shared by /assistant, /docs and /admin/chat/params. */
@@ -17,30 +18,44 @@ export function exchangeId(prefix: string, ex: Exchange): string {
   return `${prefix}_x${ex.at.toString(36)}`;
 }
 
+const LANG_NAMES = { fr: 'français', en: 'anglais' } as const;
+
+/**
+ * The answer's HTML with its citations linked: each `[n]` becomes a link to source n of the list
+ * below (which links to /docs/<path>#<anchor>), and a quoted sentence « … » [n] is marked with the
+ * language of source n's document. Runs on the sanitised HTML; `[n]` without a source (the server
+ * removes them; this is a second net for old saved threads) is dropped.
+ */
+export function linkMarks(answerHtml: string, sources: Exchange['sources'], id: string): string {
+  const mark = (n: number): string => (n >= 1 && n <= sources.length ? `<a class="mark" href="#${id}_src${n}" aria-label="source ${n}">[${n}]</a>` : '');
+  return answerHtml
+    .replace(/« ([^«»<]*?) » \[(\d{1,3})\]/g, (_, quote: string, n: string) => {
+      const src = sources[Number(n) - 1];
+      const lang = src?.lang;
+      return `${lang ? `<span lang="${lang}">« ${quote} »</span>` : `« ${quote} »`} ${mark(Number(n))}`;
+    })
+    .replace(/\[(\d{1,3})\](?![^<]*<\/a>)/g, (_, n: string) => mark(Number(n)));
+}
+
 /** One question and its answer with sources. `headingLevel` keeps the page outline correct. */
 export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3): SafeHtml {
   const h = `h${headingLevel}`;
   const hs = `h${headingLevel + 1}`;
-  const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : 'answer';
-  // Two passages of one section are one link for the reader.
-  const seen = new Set<string>();
-  const sources = ex.sources.filter((s) => {
-    const key = `${s.path}#${s.anchor}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : ex.confidence === 'low' ? 'answer low-confidence' : 'answer';
+  const sources = ex.sources;
   const meta = ex.provider === 'offline' ? 'Réponse extractive (fournisseur hors ligne)' : `Modèle : ${ex.model} (${ex.provider})`;
-  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}">
-${trusted(`<${h} class="question" id="${id}_q">`)}<span class="visually-hidden">Question : </span>${ex.question}${trusted(`</${h}>`)}
-<div class="answer-text">${trusted(renderAnswer(ex.answer))}</div>
+  const confidence = ex.state === 'answered' && ex.confidence ? (ex.confidence === 'high' ? ' · confiance : haute' : ' · confiance : basse') : '';
+  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}"${ex.confidence ? html` data-confidence="${ex.confidence}"` : ''}>
+${trusted(`<${h} class="question" id="${id}_q"${ex.lang ? ` lang="${ex.lang}"` : ''}>`)}<span class="visually-hidden" lang="fr">Question : </span>${ex.question}${trusted(`</${h}>`)}
+${ex.notice ? html`<p class="notice-low"${ex.lang ? html` lang="${ex.lang}"` : ''}>${ex.notice}</p>` : ''}
+<div class="answer-text"${ex.lang ? html` lang="${ex.lang}"` : ''}>${trusted(linkMarks(renderAnswer(ex.answer), sources, id))}</div>
 ${sources.length
     ? html`${trusted(`<${hs} class="sources-title">`)}Sources${trusted(`</${hs}>`)}
-<ul class="sources">${sources.map(
-        (s) => html`<li><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${s.section}` : ''}</a></li>`,
-      )}</ul>`
+<ol class="sources">${sources.map(
+        (s, i) => html`<li id="${id}_src${i + 1}" tabindex="-1"><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${trusted(s.lang ? `<span lang="${s.lang}">` : '<span>')}${s.section}${trusted('</span>')}` : ''}</a>${s.lang && s.lang !== 'fr' ? html` <span class="muted">(${LANG_NAMES[s.lang]})</span>` : ''}</li>`,
+      )}</ol>`
     : ''}
-<p class="meta">${meta}</p>
+<p class="meta">${meta}${confidence}</p>
 </article>`;
 }
 
@@ -76,7 +91,7 @@ ${Object.entries(o.hidden ?? {}).map(([name, value]) => html`<input type="hidden
 <div class="field">
 <label for="${p}_question">Votre question</label>
 <textarea id="${p}_question" name="question" rows="3" maxlength="2000" required aria-describedby="${p}_hint${o.error ? ` ${p}_error` : ''}"${o.error ? html` aria-invalid="true"` : ''}>${o.question ?? ''}</textarea>
-<p class="hint" id="${p}_hint">Réponse fondée uniquement sur la documentation, avec ses sources.</p>
+<p class="hint" id="${p}_hint">Réponse fondée uniquement sur la documentation, avec ses sources. Entrée envoie la question, Maj+Entrée va à la ligne.</p>
 ${o.error ? html`<p class="form-error" id="${p}_error" role="alert">${o.error}</p>` : ''}
 </div>
 <div class="actions">
@@ -92,15 +107,16 @@ export interface SettingsFieldErrors {
 }
 
 const FIELD_INFO: Array<{ key: keyof ChatSettings; label: string; hint: string; step?: string; min?: string; max?: string }> = [
-  { key: 'model', label: 'Modèle', hint: 'Identifiant du modèle du fournisseur.' },
-  { key: 'k', label: 'Passages (k)', hint: 'Nombre de passages retrouvés, 1 à 50.', step: '1', min: '1', max: '50' },
-  { key: 'threshold', label: 'Seuil de score', hint: 'Score normalisé 0–1 sous lequel la question est hors documentation.', step: '0.01', min: '0', max: '1' },
-  { key: 'temperature', label: 'Température', hint: '0 à 1 ; basse pour la factualité.', step: '0.05', min: '0', max: '1' },
-  { key: 'maxTokens', label: 'Jetons maximum', hint: 'Longueur maximale de la réponse, 16 à 8192.', step: '1', min: '16', max: '8192' },
-  { key: 'historyTurns', label: 'Historique (tours)', hint: 'Tours de conversation envoyés au modèle, 0 à 20.', step: '1', min: '0', max: '20' },
+  { key: 'model', label: SETTINGS_LABELS.model, hint: 'Identifiant du modèle du fournisseur.' },
+  { key: 'k', label: SETTINGS_LABELS.k, hint: 'Nombre de passages retrouvés, 1 à 50.', step: '1', min: '1', max: '50' },
+  { key: 'threshold', label: SETTINGS_LABELS.threshold, hint: 'Score 0–1 (part pondérée des mots de la question trouvés dans le meilleur passage) sous lequel la question est refusée, sans appel au modèle.', step: '0.01', min: '0', max: '1' },
+  { key: 'confident', label: SETTINGS_LABELS.confident, hint: 'Score 0–1 à partir duquel la réponse est donnée avec une confiance haute. Entre les deux seuils, le modèle dit d’abord quels passages répondent (hors ligne : réponse à confiance basse, signalée).', step: '0.01', min: '0', max: '1' },
+  { key: 'temperature', label: SETTINGS_LABELS.temperature, hint: '0 à 1 ; basse pour la factualité.', step: '0.05', min: '0', max: '1' },
+  { key: 'maxTokens', label: SETTINGS_LABELS.maxTokens, hint: 'Longueur maximale de la réponse, 16 à 8192.', step: '1', min: '16', max: '8192' },
+  { key: 'historyTurns', label: SETTINGS_LABELS.historyTurns, hint: 'Tours de conversation envoyés au modèle, 0 à 20.', step: '1', min: '0', max: '20' },
 ];
 
-/** The six settings as labelled inputs (visitor form and admin ChatConfig form). */
+/** The seven settings as labelled inputs (visitor form and admin ChatConfig form). */
 export function settingsFields(values: Record<string, string | number>, errors: SettingsFieldErrors, prefix: string, models: string[]): SafeHtml {
   return html`<div class="fields-grid">${FIELD_INFO.map((f) => {
     const id = `${prefix}_${f.key}`;
@@ -155,8 +171,13 @@ function treeList(node: TreeNode, current: string | undefined): SafeHtml {
 
 /** The viewer's navigation tree (folders as nested lists). */
 export function docsTree(docs: DocMeta[], current: string | undefined): SafeHtml {
+  // A <details>: on a phone the list folds away (docs.js closes it on narrow screens) so the
+  // document comes first; open by default so the list is there without JavaScript.
   return html`<nav class="docs-tree" aria-labelledby="docs_tree_title" id="docs_tree">
 <h2 id="docs_tree_title">Documents</h2>
+<details class="docs-tree-list" id="docs_tree_list" open>
+<summary>Liste des documents (${docs.length})</summary>
 ${docs.length ? treeList(buildTree(docs), current) : html`<p>Aucun document dans le corpus.</p>`}
+</details>
 </nav>`;
 }

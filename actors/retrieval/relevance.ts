@@ -1,0 +1,43 @@
+import { fold } from './analyze.js';
+import type { RelevanceSignals } from '../../machines/chat.js';
+
+/**
+ * Question-level cues the chat guard uses besides the best passage's score (docs/docs-assistant.md
+ * § Confidence, where each one is measured on the tuning set):
+ * - `unseenShare`: the IDF-weighted share of the question's words the corpus never uses. A
+ *   question whose heaviest words are all unknown here (« crêpes », « vitamin ») is about
+ *   something else, however well its remaining words match.
+ * - `unknownNames`: capitalised words, not first in the question, that the corpus never uses
+ *   (« Lyon », « Netflix »): a named thing the docs do not mention. The docs' own example
+ *   servers and tools share many words with such questions, never the name.
+ * - `liveData`: the question asks about the world as it is now (« demain », « aujourd’hui »,
+ *   « tomorrow », « next Tuesday »): documentation is not a live source, whatever its examples say
+ *   (the MCP weather server's `weather://forecast/{city}` matches « weather forecast for Paris
+ *   tomorrow » word for word).
+ */
+const LIVE_DATA = new RegExp(
+  [
+    'today', 'tomorrow', 'tonight', 'yesterday', 'right now',
+    'this (?:week|weekend|month|year)', 'next (?:week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)',
+    'aujourd.hui', 'demain', 'hier', 'ce soir', 'ce week-end', 'cette semaine', 'ce mois-ci',
+    '(?:semaine|mois|annee) prochaine?', 'prochaine version',
+  ].map((w) => `\\b${w}\\b`).join('|'),
+);
+
+export interface WordDetail {
+  word: string;
+  df: number;
+  weight: number;
+}
+
+const NAME = /(?<=[\s'’(«"])\p{Lu}[\p{L}\p{N}-]*/gu;
+
+export function relevanceSignals(question: string, words: WordDetail[]): RelevanceSignals {
+  const total = words.reduce((n, w) => n + w.weight, 0);
+  const unseen = words.filter((w) => w.df === 0);
+  const unseenShare = total > 0 ? unseen.reduce((n, w) => n + w.weight, 0) / total : 0;
+  const unseenWords = new Set(unseen.map((w) => w.word));
+  const names = (question.match(NAME) ?? []).map((n) => fold(n)).filter((n) => unseenWords.has(n));
+  const liveData = LIVE_DATA.test(fold(question).replace(/[’']/g, "'"));
+  return { unseenShare: Math.round(unseenShare * 1000) / 1000, unknownNames: [...new Set(names)], liveData };
+}
