@@ -42,6 +42,8 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     // Out-of-scope and failed answers are not streamed (no model call): print them whole.
     if (answer.state !== 'answered') io.stdout.write(answer.answer);
     io.stdout.write('\n');
+    // A low-confidence answer says so, as the page does (the passages may not answer the question).
+    if (answer.notice) io.stdout.write(`\n${answer.notice}\n`);
     if (answer.sources.length > 0) {
       io.stdout.write('\nSources :\n');
       for (const s of answer.sources) io.stdout.write(`  - ${s.path} › ${s.section}\n`);

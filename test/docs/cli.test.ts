@@ -9,6 +9,7 @@ import type { CliIo } from '../../cli/io.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
 import { freePort, spawnServe } from '../serve/spawnServe.js';
 import { makeCorpus } from './fixtures.js';
+import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chat.js';
 
 function io(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
   const stdout = new PassThrough();
@@ -66,6 +67,13 @@ describe('palabre ask', () => {
     const b = io(env);
     expect(await runAsk(['--json', 'How do I factory reset an iPhone?'], b)).toBe(3);
     expect(JSON.parse(b.out())).toMatchObject({ state: 'outOfScope', outOfScope: true, sources: [] });
+  });
+
+  it('a low-confidence answer prints the same notice as the page', async () => {
+    // A high bound nothing reaches: every answer falls in the band between the two bounds.
+    const c = io({ DATA_DIR: data, CORPUS_DIR: root, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent', CHAT_SCORE_CONFIDENT: '0.99' });
+    expect(await runAsk(['Combien de temps conserver un dossier médical ?'], c)).toBe(0);
+    expect(c.out()).toContain(LOW_CONFIDENCE_NOTICES.fr);
   });
 });
 
