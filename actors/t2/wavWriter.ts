@@ -41,9 +41,10 @@ export class WavFileWriter {
 
   /** Synchronous so a recording can start inside a statechart action; the writes are async. */
   static create(path: string, sampleRate: number): WavFileWriter {
-    mkdirSync(dirname(path), { recursive: true });
+    // Recordings are candidates' voices: this user only (folder 0700 when created, file 0600).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const w = new WavFileWriter(path, sampleRate);
-    w.stream = createWriteStream(path);
+    w.stream = createWriteStream(path, { mode: 0o600 });
     // A disk error (full, unwritable path) must not crash the process: it is kept, further
     // writes are dropped, and close() rejects with it.
     w.stream.on('error', (err) => (w.failure ??= err));

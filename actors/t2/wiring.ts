@@ -67,10 +67,16 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   // Started on the first chunk (a session without audio has no file).
   const rec = (): ThreadRecording => (recorder ??= deps.recordings ? deps.recordings.open(recordingPath, recordingFailed) : inThreadRecording(recordingPath, now));
   // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
+  // Text mode records nothing: binary frames a client sends anyway never create a file.
+  const records = params.mode === 'audio';
   const audio = new AudioPipe(
     {
-      candidate: (pcm) => rec().candidate(pcm),
-      interlocutor: (pcm) => rec().interlocutor(pcm),
+      candidate: (pcm) => {
+        if (records) rec().candidate(pcm);
+      },
+      interlocutor: (pcm) => {
+        if (records) rec().interlocutor(pcm);
+      },
     },
     recordingFailed,
   );
@@ -126,8 +132,12 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     actions: {
       openAudio: () => audio.setOpen(true),
       closeAudio: () => audio.setOpen(false),
-      recordCandidate: (_, { pcm }) => rec().candidate(pcm),
-      recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm),
+      recordCandidate: (_, { pcm }) => {
+        if (records) rec().candidate(pcm);
+      },
+      recordInterlocutor: (_, { pcm }) => {
+        if (records) rec().interlocutor(pcm);
+      },
       monitorReply: (_, { text, candidateSpokeBefore }) => {
         if (text) monitor.reply(text, candidateSpokeBefore);
       },
