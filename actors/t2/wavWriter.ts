@@ -99,3 +99,32 @@ export class WavFileWriter {
     return this.bytes;
   }
 }
+
+/**
+ * Makes a WAV cut short by a crash valid again: the header written at the start still says 0
+ * bytes of data. The sizes are set to what reached the disk (an odd trailing byte, half a
+ * sample, is dropped). Returns the data bytes, or null when there is no file or not even a header.
+ */
+export async function repairWav(path: string): Promise<number | null> {
+  let fh;
+  try {
+    fh = await open(path, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size < 44) return null;
+    const data = (size - 44) & ~1;
+    if (44 + data !== size) await fh.truncate(44 + data);
+    const sizes = Buffer.alloc(4);
+    sizes.writeUInt32LE(36 + data, 0);
+    await fh.write(sizes, 0, 4, 4);
+    sizes.writeUInt32LE(data, 0);
+    await fh.write(sizes, 0, 4, 40);
+    return data;
+  } finally {
+    await fh.close();
+  }
+}

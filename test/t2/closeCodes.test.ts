@@ -151,7 +151,8 @@ describe('close codes of /t2/live', () => {
     const deadline = Date.now() + 5000;
     let row: { candidate_id: string; end_reason: string; production_id: string; audio_path: string; transcript: string } | undefined;
     while (!row && Date.now() < deadline) {
-      row = db.prepare('SELECT * FROM t2_sessions WHERE candidate_id = ?').get('cand-gone') as typeof row;
+      // The row exists from the start (status live, turns appended): wait for the end's write.
+      row = db.prepare("SELECT * FROM t2_sessions WHERE candidate_id = ? AND status <> 'live'").get('cand-gone') as typeof row;
       if (!row) await new Promise((r) => setTimeout(r, 20));
     }
     expect(row).toBeDefined();
