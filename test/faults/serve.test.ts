@@ -7,7 +7,8 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuth } from '../../core/auth.js';
 import { startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake, type OpenAIReply } from '../fakes/openai.js';
+import type { CommonReply } from '../fakes/base.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 import { until } from './support.js';
 
@@ -219,10 +220,15 @@ describe('fault suite: palabre serve', () => {
     expect((await second.serve.exited).code).toBe(0);
   }, 120_000);
 
-  it('provider 5xx on every call: Skull apologises, the correction and the T2 session are saved detectors-only', async () => {
+  const failures: Array<[string, OpenAIReply & CommonReply, Record<string, string>]> = [
+    ['5xx', { status: 503 }, {}],
+    // Timeouts: the model never answers within the per-attempt limits.
+    ['timeouts', { delayMs: 30_000, text: 'trop tard' }, { CORRECTION_ATTEMPT_TIMEOUT_MS: '500', AI_TIMEOUT_S: '0.5', AI_FALLBACK_TIMEOUT_S: '0.5', LLM_ATTEMPT_TIMEOUT_MS: '500' }],
+  ];
+  it.each(failures)('provider %s on every call: Skull apologises, the correction and the T2 session are saved detectors-only', async (_kind, reply, env) => {
     const f = await fakes();
-    f.openai.setDefault({ status: 503 });
-    const r = await start(f, undefined, { AI_MAX_RETRIES: '0' });
+    f.openai.setDefault(reply);
+    const r = await start(f, undefined, { LLM_MAX_RETRIES: '0', ...env });
     // T2: the grading model is down; the session is still graded (detectors only) and reported.
     const c = await t2Exchange(r, 'fault-5xx');
     c.ws.send(JSON.stringify({ type: 'end' }));
