@@ -178,7 +178,8 @@ describe('fault suite: palabre serve', () => {
     const stopped = logs.find((l) => l.msg === 'stopped');
     expect(stopped).toMatchObject({ forced: false });
     // The figures docs/operations.md quotes.
-    console.log(`[fault-suite] SIGTERM drain: 3 T2 sessions saved+reported, 1 correction, 1 Skull turn; stopped in ${String(stopped?.ms)} ms (exit ${at - sentAt} ms after the signal)`);
+    const skull = logs.find((l) => l.msg === 'skull drained');
+    console.log(`[fault-suite] SIGTERM drain: 3 T2 sessions saved+reported in ${String(drained?.ms)} ms, Skull turn answered in ${String(skull?.ms)} ms, 1 correction (model held 3 s) completed; stopped in ${String(stopped?.ms)} ms (exit ${at - sentAt} ms after the signal)`);
   }, 120_000);
 
   it('kill -9 mid-session then restart: the session is closed `interrupted` with its turns and a valid WAV, and graded', async () => {
