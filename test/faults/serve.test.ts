@@ -221,6 +221,32 @@ describe('fault suite: palabre serve', () => {
     expect((await second.serve.exited).code).toBe(0);
   }, 120_000);
 
+  it('a second SIGTERM exits at once (code 1); the session it cut is recovered at the next start', async () => {
+    const f = await fakes();
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-fault-twice-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const first = await start(f, dir);
+    const c = await t2Exchange(first, 'fault-twice');
+    // The grading model holds the first drain far past anyone's patience.
+    f.openai.script({ delayMs: 60_000, text: '{}' });
+    const seen = f.openai.requests.length;
+    first.serve.child.kill('SIGTERM');
+    await f.openai.waitForRequests(seen + 1);
+    first.serve.child.kill('SIGTERM');
+    const { code } = await first.serve.exited;
+    expect(code).toBe(1);
+    expect(first.serve.stderr()).toContain('second signal');
+    expect(c.has((m) => m.type === 'report')).toBe(false);
+    const [left] = rows(dir, "SELECT status FROM t2_sessions WHERE candidate_id = 'fault-twice'");
+    expect(left).toEqual({ status: 'live' });
+
+    const second = await start(f, dir);
+    await until(() => rows(dir, "SELECT status FROM t2_sessions WHERE candidate_id = 'fault-twice'")[0]!.status === 'graded', 'graded after restart', 30_000);
+    expect(rows(dir, "SELECT end_reason FROM t2_sessions WHERE candidate_id = 'fault-twice'")).toEqual([{ end_reason: 'interrupted' }]);
+    second.serve.child.kill('SIGTERM');
+    expect((await second.serve.exited).code).toBe(0);
+  }, 120_000);
+
   const failures: Array<[string, OpenAIReply & CommonReply, Record<string, string>]> = [
     ['5xx', { status: 503 }, {}],
     // Timeouts: the model never answers within the per-attempt limits.

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import mqtt from 'mqtt';
+import { PROJECT_ROOT } from '../../core/version.js';
 import { findBinary } from '../support/requires.js';
 
 /**
@@ -77,4 +78,18 @@ export class KillableMosquitto {
     await this.kill();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** `palabre <command>` as a child process (tsx, sources), with only the given settings. */
+export function spawnPalabre(command: string, env: Record<string, string>): { child: ChildProcess; stdout: () => string; exited: Promise<{ code: number | null; at: number }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PROJECT_ROOT, 'cli/main.ts'), command], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr!.resume();
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  return { child, stdout: () => out, exited };
 }
