@@ -252,10 +252,10 @@ describe('fault suite: palabre serve', () => {
     // Timeouts: the model never answers within the per-attempt limits.
     ['timeouts', { delayMs: 30_000, text: 'trop tard' }, { CORRECTION_ATTEMPT_TIMEOUT_MS: '500', AI_TIMEOUT_S: '0.5', AI_FALLBACK_TIMEOUT_S: '0.5', LLM_ATTEMPT_TIMEOUT_MS: '500' }],
   ];
-  it.each(failures)('provider %s on every call: Skull apologises, the correction and the T2 session are saved detectors-only', async (_kind, reply, env) => {
+  it.each(failures)('provider %s on every call: Skull apologises, the correction and the T2 session are saved detectors-only, the docs assistant says it failed', async (_kind, reply, env) => {
     const f = await fakes();
     f.openai.setDefault(reply);
-    const r = await start(f, undefined, { LLM_MAX_RETRIES: '0', ...env });
+    const r = await start(f, undefined, { LLM_MAX_RETRIES: '0', CHAT_PROVIDER: 'openai', ...env });
     // T2: the grading model is down; the session is still graded (detectors only) and reported.
     const c = await t2Exchange(r, 'fault-5xx');
     c.ws.send(JSON.stringify({ type: 'end' }));
@@ -282,6 +282,11 @@ describe('fault suite: palabre serve', () => {
     await listener.publishAsync('ai/request', JSON.stringify({ ts_ms: 0, text: 'Bonjour ?' }), { qos: 1 });
     await until(() => responses.length === 1, 'the apology', 60_000);
     expect(JSON.parse(responses[0]!).text).toMatch(/désolé|Désolé|excuse/i);
+    // Docs assistant: a clear `failed` answer (503), no invented text.
+    const chat = await fetch(`${r.base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What does palabre do with live T2 sessions on SIGTERM within SHUTDOWN_TIMEOUT_MS?' }) });
+    const answer = (await chat.json()) as { state: string; answer: string };
+    expect({ status: chat.status, state: answer.state }).toEqual({ status: 503, state: 'failed' });
+    expect(answer.answer.length).toBeGreaterThan(0);
     r.serve.child.kill('SIGTERM');
     expect((await r.serve.exited).code).toBe(0);
   }, 180_000);
