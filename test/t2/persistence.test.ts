@@ -150,7 +150,11 @@ describe('drain on stop', () => {
     corrections.hold = new Promise((resolve) => (release = resolve));
     env = await startT2({ gemini, dir, corrections });
     const c = await oneExchange(env, 'cand-slow');
-    await env.surface.stop({ deadlineAt: Date.now() + 2000 });
+    const stopping = env.surface.stop({ deadlineAt: Date.now() + 2000 });
+    // While it drains, a new session is refused at the upgrade: 503 with Retry-After.
+    const late = await env.mint('premium', 'cand-late');
+    await expect(LiveClient.open(env, { token: late, sujet: 'club-de-sport' })).rejects.toThrow(/503/);
+    await stopping;
     const { code } = await c.closed;
     expect(code).toBe(1011);
     expect(c.find('error')).toMatchObject({ name: 'GRADING_FAILED' });
