@@ -144,11 +144,11 @@ function buildExpress(config: Config, draining: () => boolean): Express {
   app.set('env', 'production'); // never render stack traces in default error pages
   // Draining: a request that arrives on a kept-alive connection gets 503 + Retry-After (a load
   // balancer sends it elsewhere); /healthz still answers, with `ready: false`.
+  app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } }));
   app.use((req, res, next) => {
     if (!draining() || req.path === '/healthz') return next();
     res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), Connection: 'close' }).status(503).json({ error: 'server shutting down', retryAfterS: DRAIN_RETRY_AFTER_S });
   });
-  app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } }));
   return app;
 }
 
