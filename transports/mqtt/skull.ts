@@ -174,7 +174,15 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const flushOutbox = (): Promise<void> => {
     flushing ??= (async () => {
       const before = outbox.size;
-      const sent = await outbox.flush(publishAcked);
+      const sent = await outbox.flush(async (m) => {
+        try {
+          await publishAcked(m);
+        } catch (err) {
+          // Refused by the broker (not just away): counted; the reply stays until its TTL.
+          if (!(err instanceof BrokerAway)) publishErrors++;
+          throw err;
+        }
+      });
       if (sent > 0) log.info({ sent, left: outbox.size, expired: before - sent - outbox.size }, 'kept replies published after the broker came back');
     })().finally(() => {
       flushing = undefined;
