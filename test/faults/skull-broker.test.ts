@@ -28,7 +28,8 @@ describe.skipIf(!mosquitto.ok)(`skull across a broker restart (${mosquitto.reaso
     provider.manual = true;
     const { logger, lines } = memoryLogger();
     const runtime = new Runtime();
-    // Skull reconnects after the listener (1 s vs 100 ms): the listener has resubscribed by then.
+    // Skull retries 3 s after the loss, the listener every 50 ms: the listener has resubscribed on
+    // the restarted broker (no persistence: subscriptions are gone) before Skull flushes.
     const svc: SkullService = await startSkullService({
       config: testConfig({ SKULL_TOPIC_PREFIX: prefix, ...env }),
       logger,
@@ -36,7 +37,7 @@ describe.skipIf(!mosquitto.ok)(`skull across a broker restart (${mosquitto.reaso
       provider,
       mqttUrl: broker.url,
       healthIntervalMs: 0,
-      reconnectBaseMs: 1000,
+      reconnectBaseMs: 3000,
       now: () => clock,
       random: () => 0,
     });
@@ -45,7 +46,7 @@ describe.skipIf(!mosquitto.ok)(`skull across a broker restart (${mosquitto.reaso
       runtime.shutdown();
     });
     const received: Array<{ topic: string; payload: string }> = [];
-    const listener: MqttClient = await mqtt.connectAsync(broker.url, { reconnectPeriod: 100, protocolVersion: 4 });
+    const listener: MqttClient = await mqtt.connectAsync(broker.url, { reconnectPeriod: 50, protocolVersion: 4 });
     open.push(() => listener.endAsync(true));
     listener.on('message', (topic, payload) => received.push({ topic, payload: payload.toString('utf8') }));
     await listener.subscribeAsync(`${prefix}/ai/#`, { qos: 1 });
@@ -64,6 +65,8 @@ describe.skipIf(!mosquitto.ok)(`skull across a broker restart (${mosquitto.reaso
     await broker.up();
     await until(() => responses().length === 1, 'the kept reply published', 15_000);
     expect(responses()[0]!.text).toContain('Skull');
+    // ai/usage follows ai/response: the reply leaves the outbox once both are acknowledged.
+    await until(() => svc.health().replies_kept === 0, 'the outbox emptied');
     const h = svc.health();
     expect(h).toMatchObject({ replies_kept: 0, replies_expired: 0, publish_errors: 0 });
   });
