@@ -49,8 +49,12 @@ export interface AuthConfig {
   JWT_SECRET?: string | undefined;
   JWT_JWKS_URL?: string | undefined;
   JWT_ISSUER?: string | undefined;
+  /** Longest lifetime accepted (`exp` − `iat`, or `exp` − now without `iat`); default 12 h. */
+  JWT_MAX_TTL_S?: number | undefined;
   DATA_DIR: string;
 }
+
+export const DEFAULT_MAX_TTL_S = 12 * 3600;
 
 export const HS_ALGORITHMS = ['HS256'] as const;
 export const JWKS_ALGORITHMS = ['RS256', 'ES256'] as const;
@@ -112,6 +116,12 @@ function extractBearer(header: string | undefined): string | undefined {
   return m?.[1];
 }
 
+/** `exp` − `iat` of a token this process just signed. */
+function decodeLifetime(token: string): number {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number; iat?: number };
+  return (payload.exp ?? 0) - (payload.iat ?? 0);
+}
+
 function toAuthError(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   if (err instanceof joseErrors.JWTExpired) return new AuthError('expired_token', 'token expired');
@@ -134,6 +144,9 @@ export function createAuth(config: AuthConfig, opts: { logger?: Logger } = {}): 
     algorithms = [...HS_ALGORITHMS];
   }
 
+  const maxTtlS = config.JWT_MAX_TTL_S ?? DEFAULT_MAX_TTL_S;
+  const nowS = (): number => Math.floor(Date.now() / 1000);
+
   async function verifyToken(token: string | undefined | null): Promise<Principal> {
     if (!token) throw new AuthError('missing_token', 'missing bearer token');
     let payload: JWTPayload;
@@ -141,12 +154,20 @@ export function createAuth(config: AuthConfig, opts: { logger?: Logger } = {}): 
       const verifyOpts = {
         algorithms,
         clockTolerance: AUDIENCE_FREE_CLOCK_TOLERANCE_S,
+        // A signed token without `exp` would never expire: refused (jose: JWTClaimValidationFailed).
+        requiredClaims: ['exp'],
         ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
       };
       const result = typeof key === 'function' ? await jwtVerify(token, key, verifyOpts) : await jwtVerify(token, key, verifyOpts);
       payload = result.payload;
     } catch (err) {
       throw toAuthError(err);
+    }
+    // A leaked long-lived token is a standing key: the lifetime is capped whatever the issuer put.
+    const exp = payload.exp!;
+    const from = typeof payload.iat === 'number' ? Math.min(payload.iat, nowS()) : nowS();
+    if (exp - from > maxTtlS + AUDIENCE_FREE_CLOCK_TOLERANCE_S) {
+      throw new AuthError('bad_claims', `token lifetime above JWT_MAX_TTL_S (${maxTtlS} s): ask for a shorter-lived token`);
     }
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) throw new AuthError('bad_claims', 'token needs `sub` and `plan` (free|premium)');
@@ -158,8 +179,11 @@ export function createAuth(config: AuthConfig, opts: { logger?: Logger } = {}): 
     const parsed = claimsSchema.safeParse({ sub, plan });
     if (!parsed.success) throw new AuthError('bad_claims', 'sub must be a non-empty id and plan free|premium');
     const jwt = new SignJWT({ plan }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(sub).setIssuedAt().setExpirationTime(ttl);
+    // Checked on the built token (ttl may be '12h' or seconds): never mint what verify would refuse.
     if (config.JWT_ISSUER) jwt.setIssuer(config.JWT_ISSUER);
-    return jwt.sign(key);
+    const token = await jwt.sign(key);
+    if (decodeLifetime(token) > maxTtlS) throw new AuthError('bad_claims', `ttl ${String(ttl)} is above JWT_MAX_TTL_S (${maxTtlS} s): use a shorter --ttl`);
+    return token;
   }
 
   function middleware(mw: { feature?: Feature } = {}): RequestHandler {

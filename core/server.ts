@@ -142,12 +142,21 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
+/** Seconds a client is told to wait (Retry-After) while this process drains. */
+export const DRAIN_RETRY_AFTER_S = 5;
+
 /** /healthz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
-function buildExpress(config: Config): Express {
+function buildExpress(config: Config, draining: () => boolean): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('env', 'production'); // never render stack traces in default error pages
+  // Draining: a request that arrives on a kept-alive connection gets 503 + Retry-After (a load
+  // balancer sends it elsewhere); /healthz still answers, with `ready: false`.
   app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } }));
+  app.use((req, res, next) => {
+    if (!draining() || req.path === '/healthz') return next();
+    res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), Connection: 'close' }).status(503).json({ error: 'server shutting down', retryAfterS: DRAIN_RETRY_AFTER_S });
+  });
   return app;
 }
 
@@ -217,21 +226,31 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
   lap('mqtt');
 
-  const expressApp = buildExpress(config);
+  let ready = false;
+  let stopping = false;
+  const expressApp = buildExpress(config, () => stopping);
   const server: Server = createServer(expressApp);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-
-  let ready = false;
-  let stopping = false;
+  // Requests being answered: the drain waits for them (a POST /corrections/ee completes).
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  const requestsDone = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve)));
   const started: StartedSurface[] = [];
 
   expressApp.get('/healthz', (_req, res) => {
     if (!ready) {
-      res.status(503).json({ status: stopping ? 'stopping' : 'starting', version: VERSION });
+      res.status(503).set('Cache-Control', 'no-store').json({ status: stopping ? 'stopping' : 'starting', ready: false, version: VERSION });
       return;
     }
     const providers = providersPerSurface(app);
@@ -247,6 +266,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     res.set('Cache-Control', 'no-store').json({
       status: 'ok',
+      ready: true,
       version: VERSION,
       uptimeS: Math.round((Date.now() - startedAt) / 100) / 10,
       providers,
@@ -304,17 +324,27 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       ready = false;
       stopping = true;
       models.stop();
+      const deadlineAt = stopStart + config.SHUTDOWN_TIMEOUT_MS;
+      const requestsAtStop = inFlight;
       const work = (async () => {
-        // Stop accepting, let idle keep-alive sockets go, then surfaces (their actors, their sockets).
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Stop accepting: the port stays open while draining so that a new request gets 503 +
+        // Retry-After (and /healthz `ready: false`) rather than a refused connection. Requests in
+        // flight complete while every surface drains its own work (T2 sessions end and save,
+        // Skull finishes its turn) within the same deadline.
         server.closeIdleConnections();
-        for (const { name, running } of [...started].reverse()) {
-          try {
-            await running.stop();
-          } catch (err) {
-            logger.error({ err, surface: name }, 'surface stop failed');
-          }
-        }
+        const httpDone = requestsDone().then(() => server.closeIdleConnections());
+        await Promise.all(
+          [...started].reverse().map(async ({ name, running }) => {
+            try {
+              await running.stop({ deadlineAt });
+            } catch (err) {
+              logger.error({ err, surface: name }, 'surface stop failed');
+            }
+          }),
+        );
+        await httpDone;
+        logger.info({ requests: requestsAtStop, ms: Date.now() - stopStart }, 'http requests in flight at the stop completed');
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         app.runtime.shutdown();
         for (const socket of sockets) socket.destroy();
         await closed;
@@ -323,7 +353,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const outcome = await withDeadline(work, config.SHUTDOWN_TIMEOUT_MS);
       const forced = outcome === 'timeout';
       if (forced) {
-        logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'shutdown deadline reached: closing what is left');
+        logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requestsCut: inFlight }, 'shutdown deadline reached: closing what is left');
+        server.close();
         for (const socket of sockets) socket.destroy();
         void broker?.close();
       }

@@ -30,9 +30,17 @@ export interface HttpContext {
   server: Server;
 }
 
+/** The drain's budget: a surface finishes its in-flight work by `deadlineAt` (epoch ms). */
+export interface StopOptions {
+  deadlineAt: number;
+}
+
 export interface RunningSurface {
-  /** Called on shutdown; must stop its actors and close its sockets. */
-  stop(): Promise<void>;
+  /**
+   * Called on shutdown; must stop its actors and close its sockets. With `deadlineAt` (a signal,
+   * SHUTDOWN_TIMEOUT_MS) it first stops taking new work and finishes what is in flight by then.
+   */
+  stop(opts?: StopOptions): Promise<void>;
   /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. */
   health?(): Record<string, unknown>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */

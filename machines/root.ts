@@ -1,4 +1,4 @@
-import { assign, setup, stopChild, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, setup, stopChild, type AnyActorLogic, type AnyActorRef } from 'xstate';
 
 /**
  * The process's root actor. Every conversation (a T2 session, a Skull device, a chat, a
@@ -14,11 +14,21 @@ export interface ConversationEntry {
 
 export type RootEvent =
   | { type: 'conversation.start'; systemId: string; kind: string; logic: AnyActorLogic; input?: unknown; at: number }
-  | { type: 'conversation.stop'; systemId: string };
+  | { type: 'conversation.stop'; systemId: string }
+  /**
+   * A conversation says whose it is (e.g. `t2:<sub>` once its token is verified). One live
+   * conversation per owner: an older one with the same owner is told `conversation.replaced`.
+   */
+  | { type: 'conversation.claim'; owner: string; ref: AnyActorRef };
+
+/** The systemId of a child conversation, by its actor. */
+function systemIdOf(conversations: Record<string, ConversationEntry>, ref: AnyActorRef): string | undefined {
+  return Object.entries(conversations).find(([, e]) => e.ref === ref)?.[0];
+}
 
 export const rootMachine = setup({
   types: {
-    context: {} as { conversations: Record<string, ConversationEntry> },
+    context: {} as { conversations: Record<string, ConversationEntry>; owners: Record<string, string> },
     events: {} as RootEvent,
   },
   guards: {
@@ -27,7 +37,7 @@ export const rootMachine = setup({
   },
 }).createMachine({
   id: 'root',
-  context: { conversations: {} },
+  context: { conversations: {}, owners: {} },
   on: {
     'conversation.start': {
       guard: 'isNew',
@@ -52,8 +62,19 @@ export const rootMachine = setup({
             delete rest[event.systemId];
             return rest;
           },
+          owners: ({ context, event }) => Object.fromEntries(Object.entries(context.owners).filter(([, id]) => id !== event.systemId)),
         }),
       ],
+    },
+    'conversation.claim': {
+      actions: enqueueActions(({ context, event, enqueue }) => {
+        const systemId = systemIdOf(context.conversations, event.ref);
+        if (!systemId) return;
+        const previous = context.owners[event.owner];
+        const older = previous !== undefined && previous !== systemId ? context.conversations[previous] : undefined;
+        if (older) enqueue.sendTo(older.ref, { type: 'conversation.replaced' });
+        enqueue.assign({ owners: { ...context.owners, [event.owner]: systemId } });
+      }),
     },
   },
 });

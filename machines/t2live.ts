@@ -33,7 +33,12 @@ export interface SubjectSummary {
 
 export type ClientState = 'connecting' | 'listening' | 'interlocutor_speaking' | 'finishing' | 'evaluating' | 'ended' | 'error';
 
-export type EndReason = 'candidate' | 'time' | 'idle' | 'disconnected' | 'interlocutor_lost';
+/**
+ * `replaced`: the same candidate opened another session (one live session per `sub`);
+ * `server_shutdown`: the server drained it on SIGTERM; `interrupted`: found open after a crash
+ * (set by the recovery at start, never by this chart).
+ */
+export type EndReason = 'candidate' | 'time' | 'idle' | 'disconnected' | 'interlocutor_lost' | 'replaced' | 'server_shutdown' | 'interrupted';
 
 /** Close codes of spec §8, plus the documented 44xx/1011 (docs/t2-live.md). */
 export const CLOSE = {
@@ -104,7 +109,14 @@ export type InterlocutorEvent =
   | { type: 'interlocutor.resumed'; handle: string }
   | { type: 'interlocutor.failed'; message: string };
 
-export type T2Event = ClientEvent | InterlocutorEvent;
+/**
+ * Events from the process: the root actor tells a session another one took its candidate over
+ * (machines/root.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
+ * time, tells it to save without the report (graded at the next start).
+ */
+export type SystemEvent = { type: 'conversation.replaced' } | { type: 'server.shutdown' } | { type: 'server.deadline' };
+
+export type T2Event = ClientEvent | InterlocutorEvent | SystemEvent;
 
 /** Events for the invoked interlocutor. */
 export type ToInterlocutor = { type: 'candidate.audio'; pcm: Uint8Array } | { type: 'candidate.text'; text: string } | { type: 'candidate.end' };
@@ -168,6 +180,15 @@ function openReply(context: T2Context): { text: string; candidateSpokeBefore: bo
   return { text: last.text.trim(), candidateSpokeBefore: context.transcript.slice(0, -1).some((t) => t.speaker === 'candidate') };
 }
 
+/**
+ * The `persistTurn` action, enqueued from the actions that close a turn. An action declared in
+ * `setup` cannot name a sibling with its types (the set is not built yet): XState resolves the
+ * name at run time against the provided implementation, hence the cast.
+ */
+function persistTurn(turn: Turn): never {
+  return { type: 'persistTurn', params: { turn } } as never;
+}
+
 export const t2liveMachine = setup({
   types: {
     context: {} as T2Context,
@@ -208,6 +229,16 @@ export const t2liveMachine = setup({
      */
     openAudio: (_, _params: undefined) => {},
     closeAudio: (_, _params: undefined) => {},
+    /** Incremental persistence (provided at wiring): the row at start, each final turn, the discard of a session that never produced one. */
+    persistOpen: (_, _params: { candidateId: string }) => {},
+    persistTurn: (_, _params: { turn: Turn }) => {},
+    persistDiscard: (_, _params: { keep: boolean }) => {},
+    /** One live session per candidate: the root ends the older one (`conversation.replaced`). */
+    claimCandidate: enqueueActions(({ context, self, enqueue }) => {
+      // Alone (tests, benches) there is no root to claim from.
+      const parent = self._parent;
+      if (parent) enqueue.sendTo(parent, { type: 'conversation.claim', owner: `t2:${context.candidateId ?? ''}`, ref: self });
+    }),
     announce: emit((_, params: { value: ClientState }) => ({ type: 'client.state' as const, value: params.value })),
     /** A transcription fragment: joined to the open turn of the same speaker, relayed to the client. */
     transcriptIn: enqueueActions(({ context, event, enqueue }) => {
@@ -216,6 +247,7 @@ export const t2liveMachine = setup({
       // The other speaker starts: the open turn is complete.
       if (last && !last.final && last.speaker !== event.speaker) {
         enqueue.emit({ type: 'client.transcript', speaker: last.speaker, text: last.text.trim(), final: true });
+        if (last.text.trim()) enqueue(persistTurn({ ...last, text: last.text.trim(), final: true }));
       }
       const base = last && !last.final && last.speaker !== event.speaker
         ? [...context.transcript.slice(0, -1), { ...last, text: last.text.trim(), final: true }]
@@ -229,6 +261,7 @@ export const t2liveMachine = setup({
     /** Text mode: one candidate message is one complete turn. */
     candidateText: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'client.text') return;
+      enqueue(persistTurn({ speaker: 'candidate', text: event.text, atMs: event.atMs, final: true }));
       enqueue.assign({
         transcript: [...closeAll(context.transcript), { speaker: 'candidate', text: event.text, atMs: event.atMs, final: true }],
         candidateSpoke: true,
@@ -242,6 +275,7 @@ export const t2liveMachine = setup({
       if (!last || last.final || last.speaker !== 'interlocutor') return;
       const text = last.text.trim();
       enqueue.assign({ transcript: [...context.transcript.slice(0, -1), { ...last, text, final: true }] });
+      if (text) enqueue(persistTurn({ ...last, text, final: true }));
       enqueue.emit({ type: 'client.transcript', speaker: 'interlocutor', text, final: true });
     }),
     /** End of the dialogue: every turn is closed (an unfinished reply was monitored just before). */
@@ -281,17 +315,19 @@ export const t2liveMachine = setup({
   },
   states: {
     authorizing: {
+      on: { 'server.shutdown': { target: 'cancelled' } },
       invoke: {
         id: 'authorize',
         src: 'authorize',
         onDone: [
-          { guard: 'grantsLive', target: 'loadingSubject', actions: assign({ candidateId: ({ event }) => event.output.sub }) },
+          { guard: 'grantsLive', target: 'loadingSubject', actions: [assign({ candidateId: ({ event }) => event.output.sub }), 'claimCandidate'] },
           { target: 'error', actions: { type: 'setError', params: { code: CLOSE.PLAN_INSUFFICIENT, name: 'PLAN_INSUFFICIENT', message: 'Le dialogue en direct de la tâche 2 demande l’offre Premium.' } } },
         ],
         onError: { target: 'error', actions: { type: 'setError', params: { code: CLOSE.AUTH_REQUIRED, name: 'AUTH_REQUIRED', message: 'Connexion requise : jeton absent, invalide ou expiré.' } } },
       },
     },
     loadingSubject: {
+      on: { 'server.shutdown': { target: 'cancelled' }, 'conversation.replaced': { target: 'cancelled' } },
       invoke: {
         id: 'loadSubject',
         src: 'loadSubject',
@@ -304,6 +340,7 @@ export const t2liveMachine = setup({
       },
     },
     session: {
+      entry: { type: 'persistOpen', params: ({ context }) => ({ candidateId: context.candidateId ?? '' }) },
       invoke: {
         id: 'interlocutor',
         src: 'interlocutor',
@@ -318,6 +355,8 @@ export const t2liveMachine = setup({
             'interlocutor.failed': { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_UNAVAILABLE', message: 'L’interlocuteur est indisponible. Réessayez dans un instant.' } } },
             'client.end': { target: '#t2live.cancelled' },
             'client.disconnected': { target: '#t2live.cancelled' },
+            'conversation.replaced': { target: '#t2live.cancelled' },
+            'server.shutdown': { target: '#t2live.cancelled' },
           },
           after: {
             connectTimeout: { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_TIMEOUT', message: 'L’interlocuteur ne répond pas. Réessayez dans un instant.' } } },
@@ -347,6 +386,9 @@ export const t2liveMachine = setup({
             'client.end': { target: '#t2live.finishing', actions: assign({ endReason: 'candidate' }) },
             'client.disconnected': { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) },
             'interlocutor.failed': { target: '#t2live.finishing', actions: assign({ endReason: 'interlocutor_lost' }) },
+            'conversation.replaced': { target: '#t2live.finishing', actions: assign({ endReason: 'replaced' }) },
+            // The drain: as if the candidate had pressed « Terminer ».
+            'server.shutdown': { target: '#t2live.finishing', actions: assign({ endReason: 'server_shutdown' }) },
           },
           states: {
             dialogue: {
@@ -445,7 +487,8 @@ export const t2liveMachine = setup({
     },
     evaluating: {
       entry: [{ type: 'announce', params: { value: 'evaluating' } }],
-      on: { 'client.disconnected': {} },
+      // Past the drain's grading time: save now, ungraded (the next start grades it).
+      on: { 'client.disconnected': {}, 'server.deadline': { target: 'saving' } },
       invoke: {
         id: 'evaluate',
         src: 'evaluate',
@@ -501,6 +544,8 @@ export const t2liveMachine = setup({
     error: {
       type: 'final',
       entry: [
+        // A failed save keeps its open row: the next start closes it `interrupted`, nothing lost.
+        { type: 'persistDiscard', params: ({ context }) => ({ keep: context.error?.name === 'SAVE_FAILED' }) },
         { type: 'announce', params: { value: 'error' } },
         emit(({ context }) => ({ type: 'client.error' as const, code: context.error?.code ?? CLOSE.INTERNAL, name: context.error?.name ?? 'INTERNAL', message: context.error?.message ?? 'Erreur interne.' })),
         emit(({ context }) => ({ type: 'client.close' as const, code: context.error?.code ?? CLOSE.INTERNAL, reason: context.error?.name ?? 'INTERNAL' })),
@@ -508,7 +553,7 @@ export const t2liveMachine = setup({
     },
     cancelled: {
       type: 'final',
-      entry: emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'cancelled' }),
+      entry: [{ type: 'persistDiscard', params: { keep: false } }, emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'cancelled' })],
     },
   },
 });

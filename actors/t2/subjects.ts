@@ -80,6 +80,13 @@ export const t2Migrations: Migration[] = [
     CREATE INDEX t2_sessions_candidate ON t2_sessions(candidate_id);
     CREATE INDEX t2_sessions_production ON t2_sessions(production_id)`,
   },
+  {
+    // Rows are now written at the start (status `live`) and per turn: the recovery at start and
+    // the grading of sessions left ungraded by a stop look them up by status.
+    version: 402,
+    name: 't2_sessions_status',
+    up: `CREATE INDEX t2_sessions_status ON t2_sessions(status)`,
+  },
 ];
 
 interface SubjectRow {

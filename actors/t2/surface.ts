@@ -22,6 +22,7 @@ import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
+import { closeInterruptedSessions, gradePendingSessions } from './recovery.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -92,6 +93,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const seeded = subjects.seed(SEED_SUBJECTS);
       if (seeded) log.info({ seeded }, 't2 subjects seeded');
       const sessions = new SessionStore(ctx.db);
+      // Before any new session: what a crash left open is closed `interrupted`, kept, repaired.
+      const recovered = await closeInterruptedSessions(sessions, log);
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? defaultCorrections)(ctx);
@@ -154,12 +157,36 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
       addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
+      // Sessions a stop or a crash left ungraded are graded in the background (one at a time).
+      let stopping = false;
+      const catchUp = gradePendingSessions({ sessions, subjects, corrections, log, stopped: () => stopping }).then(
+        (r) => {
+          if (r.graded + r.empty + r.failed + recovered.interrupted > 0) log.info({ ...r, interrupted: recovered.interrupted }, 't2 sessions from the last stop dealt with');
+        },
+        (err: unknown) => log.error({ err: (err as Error).message }, 't2 catch-up grading failed'),
+      );
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
+      let stopped: Promise<void> | undefined;
+      const drainAndStop = async (deadlineAtOpt: number | undefined): Promise<void> => {
+        stopping = true;
+        const startedAt = Date.now();
+        const deadlineAt = deadlineAtOpt ?? startedAt + config.SHUTDOWN_TIMEOUT_MS;
+        // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
+        const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
+        const live = socket.sessions();
+        const outcome = await socket.drain({ gradeBy, deadlineAt });
+        const level = outcome.cut > 0 ? 'warn' : 'info';
+        log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
+        await socket.close();
+        await recordings.stop();
+        // The catch-up grading checks `stopping` between sessions; the one in progress may finish.
+        await Promise.race([catchUp, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
+        unregister();
+      };
       return {
-        async stop() {
-          await socket.close();
-          await recordings.stop();
-          unregister();
+        stop(stopOpts) {
+          stopped ??= drainAndStop(stopOpts?.deadlineAt);
+          return stopped;
         },
         health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),
         urls: { t2: '/t2/sujets' },

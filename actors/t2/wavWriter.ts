@@ -41,9 +41,10 @@ export class WavFileWriter {
 
   /** Synchronous so a recording can start inside a statechart action; the writes are async. */
   static create(path: string, sampleRate: number): WavFileWriter {
-    mkdirSync(dirname(path), { recursive: true });
+    // Recordings are candidates' voices: this user only (folder 0700 when created, file 0600).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const w = new WavFileWriter(path, sampleRate);
-    w.stream = createWriteStream(path);
+    w.stream = createWriteStream(path, { mode: 0o600 });
     // A disk error (full, unwritable path) must not crash the process: it is kept, further
     // writes are dropped, and close() rejects with it.
     w.stream.on('error', (err) => (w.failure ??= err));
@@ -96,5 +97,34 @@ export class WavFileWriter {
       await fh.close();
     }
     return this.bytes;
+  }
+}
+
+/**
+ * Makes a WAV cut short by a crash valid again: the header written at the start still says 0
+ * bytes of data. The sizes are set to what reached the disk (an odd trailing byte, half a
+ * sample, is dropped). Returns the data bytes, or null when there is no file or not even a header.
+ */
+export async function repairWav(path: string): Promise<number | null> {
+  let fh;
+  try {
+    fh = await open(path, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size < 44) return null;
+    const data = (size - 44) & ~1;
+    if (44 + data !== size) await fh.truncate(44 + data);
+    const sizes = Buffer.alloc(4);
+    sizes.writeUInt32LE(36 + data, 0);
+    await fh.write(sizes, 0, 4, 4);
+    sizes.writeUInt32LE(data, 0);
+    await fh.write(sizes, 0, 4, 40);
+    return data;
+  } finally {
+    await fh.close();
   }
 }

@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPromise, type AnyActorLogic } from 'xstate';
 import type { CorrectionService } from '../corrections/contract.js';
@@ -53,6 +54,27 @@ export function audioUrlOf(productionId: string): string {
 }
 
 /**
+ * Grades a T2 transcript through the correction service (spec §5): the report plus the T2 facts.
+ * Used at the end of a session and, at the next start, for the sessions a stop or a crash left ungraded.
+ */
+export async function gradeT2(corrections: CorrectionService, input: EvaluateInput, mode: 'audio' | 'text'): Promise<Graded> {
+  const outcome = await corrections.correctOral({
+    candidateId: input.candidateId,
+    tache: 'EO_T2',
+    consigne: input.consigne,
+    transcript: input.transcript.map((t) => ({ speaker: t.speaker, text: t.text, atMs: t.atMs })),
+    kind: 'EO_T2_LIVE',
+    meta: { sessionId: input.sessionId, sujetId: input.sujetId, endReason: input.endReason, rules: input.facts?.rules ?? null, usage: input.facts?.usage ?? null, mode },
+    ...(input.facts?.audioPath ? { audioPath: input.facts.audioPath } : {}),
+  });
+  const report = {
+    ...outcome.report,
+    t2: { rules: input.facts?.rules ?? null, phonologie: { evaluee: false, note: PHONOLOGIE_NOTE }, endReason: input.endReason, mode },
+  };
+  return { report, productionId: outcome.productionId };
+}
+
+/**
  * Builds one session's machine with its effects: the rule monitor, the recorder, usage totals,
  * the correction service and the store — all owned by this closure and released at the end.
  */
@@ -67,10 +89,16 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   // Started on the first chunk (a session without audio has no file).
   const rec = (): ThreadRecording => (recorder ??= deps.recordings ? deps.recordings.open(recordingPath, recordingFailed) : inThreadRecording(recordingPath, now));
   // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
+  // Text mode records nothing: binary frames a client sends anyway never create a file.
+  const records = params.mode === 'audio';
   const audio = new AudioPipe(
     {
-      candidate: (pcm) => rec().candidate(pcm),
-      interlocutor: (pcm) => rec().interlocutor(pcm),
+      candidate: (pcm) => {
+        if (records) rec().candidate(pcm);
+      },
+      interlocutor: (pcm) => {
+        if (records) rec().interlocutor(pcm);
+      },
     },
     recordingFailed,
   );
@@ -87,22 +115,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         const closed = recorder ? await recorder.close() : undefined;
         return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
       }),
-      evaluate: fromPromise<Graded, EvaluateInput>(async ({ input }) => {
-        const outcome = await deps.corrections.correctOral({
-          candidateId: input.candidateId,
-          tache: 'EO_T2',
-          consigne: input.consigne,
-          transcript: input.transcript.map((t) => ({ speaker: t.speaker, text: t.text, atMs: t.atMs })),
-          kind: 'EO_T2_LIVE',
-          meta: { sessionId: input.sessionId, sujetId: input.sujetId, endReason: input.endReason, rules: input.facts?.rules ?? null, usage: input.facts?.usage ?? null, mode: params.mode },
-          ...(input.facts?.audioPath ? { audioPath: input.facts.audioPath } : {}),
-        });
-        const report = {
-          ...outcome.report,
-          t2: { rules: input.facts?.rules ?? null, phonologie: { evaluee: false, note: PHONOLOGIE_NOTE }, endReason: input.endReason, mode: params.mode },
-        };
-        return { report, productionId: outcome.productionId };
-      }),
+      evaluate: fromPromise<Graded, EvaluateInput>(({ input }) => gradeT2(deps.corrections, input, params.mode)),
       save: fromPromise(async ({ input }) => {
         deps.sessions.save({
           id: input.sessionId,
@@ -126,10 +139,31 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     actions: {
       openAudio: () => audio.setOpen(true),
       closeAudio: () => audio.setOpen(false),
-      recordCandidate: (_, { pcm }) => rec().candidate(pcm),
-      recordInterlocutor: (_, { pcm }) => rec().interlocutor(pcm),
+      recordCandidate: (_, { pcm }) => {
+        if (records) rec().candidate(pcm);
+      },
+      recordInterlocutor: (_, { pcm }) => {
+        if (records) rec().interlocutor(pcm);
+      },
       monitorReply: (_, { text, candidateSpokeBefore }) => {
         if (text) monitor.reply(text, candidateSpokeBefore);
+      },
+      persistOpen: (_, { candidateId }) => {
+        deps.sessions.open({ id: params.sessionId, candidateId, sujetId: params.sujetId, mode: params.mode, audioPath: records ? recordingPath : null });
+      },
+      persistTurn: (_, { turn }) => {
+        try {
+          deps.sessions.appendTurn(params.sessionId, turn);
+        } catch (err) {
+          // The whole transcript is written again at the end: a failed turn write loses nothing then.
+          log.error({ err: (err as Error).message }, 't2 turn not written: kept in memory until the end');
+        }
+      },
+      persistDiscard: (_, { keep }) => {
+        if (keep) return;
+        const gone = deps.sessions.discardOpen(params.sessionId);
+        // Nothing was saved (no row): a recording made before the cancel is not kept either.
+        if (gone?.audioPath) void discardRecording(gone.audioPath);
       },
       recordUsage: (_, { usage: u }) => {
         for (const [k, v] of Object.entries(u)) usage[k] = (usage[k] ?? 0) + v;
@@ -137,6 +171,11 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     },
   });
   return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers }, audio };
+}
+
+/** Closes (if still open) and deletes a recording whose session keeps no row. */
+async function discardRecording(path: string): Promise<void> {
+  await rm(path, { force: true }).catch(() => undefined);
 }
 
 /** The recording on the session's own thread (no worker given): same interface. */

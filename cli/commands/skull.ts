@@ -67,10 +67,11 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     const stop = (reason: string, code: number) => {
       if (stopping) return;
       stopping = true;
-      logger.info({ reason }, 'palabre skull stopping');
+      logger.info({ reason, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'palabre skull stopping');
       models.stop();
       void (async () => {
-        await svc.stop().catch(() => undefined);
+        // A signal drains: the turn in flight (and the queue, while time allows) is answered.
+        await svc.stop({ deadlineAt: Date.now() + config.SHUTDOWN_TIMEOUT_MS }).catch(() => undefined);
         runtime.shutdown();
         await broker?.close().catch(() => undefined);
         await flushLogger(logger);
@@ -79,7 +80,14 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
         resolve(code);
       })();
     };
-    const onSignal = (sig: NodeJS.Signals) => stop(sig, EXIT.ok);
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (stopping) {
+        // A second signal means "now": skip the rest of the drain.
+        io.stderr.write('palabre skull: second signal, exiting now\n');
+        process.exit(EXIT.failure);
+      }
+      stop(sig, EXIT.ok);
+    };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     process.once('uncaughtException', (err) => {

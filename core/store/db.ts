@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../log.js';
 
@@ -44,7 +44,7 @@ export interface OpenStoreOptions {
 
 /** Opens (creating if needed) the SQLite file in WAL mode and brings its schema up to date. */
 export function openStore(opts: OpenStoreOptions): Db {
-  if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+  if (opts.path !== ':memory:') ensurePrivateFile(opts.path);
   const db = new Database(opts.path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -52,6 +52,17 @@ export function openStore(opts: OpenStoreOptions): Db {
   db.pragma('busy_timeout = 5000');
   migrate(db, [...registry.values(), ...(opts.migrations ?? [])], opts.logger);
   return db;
+}
+
+/**
+ * The store holds transcripts and session rows: readable by this user only. A new folder is made
+ * 0700 (an existing one is the operator's choice and left alone); the file is created 0600 before
+ * SQLite opens it, and SQLite gives its -wal and -shm files the same mode as the database file.
+ */
+function ensurePrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
 }
 
 export function migrate(db: Db, migrations: Migration[], logger?: Logger): number[] {

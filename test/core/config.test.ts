@@ -36,6 +36,18 @@ describe('loadConfig', () => {
     expect(config.OPENAI_API_KEY).toBeUndefined();
   });
 
+  it('TRUST_PROXY takes a hop count (express `trust proxy` number) as well as true/false', () => {
+    const load = (v: string) => loadConfig({ env: { TRUST_PROXY: v }, dotenvPath: null }).TRUST_PROXY;
+    expect(load('1')).toBe(1);
+    expect(load('2')).toBe(2);
+    expect(load('0')).toBe(false);
+    expect(load('true')).toBe(true);
+    expect(load('false')).toBe(false);
+    expect(loadConfig({ env: {}, dotenvPath: null }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ env: {}, dotenvPath: null }).JWT_MAX_TTL_S).toBe(43200);
+    expect(configError(() => load('-1')).message).toContain('TRUST_PROXY');
+  });
+
   it('rejects bad values with every bad key named at once', () => {
     const err = configError(() =>
       loadConfig({

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,15 @@ describe('SQLite store', () => {
     expect(again.prepare('SELECT COUNT(*) FROM schema_migrations WHERE version = 1').pluck().get()).toBe(1);
     expect(again.prepare("SELECT value FROM kv WHERE key = 'a'").pluck().get()).toBe('1');
     again.close();
+  });
+
+  it('creates the database 0600 (with its -wal/-shm) in a new folder made 0700', () => {
+    const path = join(dir, 'private', 'palabre.db');
+    const db = openStore({ path });
+    db.prepare("INSERT INTO kv (key, value) VALUES ('a', '1')").run();
+    expect(statSync(join(dir, 'private')).mode & 0o777).toBe(0o700);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(file).mode & 0o777).toBe(0o600);
+    db.close();
   });
 
   it('applies pending migrations in version order, each once, and rolls back a failing one', () => {

@@ -48,6 +48,31 @@ describe('core/auth HS256', () => {
     await expect(auth.verifyToken(badPlan)).rejects.toMatchObject({ code: 'bad_claims' });
   });
 
+  it('refuses a correctly signed token without `exp` (it would never expire)', async () => {
+    const key = new TextEncoder().encode(SECRET);
+    const forever = await new SignJWT({ plan: 'premium' }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setIssuedAt().sign(key);
+    await expect(auth.verifyToken(forever)).rejects.toMatchObject({ code: 'bad_claims', status: 401 });
+  });
+
+  it('caps a token lifetime at JWT_MAX_TTL_S (default 12 h), with or without `iat`, and never mints above it', async () => {
+    const key = new TextEncoder().encode(SECRET);
+    const nowS = Math.floor(Date.now() / 1000);
+    const sign = (exp: number, iat?: number) => {
+      const jwt = new SignJWT({ plan: 'free' }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setExpirationTime(exp);
+      if (iat !== undefined) jwt.setIssuedAt(iat);
+      return jwt.sign(key);
+    };
+    expect((await auth.verifyToken(await sign(nowS + 12 * 3600, nowS))).sub).toBe('x');
+    await expect(auth.verifyToken(await sign(nowS + 13 * 3600, nowS))).rejects.toMatchObject({ code: 'bad_claims' });
+    await expect(auth.verifyToken(await sign(nowS + 365 * 86400))).rejects.toMatchObject({ code: 'bad_claims' });
+    // An `iat` back-dated does not help: the lifetime counts from it.
+    await expect(auth.verifyToken(await sign(nowS + 3600, nowS - 20 * 3600))).rejects.toMatchObject({ code: 'bad_claims' });
+    const short = createAuth({ JWT_SECRET: SECRET, JWT_MAX_TTL_S: 600, DATA_DIR: '/x' });
+    await expect(short.verifyToken(await sign(nowS + 3600, nowS))).rejects.toMatchObject({ code: 'bad_claims' });
+    await expect(short.mintToken({ sub: 'x', plan: 'free', ttl: '1h' })).rejects.toMatchObject({ code: 'bad_claims' });
+    expect((await short.verifyToken(await short.mintToken({ sub: 'x', plan: 'free', ttl: '5m' }))).sub).toBe('x');
+  });
+
   it('checks the issuer when JWT_ISSUER is set', async () => {
     const withIss = createAuth({ JWT_SECRET: SECRET, JWT_ISSUER: 'palabre', DATA_DIR: '/x' });
     expect((await withIss.verifyToken(await withIss.mintToken({ sub: 'a', plan: 'free' }))).sub).toBe('a');

@@ -60,6 +60,43 @@ describe('startServer (in process, with test surfaces)', () => {
     }
   });
 
+  it('drains on shutdown: a request in flight completes, new ones get 503 + Retry-After, /healthz says ready: false', async () => {
+    const { config, logger, logs } = setup('drain');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const inHandler = new Promise<void>((resolve) => (arrived = resolve));
+    const surface: Surface = {
+      name: 'slow',
+      async start(_ctx, http) {
+        http!.app.post('/api/slow', async (_req, res) => {
+          arrived();
+          await held;
+          res.json({ saved: true });
+        });
+        http!.app.get('/api/demo', (_req, res) => { res.json({ ok: true }); });
+        return { stop: async () => {} };
+      },
+    };
+    const server = await startServer({ config, logger, surfaces: [async () => surface] });
+    const base = server.ctx.publicUrl;
+    const slow = fetch(`${base}/api/slow`, { method: 'POST' });
+    await inHandler;
+    const stopped = server.shutdown('test');
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toMatchObject({ status: 'stopping', ready: false });
+    const refused = await fetch(`${base}/api/demo`);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    release();
+    const done = await slow;
+    expect(done.status).toBe(200);
+    expect(await done.json()).toEqual({ saved: true });
+    expect(await stopped).toEqual({ forced: false });
+    expect(logs()).toContain('http requests in flight at the stop completed');
+  });
+
   it('refreshes the actors gauge from the runtime at each scrape', async () => {
     const { config, logger } = setup('metrics');
     const server = await startServer({ config, logger, surfaces: [] });

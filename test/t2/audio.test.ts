@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -116,6 +116,8 @@ describe('chronological recording of both voices', () => {
     expect(wav.readUInt32LE(24)).toBe(24000);
     expect(wav.readUInt16LE(34)).toBe(16);
     expect(wav.readUInt32LE(40)).toBe(bytes);
+    // A candidate's voice: readable by this user only (new folder 0700, file 0600).
+    expect(statSync(join(dir, 's.wav')).mode & 0o777).toBe(0o600);
     const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length));
     // 500 ms + 2 × 200 ms of model audio.
     expect(samples.length).toBe(12000 + 9600);

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveClient, pcm16k, startT2, type T2Env } from './support.js';
 
@@ -74,10 +76,9 @@ describe('close codes of /t2/live', () => {
 
   it('4429 TOO_MANY_SESSIONS beyond T2_MAX_SESSIONS', async () => {
     env = await startT2({ env: { T2_MAX_SESSIONS: '1' } });
-    const token = await env.mint('premium');
-    const first = await LiveClient.open(env, { token, sujet: 'club-de-sport' });
+    const first = await LiveClient.open(env, { token: await env.mint('premium', 'cand-a'), sujet: 'club-de-sport' });
     await first.until(() => first.states().includes('listening'), 'listening');
-    const second = await LiveClient.open(env, { token, sujet: 'club-de-sport' });
+    const second = await LiveClient.open(env, { token: await env.mint('premium', 'cand-b'), sujet: 'club-de-sport' });
     expect((await second.closed).code).toBe(4429);
     first.ws.close();
   });
@@ -101,6 +102,21 @@ describe('close codes of /t2/live', () => {
     const idx = c.json.findIndex((m) => m.type === 'report');
     expect(c.json.slice(idx + 1).map((m) => m.type === 'state' ? m.value : m.type)).toEqual(['ended']);
     expect(env.corrections.oral[0]!.transcript).toHaveLength(4);
+  });
+
+  it('text mode never creates an audio file, even when the client sends binary frames', async () => {
+    env = await startT2();
+    const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-text'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    for (let i = 0; i < 5; i++) c.ws.send(pcm16k(100, i));
+    c.send({ type: 'text', text: 'Bonjour, combien coûte l’abonnement mensuel ?' });
+    await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
+    c.send({ type: 'end' });
+    expect((await c.closed).code).toBe(1000);
+    const dir = join(env.config.DATA_DIR, 't2-audio');
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    const row = env.ctx.db.prepare('SELECT audio_path FROM t2_sessions WHERE candidate_id = ?').get('cand-text') as { audio_path: string | null };
+    expect(row.audio_path).toBeNull();
   });
 
   it('a frame outside the protocol or too large gets an error message and changes nothing else', async () => {
@@ -135,7 +151,8 @@ describe('close codes of /t2/live', () => {
     const deadline = Date.now() + 5000;
     let row: { candidate_id: string; end_reason: string; production_id: string; audio_path: string; transcript: string } | undefined;
     while (!row && Date.now() < deadline) {
-      row = db.prepare('SELECT * FROM t2_sessions WHERE candidate_id = ?').get('cand-gone') as typeof row;
+      // The row exists from the start (status live, turns appended): wait for the end's write.
+      row = db.prepare("SELECT * FROM t2_sessions WHERE candidate_id = ? AND status <> 'live'").get('cand-gone') as typeof row;
       if (!row) await new Promise((r) => setTimeout(r, 20));
     }
     expect(row).toBeDefined();

@@ -27,11 +27,14 @@ import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } 
 export class RecordingCorrections implements CorrectionService {
   readonly oral: OralCorrectionRequest[] = [];
   modelDown = false;
+  /** When set, every grading waits for it (a slow grading model). */
+  hold: Promise<void> | undefined;
   async correctWritten(): Promise<never> {
     throw new Error('not used by T2');
   }
   async correctOral(req: OralCorrectionRequest) {
     this.oral.push(req);
+    if (this.hold) await this.hold;
     const candidateWords = req.transcript.filter((t) => t.speaker === 'candidate').map((t) => t.text).join(' ');
     return {
       productionId: randomUUID(),
@@ -54,6 +57,7 @@ export interface T2Env {
   ctx: AppContext;
   config: Config;
   server: Server;
+  surface: RunningSurface;
   mint(plan: 'free' | 'premium', sub?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -70,10 +74,14 @@ export interface T2EnvOptions {
   geminiFromConfig?: boolean;
   /** Development auth: no JWT_SECRET, the dev secret in DATA_DIR signs (the dev sign-in exists). */
   devAuth?: boolean;
+  /** Reuse this DATA_DIR (a restart) and keep it on close. */
+  dir?: string;
+  /** The correction service to use (e.g. one that survives a restart). */
+  corrections?: RecordingCorrections;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
-  const dir = mkdtempSync(join(tmpdir(), 'palabre-t2-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'palabre-t2-'));
   const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
   const viaConfig = opts.geminiFromConfig && fake ? { GEMINI_API_KEY: 'config-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } : {};
   const config = loadConfig({
@@ -88,7 +96,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const providers = createProviders(config, { logger, metrics });
   const liveUrl = opts.geminiFromConfig ? undefined : fake?.baseUrl ?? opts.geminiBaseUrl;
   const genai = liveUrl ? new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl: liveUrl, apiVersion: 'v1beta' } }) : undefined;
-  const corrections = new RecordingCorrections();
+  const corrections = opts.corrections ?? new RecordingCorrections();
   const app = express();
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -105,6 +113,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
     ctx,
     config,
     server,
+    surface: running,
     mint: (plan, sub = 'cand-1') => auth.mintToken({ sub, plan }),
     async close() {
       await running.stop();
@@ -113,7 +122,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await fake?.close();
       db.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

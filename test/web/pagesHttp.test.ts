@@ -211,6 +211,27 @@ describe('/admin/chat/params', () => {
     }
   });
 
+  it('rotating X-Forwarded-For behind a trusting proxy does not help: the account is throttled too', async () => {
+    const own = await startPagesServer({ assistant: srv.assistant, trustProxy: true });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const xff = { 'x-forwarded-for': `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}` };
+        const page = await fetch(`${own.url}/admin/login`, { headers: xff });
+        const c = cookieFrom(page, 'palabre_login_csrf') ?? '';
+        const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+        const res = await fetch(`${own.url}/admin/login`, { method: 'POST', redirect: 'manual', headers: { cookie: c, ...xff }, body: form({ password: `wrong-${i}-xxxx`, _csrf: token }) });
+        statuses.push(res.status);
+        if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      // Each address is new, yet only MAX_ACCOUNT_FAILURES (10) guesses are checked in the window.
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+      expect(statuses.slice(10).every((s) => s === 429)).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('rejects a POST without or with a wrong CSRF token (403, nothing saved); saves with it', async () => {
     const admin = await login();
     // threshold 0.99: the embedded chat will refuse what the assistant (defaults) answers.

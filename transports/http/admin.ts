@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { Config } from '../../core/config/index.js';
@@ -21,8 +22,12 @@ import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsig
 export const ADMIN_COOKIE = 'palabre_admin';
 const LOGIN_CSRF_COOKIE = 'palabre_login_csrf';
 const SESSION_TTL_MS = 12 * 3600_000;
-const MAX_FAILURES = 5;
-const FAILURE_WINDOW_MS = 10 * 60_000;
+/** Wrong passwords allowed per client address, then per account (any address), in the window. */
+export const MAX_FAILURES = 5;
+export const MAX_ACCOUNT_FAILURES = 10;
+const FAILURE_WINDOW_S = 10 * 60;
+/** There is one admin account (ADMIN_PASSWORD); a multi-user login would key by user name. */
+const ADMIN_ACCOUNT = 'admin';
 
 export const adminMigrations: Migration[] = [
   {
@@ -105,8 +110,18 @@ function createAdminAuth({ app, db, config, logger, now = Date.now }: AdminDeps)
   const secret = cookieSecret(config.SESSION_SECRET);
   const password = config.ADMIN_PASSWORD;
   const enabled = Boolean(password);
-  // Failed logins per client address: one client cannot lock the admin out for everyone.
-  const failures = new Map<string, number[]>();
+  // Failed logins are counted twice. Per client address (req.ip: TRUST_PROXY decides how many
+  // proxy hops it skips), so one client does not lock the admin out for everyone; and per account,
+  // so rotating X-Forwarded-For (or a botnet) gets MAX_ACCOUNT_FAILURES guesses per window in all,
+  // not 5 per address. The price: a spray of wrong passwords locks the account for the window.
+  // rate-limiter-flexible keeps the counters in SQLite here (they survive a restart); its other
+  // stores (Postgres, Redis) take the same options for a multi-instance deployment.
+  const limiter = (tableName: string, points: number): RateLimiterAbstract =>
+    new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName, points, duration: FAILURE_WINDOW_S, clearExpiredByTimeout: false }, (err?: Error) => {
+      if (err) logger.error({ err: err.message, tableName }, 'admin login throttle table could not be created');
+    });
+  const byAddress = limiter('admin_login_failures_by_address', MAX_FAILURES);
+  const byAccount = limiter('admin_login_failures_by_account', MAX_ACCOUNT_FAILURES);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   const insert = db.prepare('INSERT INTO admin_sessions (id_hash, csrf, created_at, expires_at) VALUES (?, ?, ?, ?)');
@@ -152,7 +167,7 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     loginPage(res, { next });
   });
 
-  app.post('/admin/login', form, (req, res) => {
+  app.post('/admin/login', form, async (req, res) => {
     if (!enabled || !password) return disabled(res);
     const parsed = loginBody.safeParse(req.body);
     const next = safeNext(parsed.success ? parsed.data.next : undefined);
@@ -163,19 +178,22 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     }
     const t = now();
     const client = req.ip ?? 'unknown';
-    const recent = (failures.get(client) ?? []).filter((at) => at > t - FAILURE_WINDOW_MS);
-    failures.set(client, recent);
-    if (failures.size > 10_000) failures.clear(); // bounded memory under a spray of addresses
-    if (recent.length >= MAX_FAILURES) {
-      logger.warn({ event: 'admin_login_throttled' }, 'admin login throttled');
+    const [address, account] = await Promise.all([byAddress.get(client), byAccount.get(ADMIN_ACCOUNT)]);
+    const blocked = [address && address.consumedPoints >= MAX_FAILURES ? address : null, account && account.consumedPoints >= MAX_ACCOUNT_FAILURES ? account : null]
+      .filter((r) => r !== null);
+    if (blocked.length > 0) {
+      const retryS = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
+      logger.warn({ event: 'admin_login_throttled', by: address && address.consumedPoints >= MAX_FAILURES ? 'address' : 'account', retryS }, 'admin login throttled');
+      res.set('Retry-After', String(retryS));
       return loginPage(res, { next, error: 'Trop de tentatives : réessayez dans quelques minutes.', status: 429 });
     }
     if (!passwordMatches(parsed.data.password, password)) {
-      recent.push(t);
-      failures.set(client, recent);
+      // consume() rejects once the points are spent: that is the throttle, not an error.
+      await Promise.all([byAddress.consume(client).catch(() => undefined), byAccount.consume(ADMIN_ACCOUNT).catch(() => undefined)]);
       logger.warn({ event: 'admin_login_failed' }, 'admin login failed');
       return loginPage(res, { next, error: 'Mot de passe incorrect.', status: 401 });
     }
+    await Promise.all([byAddress.delete(client), byAccount.delete(ADMIN_ACCOUNT)]);
     purge.run(t);
     const id = newToken();
     insert.run(hashId(id), newToken(), t, t + SESSION_TTL_MS);

@@ -1,10 +1,14 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import { sign as signValue, unsign as unsignValue } from 'cookie-signature';
 import type { Request, Response } from 'express';
 
 /**
- * Signed cookies for the admin and visitor sessions. A cookie holds `<id>.<hmac>`; the id is a
- * random 32-byte token whose row lives in SQLite, the HMAC (SESSION_SECRET, or a random secret per
- * process when unset) lets us reject a forged or truncated cookie before touching the store.
+ * Signed cookies for the admin and visitor sessions. A cookie holds `<id>.<hmac>`
+ * (`cookie-signature`, the format express and express-session use); the id is a random 32-byte
+ * token whose row lives in SQLite, the HMAC (SESSION_SECRET, or a random secret per process when
+ * unset) lets us reject a forged or truncated cookie before touching the store. Parsing and
+ * serialization are the `cookie` package's.
  */
 
 let processSecret: Buffer | undefined;
@@ -19,23 +23,14 @@ export function newToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-function mac(secret: Buffer, value: string): string {
-  return createHmac('sha256', secret).update(value).digest('base64url');
-}
-
 export function sign(secret: Buffer, value: string): string {
-  return `${value}.${mac(secret, value)}`;
+  return signValue(value, secret);
 }
 
-/** The signed value, or undefined if the signature does not match. */
+/** The signed value, or undefined if the signature does not match (constant-time check). */
 export function unsign(secret: Buffer, signed: string): string | undefined {
-  const dot = signed.lastIndexOf('.');
-  if (dot <= 0) return undefined;
-  const value = signed.slice(0, dot);
-  const given = Buffer.from(signed.slice(dot + 1));
-  const expected = Buffer.from(mac(secret, value));
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  return value;
+  const value = unsignValue(signed, secret);
+  return value === false ? undefined : value;
 }
 
 export function safeEqual(a: string, b: string): boolean {
@@ -44,21 +39,11 @@ export function safeEqual(a: string, b: string): boolean {
   return ba.length === bb.length && timingSafeEqual(ba, bb);
 }
 
-/** Parses the Cookie header (no dependency: names and values are our own, URL-encoded). */
-export function readCookie(req: Request, name: string): string | undefined {
+/** One cookie of the request (a malformed percent-encoding yields the raw value, never a throw). */
+export function readCookie(req: Pick<Request, 'headers'>, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() !== name) continue;
-    try {
-      return decodeURIComponent(part.slice(eq + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+  return parseCookies(header)[name];
 }
 
 export interface CookieOptions {
@@ -68,15 +53,16 @@ export interface CookieOptions {
 }
 
 export function writeCookie(req: Request, res: Response, name: string, value: string, opts: CookieOptions = {}): void {
-  const parts = [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=${opts.path ?? '/'}`,
-    'HttpOnly',
-    `SameSite=${opts.sameSite ?? 'Lax'}`,
-  ];
-  if (opts.maxAgeS !== undefined) parts.push(`Max-Age=${opts.maxAgeS}`);
-  if (req.secure) parts.push('Secure');
-  res.append('Set-Cookie', parts.join('; '));
+  res.append(
+    'Set-Cookie',
+    serializeCookie(name, value, {
+      path: opts.path ?? '/',
+      httpOnly: true,
+      sameSite: opts.sameSite === 'Strict' ? 'strict' : 'lax',
+      ...(opts.maxAgeS !== undefined ? { maxAge: opts.maxAgeS } : {}),
+      secure: req.secure,
+    }),
+  );
 }
 
 export function clearCookie(req: Request, res: Response, name: string, path = '/'): void {

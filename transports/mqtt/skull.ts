@@ -15,6 +15,7 @@ import { skullSettings } from '../../actors/skull/settings.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { connectMqtt } from './client.js';
+import { Outbox, type OutboxMessage } from './outbox.js';
 import { cancelSchema, iaConfigFor, parsePayload, promptSystemSchema, textInputSchema, type RejectReason } from './skullSchemas.js';
 import { inputTopics, skullTopics, type SkullTopics } from './skullTopics.js';
 
@@ -77,6 +78,12 @@ export interface HealthPayload {
   provider: string;
   mqtt_protocol: 4 | 5;
   prompt_source: 'retained' | 'file' | 'builtin';
+  /** Replies the broker did not take (no ack in time, refused), since the start. */
+  publish_errors: number;
+  /** Replies kept while the broker was away that expired (SKULL_REPLY_TTL_MS) or overflowed. */
+  replies_expired: number;
+  /** Replies kept now, waiting for the broker. */
+  replies_kept: number;
 }
 
 export interface CapabilitiesPayload {
@@ -93,8 +100,16 @@ export interface SkullService {
   client: MqttClient;
   health(): HealthPayload;
   publishHealth(): Promise<void>;
-  stop(): Promise<void>;
+  /**
+   * Without `deadlineAt`: stops now. With it (a signal): inputs are unsubscribed, the turn in
+   * flight and the queued ones finish and publish while time allows (what is left is logged as
+   * dropped), kept replies are sent if the broker is there, then it stops.
+   */
+  stop(opts?: { deadlineAt?: number }): Promise<void>;
 }
+
+/** Not connected, or the connection went before the broker's ack: the reply is kept. */
+class BrokerAway extends Error {}
 
 export function capabilitiesOf(settings: SkullSettings): CapabilitiesPayload {
   return { models: settings.models, lang: settings.lang, max_tokens: settings.maxTokensCap };
@@ -130,27 +145,74 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   // Registered once connected, so a failed start leaves nothing behind.
   const unregister = registerOfflineResponder('skull', skullOfflineResponder);
 
-  // QoS 1: resolves on the broker's PUBACK. A connection lost before the ack fails the publish
-  // (mqtt.js may still resend it after reconnecting; the chart does not wait for that).
-  const publishAcked = (topic: string, payload: string) =>
+  // QoS 1: resolves on the broker's PUBACK. Offline, or a connection lost before the ack, is
+  // BrokerAway: the message is taken back from mqtt.js (whose own offline queue has no bound and
+  // no expiry) and kept in the outbox below, sent once the broker is back.
+  const publishAcked = (message: OutboxMessage) =>
     new Promise<void>((resolve, reject) => {
-      if (!client.connected) return reject(new Error('mqtt offline: reply not sent'));
-      const onClose = () => reject(new Error('mqtt connection lost before the ack'));
+      if (!client.connected) return reject(new BrokerAway('mqtt offline'));
+      client.publish(message.topic, message.payload, { qos: 1 }, (err) => {
+        client.off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      });
+      // Taken back on a lost connection, so mqtt.js does not resend it too (no duplicate reply).
+      const messageId = client.getLastMessageId();
+      function onClose(): void {
+        client.removeOutgoingMessage(messageId);
+        reject(new BrokerAway('mqtt connection lost before the ack'));
+      }
       client.once('close', onClose);
-      client.publishAsync(topic, payload, { qos: 1 }).then(
-        () => {
-          client.off('close', onClose);
-          resolve();
-        },
-        (err: unknown) => {
-          client.off('close', onClose);
-          reject(err instanceof Error ? err : new Error(String(err)));
-        },
-      );
     });
+  let publishErrors = 0;
+  const outbox = new Outbox({
+    max: config.SKULL_OUTBOX_MAX,
+    ttlMs: config.SKULL_REPLY_TTL_MS,
+    now,
+    onExpired: (messages, why, ageMs) =>
+      log.warn({ topic: messages[0]?.topic, why, ageMs, ttlMs: config.SKULL_REPLY_TTL_MS }, why === 'ttl' ? 'kept reply expired before the broker came back: not sent' : 'outbox full: the oldest kept reply is dropped'),
+  });
+  let flushing: Promise<void> | undefined;
+  const flushOutbox = (): Promise<void> => {
+    flushing ??= (async () => {
+      const before = outbox.size;
+      const sent = await outbox.flush(async (m) => {
+        try {
+          await publishAcked(m);
+        } catch (err) {
+          // Refused by the broker (not just away): counted; the reply stays until its TTL.
+          if (!(err instanceof BrokerAway)) publishErrors++;
+          throw err;
+        }
+      });
+      if (sent > 0) log.info({ sent, left: outbox.size, expired: before - sent - outbox.size }, 'kept replies published after the broker came back');
+    })().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  };
   const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
-    await publishAcked(topics.aiResponse, JSON.stringify(input.response));
-    if (input.usage) await publishAcked(topics.aiUsage, JSON.stringify(input.usage));
+    const messages: OutboxMessage[] = [{ topic: topics.aiResponse, payload: JSON.stringify(input.response) }];
+    if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
+    // Behind kept replies: order is kept, this one waits its turn in the outbox.
+    if (outbox.size > 0 || flushing) {
+      outbox.push(messages);
+      if (client.connected) void flushOutbox();
+      return;
+    }
+    for (let i = 0; i < messages.length; i++) {
+      try {
+        await publishAcked(messages[i]!);
+      } catch (err) {
+        if (!(err instanceof BrokerAway)) {
+          publishErrors++;
+          throw err;
+        }
+        outbox.push(messages.slice(i));
+        log.warn({ kept: outbox.size, ttlMs: config.SKULL_REPLY_TTL_MS, reason: err.message }, 'broker away: reply kept until it is back');
+        return;
+      }
+    }
   });
   // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
   const llmCall = provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}).provide({
@@ -253,8 +315,9 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     });
   // Every reconnection republishes capabilities (a broker restart without persistence loses it).
   client.on('connect', () => {
-    log.info('mqtt reconnected');
+    log.info({ kept: outbox.size }, 'mqtt reconnected');
     void publishCapabilities();
+    void flushOutbox();
   });
   await client.subscribeAsync(inputTopics(topics), { qos: 1 });
   await publishCapabilities();
@@ -285,6 +348,10 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
       provider: provider.name,
       mqtt_protocol: protocolVersion,
       prompt_source: retainedPrompt ? 'retained' : prompt.fromFile ? 'file' : 'builtin',
+      // The chart counts a publish that timed out; the transport one the broker refused.
+      publish_errors: ctx.stats.publishErrors + publishErrors,
+      replies_expired: outbox.expired,
+      replies_kept: outbox.size,
     };
   };
   const publishHealth = async () => {
@@ -292,10 +359,47 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     await client.publishAsync(topics.aiHealth, JSON.stringify(health()), { qos: 0, retain: true });
   };
   const interval = opts.healthIntervalMs ?? config.SKULL_HEALTH_INTERVAL_MS;
-  const timer = interval > 0 ? setInterval(() => void publishHealth().catch(() => undefined), interval) : undefined;
+  const timer = interval > 0 ? setInterval(() => {
+    outbox.sweep(); // expiries are logged when they happen, not only when the broker returns
+    void publishHealth().catch(() => undefined);
+  }, interval) : undefined;
   timer?.unref();
   void publishHealth().catch(() => undefined);
   log.info({ systemId, topics: topics.asrText, model: settings.model, provider: provider.name, protocolVersion }, 'skull ready');
+
+  /**
+   * Graceful stop: no new input (unsubscribed), the turn in flight and the queue run to their
+   * publish while time allows, then the kept replies go out if the broker is there.
+   */
+  const drain = async (deadlineAt: number): Promise<void> => {
+    const startedAt = Date.now();
+    await client.unsubscribeAsync(inputTopics(topics)).catch((err: Error) => log.warn({ err: err.message }, 'inputs not unsubscribed (broker away)'));
+    const busy = () => inFlight(actor.getSnapshot());
+    const atStart = busy();
+    if (atStart > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(0, deadlineAt - Date.now()));
+        const sub = actor.subscribe(() => {
+          if (busy() === 0) done();
+        });
+        function done(): void {
+          clearTimeout(timer);
+          sub.unsubscribe();
+          resolve();
+        }
+      });
+    }
+    if (outbox.size > 0 && client.connected) {
+      await Promise.race([flushOutbox(), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
+    }
+    const snap = actor.getSnapshot();
+    const cut = { inFlight: snap.matches({ turn: 'idle' }) ? 0 : 1, queued: snap.context.queue.length, kept: outbox.size };
+    for (const job of snap.context.queue) log.warn({ text: job.text.slice(0, 80), waitedMs: Date.now() - job.at }, 'skull stop: queued turn dropped (shutdown deadline)');
+    if (cut.inFlight) log.warn('skull stop: the turn in flight was cut at the shutdown deadline');
+    if (cut.kept > 0) outbox.drop();
+    const drained = Math.max(0, atStart - cut.inFlight - cut.queued);
+    log[cut.inFlight + cut.queued + cut.kept > 0 ? 'warn' : 'info']({ drained, cut, ms: Date.now() - startedAt }, 'skull drained');
+  };
 
   let stopping: Promise<void> | undefined;
   return {
@@ -306,8 +410,9 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     client,
     health,
     publishHealth,
-    stop() {
+    stop(stopOpts) {
       stopping ??= (async () => {
+        if (stopOpts?.deadlineAt !== undefined) await drain(stopOpts.deadlineAt);
         if (timer) clearInterval(timer);
         breakerSub.unsubscribe();
         runtime.stop(systemId);

@@ -24,7 +24,7 @@ export const skullSurface: Surface = {
       connectTimeoutMs: 10_000,
     });
     return {
-      stop: () => svc.stop(),
+      stop: (opts) => svc.stop(opts),
       health: () => {
         const h = svc.health();
         return { ok: h.ok, provider: h.provider, model: h.model, breaker: h.breaker, mqtt_protocol: h.mqtt_protocol, in_flight: h.in_flight, dropped: h.dropped, rejected: h.rejected };

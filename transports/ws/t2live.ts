@@ -76,9 +76,42 @@ export interface SessionAudio {
   candidate(pcm: Uint8Array, base64?: string): boolean;
 }
 
+export interface DrainOptions {
+  /** Sessions still grading then are told to save without their report (graded at next start). */
+  gradeBy: number;
+  /** Sessions not ended by then are cut (their socket closed 1001; the next start recovers them). */
+  deadlineAt: number;
+}
+
+export interface DrainOutcome {
+  /** Sessions ended and saved, and of those, how many sent their report. */
+  drained: number;
+  reported: number;
+  /** Sessions ended without a report: saved ungraded (time ran out while grading), or nothing to save. */
+  withoutReport: number;
+  /** Sessions still running at the deadline. */
+  cut: number;
+}
+
 export interface T2Socket {
   sessions(): number;
+  /**
+   * Graceful stop: new upgrades get 503, every live session is ended as if « Terminer » was
+   * pressed (`server.shutdown`), and this resolves once they all ended or at `deadlineAt`.
+   */
+  drain(opts: DrainOptions): Promise<DrainOutcome>;
   close(): Promise<void>;
+}
+
+/** Resolves when `done` resolves or at the wall-clock time `at`, whichever first. */
+function until(done: Promise<unknown>, at: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    done.then(() => undefined),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, at - Date.now()));
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 function toBuffer(data: RawData): Buffer {
@@ -90,10 +123,18 @@ function toBuffer(data: RawData): Buffer {
 export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false });
   const live = new Map<WebSocket, string>();
+  /** Every session actor until it completes (its socket may be gone while it saves). */
+  const running = new Map<string, { ref: AnyActorRef; done: Promise<void>; reported: boolean }>();
+  let draining = false;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== T2_LIVE_PATH) return; // another surface's upgrade
+    if (draining) {
+      // The browser sees a failed connection; Retry-After says when another instance may take it.
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => accept(ws, url));
   };
   opts.server.on('upgrade', onUpgrade);
@@ -140,6 +181,9 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       return;
     }
     live.set(ws, systemId);
+    let finished!: () => void;
+    const entry = { ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false };
+    running.set(systemId, entry);
     const send = (e: T2Event): void => actor.send(e);
     // Idle detection needs to know frames arrive, not each one: one activity event per second.
     let lastActivity = 0;
@@ -174,6 +218,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
           break;
         case 'client.report':
+          entry.reported = true;
           // A close reason holds 123 bytes: the report travels as a message before the 1000 close.
           sendJson(ws, { type: 'report', report: e.report, productionId: e.productionId, audioUrl: e.audioUrl });
           break;
@@ -189,11 +234,15 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       complete: () => {
         sub.unsubscribe();
         opts.runtime.stop(systemId);
+        running.delete(systemId);
+        finished();
       },
       error: (err: unknown) => {
         opts.logger.error({ err: (err as Error).message, session: sessionId }, 't2 session failed');
         if (ws.readyState === ws.OPEN) ws.close(CLOSE.INTERNAL, 'INTERNAL');
         opts.runtime.stop(systemId);
+        running.delete(systemId);
+        finished();
       },
     });
 
@@ -241,7 +290,22 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
 
   return {
     sessions: () => live.size,
+    async drain({ gradeBy, deadlineAt }) {
+      draining = true;
+      const sessions = [...running.values()];
+      for (const s of sessions) s.ref.send({ type: 'server.shutdown' } satisfies T2Event);
+      const all = Promise.all(sessions.map((s) => s.done));
+      await until(all, gradeBy);
+      // Still grading: save now without the report; the next start grades it.
+      const stillRunning = (s: (typeof sessions)[number]): boolean => [...running.values()].includes(s);
+      for (const s of sessions.filter(stillRunning)) s.ref.send({ type: 'server.deadline' } satisfies T2Event);
+      await until(all, deadlineAt);
+      const cut = sessions.filter(stillRunning).length;
+      const reported = sessions.filter((s) => s.reported).length;
+      return { drained: sessions.length - cut, reported, withoutReport: sessions.length - cut - reported, cut };
+    },
     async close() {
+      draining = true;
       opts.server.off('upgrade', onUpgrade);
       for (const ws of live.keys()) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));

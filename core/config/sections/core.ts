@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { envBool, ms, port } from './shared.js';
+import { ms, port } from './shared.js';
+
+/**
+ * express `trust proxy`: a number is the count of proxies in front (the address is taken that many
+ * hops from the right of X-Forwarded-For, so a client cannot choose it); `true` trusts every hop.
+ */
+const trustProxy = z
+  .union([z.boolean(), z.number().int().min(0), z.string().regex(/^\s*(true|false|yes|no|\d+)\s*$/, 'expected true, false or a hop count (e.g. 1)')])
+  .transform((v): boolean | number => {
+    if (typeof v !== 'string') return v === 0 ? false : v;
+    const t = v.trim();
+    if (/^\d+$/.test(t)) return Number(t) === 0 ? false : Number(t);
+    return t === 'true' || t === 'yes';
+  });
 
 /** Process-wide settings: HTTP, MQTT, storage, logs. */
 export const coreSection = {
@@ -25,5 +38,8 @@ export const coreSection = {
   JWT_SECRET: z.string().min(16).optional().describe('HS256 secret for candidate tokens (default: a dev secret in DATA_DIR)'),
   JWT_JWKS_URL: z.string().url().optional().describe('JWKS URL to verify RS256/ES256 tokens instead of JWT_SECRET'),
   JWT_ISSUER: z.string().optional().describe('Expected `iss` of candidate tokens'),
-  TRUST_PROXY: envBool.default(false).describe('Honour X-Forwarded-* headers'),
+  JWT_MAX_TTL_S: z.coerce.number().int().positive().default(43200)
+    .describe('Longest accepted candidate token lifetime, seconds (`exp` − `iat`); tokens without `exp` are refused'),
+  TRUST_PROXY: trustProxy.default(false)
+    .describe('Honour X-Forwarded-*: a hop count (`1` = one reverse proxy in front, recommended) or `true` (trust every hop: the client picks its address)'),
 };

@@ -25,5 +25,7 @@ export const skullSection = {
   SKULL_MAX_SENTENCES: positiveInt.max(10).default(3).describe('Longest reply, in sentences'),
   SKULL_MAX_TOKENS_CAP: positiveInt.default(512).describe('Largest max_tokens a device may ask (ai/capabilities); it is the 30 % of the turn budget kept for output'),
   SKULL_PUBLISH_TIMEOUT_MS: ms.default(10000).describe('Longest wait for the broker to acknowledge a reply (QoS 1) before the turn ends'),
+  SKULL_REPLY_TTL_MS: ms.default(30000).describe('A reply made while the broker is away is kept this long, then dropped (logged, counted in ai/health `replies_expired`)'),
+  SKULL_OUTBOX_MAX: positiveInt.default(20).describe('Replies kept at most while the broker is away (the oldest goes first)'),
   SKULL_LOG_FILE: z.string().optional().describe('JSON log file of `palabre skull` (the spec\'s /opt/Skull/logs/ai.log)'),
 };

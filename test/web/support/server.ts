@@ -34,11 +34,12 @@ export async function realAssistant(corpus: string, dataDir: string): Promise<Do
 }
 
 /** The docs pages on a real socket (127.0.0.1, port 0) with a real SQLite file in a temp dir. */
-export async function startPagesServer(opts: { corpus?: string; adminPassword?: string | null; assistant?: DocsAssistant } = {}): Promise<PagesServer> {
+export async function startPagesServer(opts: { corpus?: string; adminPassword?: string | null; assistant?: DocsAssistant; trustProxy?: boolean | number } = {}): Promise<PagesServer> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-web-'));
   const db = openStore({ path: join(dir, 'palabre.db') });
   const assistant = opts.assistant ?? (await realAssistant(opts.corpus ?? FIXTURE_CORPUS, dir));
   const app = express();
+  if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
   const server: Server = await new Promise((resolve) => {

@@ -1,0 +1,211 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../core/store/db.js';
+import { SessionStore } from '../../actors/t2/sessionStore.js';
+import { t2Migrations } from '../../actors/t2/subjects.js';
+import { wavHeader } from '../../actors/t2/wavWriter.js';
+import { migrate } from '../../core/store/db.js';
+import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';
+
+/**
+ * One live session per candidate, incremental persistence, the drain on stop and the recovery at
+ * start — on real sockets, a real SQLite file, the Gemini Live wire fake.
+ */
+
+let env: T2Env | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+interface Row {
+  id: string;
+  candidate_id: string;
+  status: string;
+  end_reason: string | null;
+  transcript: string;
+  started_at: string;
+  ended_at: string | null;
+  production_id: string | null;
+  audio_path: string | null;
+  audio_bytes: number | null;
+  report: string | null;
+}
+
+function rowsOf(e: T2Env, candidate: string): Row[] {
+  return e.ctx.db.prepare('SELECT * FROM t2_sessions WHERE candidate_id = ? ORDER BY started_at').all(candidate) as Row[];
+}
+
+async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timeout waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine.';
+const gemini = { onConnection: (conn: { autoReply(s: { afterAudioBytes: number; candidateText: string; replyText: string }): void }) => conn.autoReply({ afterAudioBytes: 3200, candidateText: 'Quels sont les horaires', replyText: REPLY }) };
+
+async function oneExchange(e: T2Env, sub: string): Promise<LiveClient> {
+  const c = await LiveClient.open(e, { token: await e.mint('premium', sub), sujet: 'club-de-sport' });
+  await c.until(() => c.states().includes('listening'), 'listening');
+  c.ws.send(pcm16k(100));
+  await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
+  return c;
+}
+
+describe('one live T2 session per candidate', () => {
+  it('a second connection with the same sub takes over: the first ends `replaced`, saved and reported', async () => {
+    env = await startT2();
+    const first = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport' });
+    await first.until(() => first.states().includes('listening'), 'listening');
+    first.send({ type: 'text', text: 'Bonjour, combien coûte l’abonnement mensuel ?' });
+    await first.until(() => first.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
+    const second = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport' });
+    await first.until(() => first.closeCode !== undefined, 'the first session closed');
+    expect(first.closeCode).toBe(1000);
+    expect(first.find('report')).toBeDefined();
+    await second.until(() => second.states().includes('listening'), 'second listening');
+    expect(second.closeCode).toBeUndefined();
+    const e = env;
+    await until(() => rowsOf(e, 'cand-twice').some((r) => r.status === 'graded'), 'first saved');
+    expect(rowsOf(env, 'cand-twice').find((r) => r.status === 'graded')!.end_reason).toBe('replaced');
+    // Another candidate is not affected.
+    const other = await LiveClient.open(env, { token: await env.mint('premium', 'cand-other'), sujet: 'club-de-sport' });
+    await other.until(() => other.states().includes('listening'), 'other listening');
+    expect(second.closeCode).toBeUndefined();
+    second.ws.close();
+    other.ws.close();
+  });
+});
+
+describe('incremental persistence', () => {
+  it('writes the row at the start (real started_at) and each final turn as it happens', async () => {
+    env = await startT2();
+    const before = Date.now();
+    const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-inc'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    let [row] = rowsOf(env, 'cand-inc');
+    expect(row).toMatchObject({ status: 'live', end_reason: null });
+    expect(JSON.parse(row!.transcript)).toEqual([]);
+    c.send({ type: 'text', text: 'Bonjour, combien coûte l’abonnement mensuel ?' });
+    await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
+    [row] = rowsOf(env, 'cand-inc');
+    expect(row!.status).toBe('live');
+    expect(JSON.parse(row!.transcript).map((t: { speaker: string }) => t.speaker)).toEqual(['candidate', 'interlocutor']);
+    const startedAt = row!.started_at;
+    c.send({ type: 'end' });
+    await c.closed;
+    [row] = rowsOf(env, 'cand-inc');
+    expect(row!.status).toBe('graded');
+    // The start time written when the session opened is kept by the final save (it held the save time before).
+    expect(row!.started_at).toBe(startedAt);
+    expect(Date.parse(`${row!.started_at}Z`)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(Date.parse(`${row!.ended_at!}Z`)).toBeGreaterThanOrEqual(Date.parse(`${row!.started_at}Z`));
+  });
+
+  it('a session cancelled before it produced anything leaves no row', async () => {
+    env = await startT2();
+    const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-nothing'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    c.send({ type: 'end' });
+    expect((await c.closed).code).toBe(4422);
+    expect(rowsOf(env, 'cand-nothing')).toEqual([]);
+  });
+});
+
+describe('drain on stop', () => {
+  it('ends every live session as « Terminer » would: saved `server_shutdown`, graded, report sent before the close', async () => {
+    env = await startT2({ gemini });
+    const clients = await Promise.all(['cand-d1', 'cand-d2', 'cand-d3'].map((sub) => oneExchange(env!, sub)));
+    await env.surface.stop({ deadlineAt: Date.now() + 5000 });
+    for (const c of clients) {
+      expect((await c.closed).code).toBe(1000);
+      const types = c.json.map((m) => m.type);
+      expect(types.indexOf('report')).toBeGreaterThan(-1);
+    }
+    for (const sub of ['cand-d1', 'cand-d2', 'cand-d3']) {
+      const [row] = rowsOf(env, sub);
+      expect(row).toMatchObject({ status: 'graded', end_reason: 'server_shutdown' });
+      expect(row!.production_id).toEqual(expect.any(String));
+      expect(JSON.parse(row!.transcript)).toHaveLength(2);
+      // The recording is saved and a valid WAV.
+      const wav = readFileSync(row!.audio_path!);
+      expect(wav.readUInt32LE(40)).toBe(wav.length - 44);
+    }
+    // New connections are refused while it drains / after.
+    await expect(LiveClient.open(env, { token: await env.mint('premium', 'late'), sujet: 'club-de-sport' })).rejects.toThrow();
+  });
+
+  it('past the grading time: saved `ungraded`, then graded at the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-t2-drain-'));
+    dirs.push(dir);
+    const corrections = new RecordingCorrections();
+    let release!: () => void;
+    corrections.hold = new Promise((resolve) => (release = resolve));
+    env = await startT2({ gemini, dir, corrections });
+    const c = await oneExchange(env, 'cand-slow');
+    const stopping = env.surface.stop({ deadlineAt: Date.now() + 2000 });
+    // While it drains, a new session is refused at the upgrade: 503 with Retry-After.
+    const late = await env.mint('premium', 'cand-late');
+    await expect(LiveClient.open(env, { token: late, sujet: 'club-de-sport' })).rejects.toThrow(/503/);
+    await stopping;
+    const { code } = await c.closed;
+    expect(code).toBe(1011);
+    expect(c.find('error')).toMatchObject({ name: 'GRADING_FAILED' });
+    const [row] = rowsOf(env, 'cand-slow');
+    expect(row).toMatchObject({ status: 'ungraded', end_reason: 'server_shutdown', report: null });
+    release();
+    await env.close();
+
+    // The next start grades it in the background.
+    corrections.hold = undefined;
+    env = await startT2({ gemini, dir, corrections });
+    const e = env;
+    await until(() => rowsOf(e, 'cand-slow')[0]!.status === 'graded', 'graded after restart');
+    const graded = rowsOf(env, 'cand-slow')[0]!;
+    expect(graded.end_reason).toBe('server_shutdown');
+    expect(JSON.parse(graded.report!)).toMatchObject({ t2: { endReason: 'server_shutdown' } });
+  });
+});
+
+describe('recovery at start of what a crash left open', () => {
+  it('closes a `live` row as `interrupted`, repairs its WAV header, and grades it when the candidate spoke', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-t2-crash-'));
+    dirs.push(dir);
+    // What kill -9 leaves: a live row with two turns, a WAV whose header still says 0 bytes.
+    const db = openStore({ path: join(dir, 'palabre.db') });
+    migrate(db, t2Migrations);
+    const store = new SessionStore(db);
+    const audioDir = join(dir, 't2-audio');
+    mkdirSync(audioDir, { recursive: true });
+    const wavPath = join(audioDir, 'crashed.wav');
+    writeFileSync(wavPath, Buffer.concat([wavHeader(24000, 0), Buffer.alloc(4801, 3)]));
+    store.open({ id: 'crashed', candidateId: 'cand-crash', sujetId: 'club-de-sport', mode: 'audio', audioPath: wavPath });
+    store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
+    store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
+    store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+    db.close();
+
+    env = await startT2({ dir });
+    const e = env;
+    await until(() => rowsOf(e, 'cand-crash')[0]!.status === 'graded', 'graded');
+    const row = rowsOf(env, 'cand-crash')[0]!;
+    expect(row).toMatchObject({ end_reason: 'interrupted', audio_bytes: 4800 });
+    expect(JSON.parse(row.transcript)).toHaveLength(2);
+    const wav = readFileSync(wavPath);
+    expect(statSync(wavPath).size).toBe(44 + 4800);
+    expect(wav.readUInt32LE(4)).toBe(36 + 4800);
+    expect(wav.readUInt32LE(40)).toBe(4800);
+    expect(env.corrections.oral.find((r) => r.candidateId === 'cand-crash')?.transcript).toHaveLength(2);
+    // No candidate speech: closed, kept, not graded.
+    await until(() => rowsOf(e, 'cand-silent')[0]!.status !== 'live', 'silent closed');
+    expect(rowsOf(env, 'cand-silent')[0]).toMatchObject({ end_reason: 'interrupted' });
+    await until(() => rowsOf(e, 'cand-silent')[0]!.status === 'empty', 'silent marked empty');
+  });
+});
