@@ -364,7 +364,7 @@ export const skullMachine = setup({
           invoke: {
             id: 'publish',
             src: 'publishReply',
-            input: ({ context }) => context.outgoing ?? reply(context, APOLOGY_TEXT),
+            input: ({ context }) => ({ ...(context.outgoing ?? reply(context, APOLOGY_TEXT)), deviceId: context.deviceId }),
             onDone: [
               { guard: 'hasQueued', target: 'routing', actions: ['finishTurn', 'dequeue'] },
               { target: 'idle', actions: 'finishTurn' },

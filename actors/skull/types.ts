@@ -61,6 +61,8 @@ export interface UsagePayload {
 export interface Outgoing {
   response: ResponsePayload;
   usage?: UsagePayload;
+  /** The device it answers: a fleet's one `publishReply` routes to `<prefix>/<deviceId>/ai/…` by it. */
+  deviceId?: string;
 }
 
 export type JobSource = 'asr' | 'request';

@@ -14,11 +14,12 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   const t0 = performance.now();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
-  const [{ createLogger }, { Runtime }, { createProviders }, { startSkullService }] = await Promise.all([
+  const [{ createLogger }, { Runtime }, { createProviders }, { startSkullService }, { startSkullFleet }] = await Promise.all([
     import('../../core/log.js'),
     import('../../core/runtime.js'),
     import('../../actors/llm/providers.js'),
     import('../../transports/mqtt/skull.js'),
+    import('../../transports/mqtt/skullFleet.js'),
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
@@ -49,11 +50,18 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const models = watchModels({ ...config, SURFACES: 'skull' }, { logger, providers });
   const provider = routeSkullPrimary(surfaceProvider(providers, config, 'skull'), config, () => models.current(), logger.child({ surface: 'skull' }));
   const runtime = new Runtime();
-  const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl });
+  // SKULL_FLEET_PREFIX: one actor per device under `<prefix>/<deviceId>/…`; else the one device.
+  const svc = config.SKULL_FLEET_PREFIX
+    ? await startSkullFleet({ config, logger, runtime, provider, mqttUrl })
+    : await startSkullService({ config, logger, runtime, provider, mqttUrl });
   const startMs = Math.round(performance.now() - t0);
+  const topics =
+    'topics' in svc
+      ? `topics ${svc.topics.asrText} ${svc.topics.aiRequest} → ${svc.topics.aiResponse}`
+      : `fleet ${svc.prefix}/<deviceId>/asr/text ${svc.prefix}/<deviceId>/ai/request → ${svc.prefix}/<deviceId>/ai/response, shard ${svc.shard.index}/${svc.shard.count}, health ${svc.prefix}/_service/${svc.instance}/health`;
   io.stdout.write(
     `palabre skull ready on ${mqttUrl}${broker ? ' (embedded broker, MQTT 3.1.1)' : ''} — MQTT ${svc.protocolVersion === 5 ? '5' : '3.1.1'}, ` +
-      `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, topics ${svc.topics.asrText} ${svc.topics.aiRequest} → ${svc.topics.aiResponse}\n`,
+      `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, ${topics}\n`,
   );
   logger.info({ mqttUrl, embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
   models.start();

@@ -15,7 +15,8 @@ import { skullSettings } from '../../actors/skull/settings.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { connectMqtt } from './client.js';
-import { Outbox, type OutboxMessage } from './outbox.js';
+import type { OutboxMessage } from './outbox.js';
+import { ackedPublisher, ReplyChannel } from './replyChannel.js';
 import { cancelSchema, iaConfigFor, parsePayload, promptSystemSchema, textInputSchema, type RejectReason } from './skullSchemas.js';
 import { inputTopics, skullTopics, type SkullTopics } from './skullTopics.js';
 
@@ -108,9 +109,6 @@ export interface SkullService {
   stop(opts?: { deadlineAt?: number }): Promise<void>;
 }
 
-/** Not connected, or the connection went before the broker's ack: the reply is kept. */
-class BrokerAway extends Error {}
-
 export function capabilitiesOf(settings: SkullSettings): CapabilitiesPayload {
   return { models: settings.models, lang: settings.lang, max_tokens: settings.maxTokensCap };
 }
@@ -145,74 +143,20 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   // Registered once connected, so a failed start leaves nothing behind.
   const unregister = registerOfflineResponder('skull', skullOfflineResponder);
 
-  // QoS 1: resolves on the broker's PUBACK. Offline, or a connection lost before the ack, is
-  // BrokerAway: the message is taken back from mqtt.js (whose own offline queue has no bound and
-  // no expiry) and kept in the outbox below, sent once the broker is back.
-  const publishAcked = (message: OutboxMessage) =>
-    new Promise<void>((resolve, reject) => {
-      if (!client.connected) return reject(new BrokerAway('mqtt offline'));
-      client.publish(message.topic, message.payload, { qos: 1 }, (err) => {
-        client.off('close', onClose);
-        if (err) reject(err);
-        else resolve();
-      });
-      // Taken back on a lost connection, so mqtt.js does not resend it too (no duplicate reply).
-      const messageId = client.getLastMessageId();
-      function onClose(): void {
-        client.removeOutgoingMessage(messageId);
-        reject(new BrokerAway('mqtt connection lost before the ack'));
-      }
-      client.once('close', onClose);
-    });
-  let publishErrors = 0;
-  const outbox = new Outbox({
+  const replies = new ReplyChannel({
+    publish: ackedPublisher(client),
+    connected: () => client.connected,
     max: config.SKULL_OUTBOX_MAX,
     ttlMs: config.SKULL_REPLY_TTL_MS,
     now,
-    onExpired: (messages, why, ageMs) =>
-      log.warn({ topic: messages[0]?.topic, why, ageMs, ttlMs: config.SKULL_REPLY_TTL_MS }, why === 'ttl' ? 'kept reply expired before the broker came back: not sent' : 'outbox full: the oldest kept reply is dropped'),
+    log,
   });
-  let flushing: Promise<void> | undefined;
-  const flushOutbox = (): Promise<void> => {
-    flushing ??= (async () => {
-      const before = outbox.size;
-      const sent = await outbox.flush(async (m) => {
-        try {
-          await publishAcked(m);
-        } catch (err) {
-          // Refused by the broker (not just away): counted; the reply stays until its TTL.
-          if (!(err instanceof BrokerAway)) publishErrors++;
-          throw err;
-        }
-      });
-      if (sent > 0) log.info({ sent, left: outbox.size, expired: before - sent - outbox.size }, 'kept replies published after the broker came back');
-    })().finally(() => {
-      flushing = undefined;
-    });
-    return flushing;
-  };
+  const outbox = replies.outbox;
+  const flushOutbox = () => replies.flush();
   const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
     const messages: OutboxMessage[] = [{ topic: topics.aiResponse, payload: JSON.stringify(input.response) }];
     if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
-    // Behind kept replies: order is kept, this one waits its turn in the outbox.
-    if (outbox.size > 0 || flushing) {
-      outbox.push(messages);
-      if (client.connected) void flushOutbox();
-      return;
-    }
-    for (let i = 0; i < messages.length; i++) {
-      try {
-        await publishAcked(messages[i]!);
-      } catch (err) {
-        if (!(err instanceof BrokerAway)) {
-          publishErrors++;
-          throw err;
-        }
-        outbox.push(messages.slice(i));
-        log.warn({ kept: outbox.size, ttlMs: config.SKULL_REPLY_TTL_MS, reason: err.message }, 'broker away: reply kept until it is back');
-        return;
-      }
-    }
+    await replies.send(messages);
   });
   // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
   const llmCall = provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}).provide({
@@ -349,7 +293,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
       mqtt_protocol: protocolVersion,
       prompt_source: retainedPrompt ? 'retained' : prompt.fromFile ? 'file' : 'builtin',
       // The chart counts a publish that timed out; the transport one the broker refused.
-      publish_errors: ctx.stats.publishErrors + publishErrors,
+      publish_errors: ctx.stats.publishErrors + replies.publishErrors,
       replies_expired: outbox.expired,
       replies_kept: outbox.size,
     };

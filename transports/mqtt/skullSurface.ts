@@ -1,11 +1,12 @@
 import type { Surface } from '../../core/surface.js';
 import { startSkullService } from './skull.js';
+import { startSkullFleet } from './skullFleet.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../../actors/llm/modelRoute.js';
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
- * MQTT_URL), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
+ * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX (transports/mqtt/skullFleet.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
  */
 export const skullSurface: Surface = {
   name: 'skull',
@@ -13,6 +14,17 @@ export const skullSurface: Surface = {
     const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
     // A primary the provider no longer lists is served by a listed fallback (one log line).
     const provider = ctx.modelStatus ? routeSkullPrimary(shared, ctx.config, ctx.modelStatus, ctx.logger.child({ surface: 'skull' })) : shared;
+    if (ctx.config.SKULL_FLEET_PREFIX) {
+      const fleet = await startSkullFleet({ config: ctx.config, logger: ctx.logger, runtime: ctx.runtime, provider, mqttUrl: ctx.mqttUrl, metrics: ctx.metrics, connectTimeoutMs: 10_000 });
+      return {
+        stop: (opts) => fleet.stop(opts),
+        health: () => {
+          const h = fleet.health();
+          return { ok: h.ok, provider: h.provider, mqtt_protocol: h.mqtt_protocol, fleet: fleet.prefix, shard: h.shard, live_actors: h.live_actors, busy_actors: h.busy_actors, refused: h.refused, rejected: h.rejected };
+        },
+        urls: { topics: `${ctx.mqttUrl} ${fleet.prefix}/<deviceId>/asr/text → ${fleet.prefix}/<deviceId>/ai/response` },
+      };
+    }
     const svc = await startSkullService({
       config: ctx.config,
       logger: ctx.logger,

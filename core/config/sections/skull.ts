@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
+import { deviceIdSchema, shardSchema } from '../../../transports/mqtt/skullFleetTopics.js';
 
 /** Skull device assistant (specs/skull-ai.fr.md). Owned by the Skull surface. */
 export const skullSection = {
@@ -27,5 +28,12 @@ export const skullSection = {
   SKULL_PUBLISH_TIMEOUT_MS: ms.default(10000).describe('Longest wait for the broker to acknowledge a reply (QoS 1) before the turn ends'),
   SKULL_REPLY_TTL_MS: ms.default(30000).describe('A reply made while the broker is away is kept this long, then dropped (logged, counted in ai/health `replies_expired`)'),
   SKULL_OUTBOX_MAX: positiveInt.default(20).describe('Replies kept at most while the broker is away (the oldest goes first)'),
+  SKULL_FLEET_PREFIX: z.string().regex(/^[^#+]+$/, 'no MQTT wildcards').optional()
+    .describe('Fleet mode: serve every device under `<prefix>/<deviceId>/…` (one actor per device); unset = one device (SKULL_DEVICE_ID)'),
+  SKULL_IDLE_STOP_S: z.coerce.number().positive().default(600).describe('Fleet: a device actor silent this long is stopped (its retained config is given again on its next message)'),
+  SKULL_FLEET_MAX_ACTORS: positiveInt.default(5000).describe('Fleet: most live device actors in this process; at the bound the longest idle is stopped, and if all are busy the new device is refused (logged, counted)'),
+  SKULL_FLEET_CONFIG_MAX: positiveInt.default(20000).describe('Fleet: retained configs kept for stopped devices (the oldest goes; such a device re-subscribes to its config topics on its next message)'),
+  SKULL_FLEET_SHARD: shardSchema.prefault('0/1').describe('Fleet: `i/N` serves only the devices whose id hashes (FNV-1a 32-bit) to i modulo N; run N processes for N shards'),
+  SKULL_FLEET_INSTANCE: deviceIdSchema.optional().describe('Fleet: this process\'s name in `<prefix>/_service/<instance>/health` (default: host name, pid)'),
   SKULL_LOG_FILE: z.string().optional().describe('JSON log file of `palabre skull` (the spec\'s /opt/Skull/logs/ai.log)'),
 };

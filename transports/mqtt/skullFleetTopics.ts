@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+/**
+ * Topics of a Skull fleet (SKULL_FLEET_PREFIX=<p>): every device under `<p>/<deviceId>/…` with the
+ * spec's topics, one wildcard subscription per input topic, and the process's own health under
+ * `<p>/_service/<instance>/health`. Device ids are checked here, at the edge (zod).
+ */
+
+/** A device id: one topic level, no wildcard, not empty, not too long, not `_…` (reserved). */
+export const deviceIdSchema = z
+  .string()
+  .min(1, 'device id is empty')
+  .max(64, 'device id longer than 64 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'device id: letters, digits, . _ - (not first), no MQTT wildcard or /');
+
+/** The spec's input topics, below `<p>/<deviceId>/`. */
+export const FLEET_INPUTS = ['asr/text', 'ai/request', 'ai/cancel', 'skull/config/ia', 'skull/config/prompt_system'] as const;
+export type FleetInput = (typeof FLEET_INPUTS)[number];
+export const FLEET_CONFIG_INPUTS: readonly FleetInput[] = ['skull/config/ia', 'skull/config/prompt_system'];
+export const FLEET_WORK_INPUTS: readonly FleetInput[] = ['asr/text', 'ai/request', 'ai/cancel'];
+
+export function fleetPrefix(prefix: string): string {
+  return prefix.replace(/\/+$/, '');
+}
+
+/** One wildcard subscription per input topic: `<p>/+/asr/text`… */
+export function fleetSubscriptions(prefix: string, inputs: readonly FleetInput[] = FLEET_INPUTS): string[] {
+  const p = fleetPrefix(prefix);
+  return inputs.map((t) => `${p}/+/${t}`);
+}
+
+export function deviceTopic(prefix: string, deviceId: string, topic: string): string {
+  return `${fleetPrefix(prefix)}/${deviceId}/${topic}`;
+}
+
+export function serviceHealthTopic(prefix: string, instance: string): string {
+  return `${fleetPrefix(prefix)}/_service/${instance}/health`;
+}
+
+export type ParsedFleetTopic =
+  | { ok: true; deviceId: string; input: FleetInput }
+  | { ok: false; reason: 'not_fleet_topic' | 'invalid_device_id'; detail: string };
+
+/** `<p>/<deviceId>/<input>` → its device and input; a bad id is refused with zod's reason. */
+export function parseFleetTopic(prefix: string, topic: string): ParsedFleetTopic {
+  const p = `${fleetPrefix(prefix)}/`;
+  if (!topic.startsWith(p)) return { ok: false, reason: 'not_fleet_topic', detail: topic };
+  const rest = topic.slice(p.length);
+  const slash = rest.indexOf('/');
+  if (slash < 0) return { ok: false, reason: 'not_fleet_topic', detail: topic };
+  const input = rest.slice(slash + 1);
+  if (!(FLEET_INPUTS as readonly string[]).includes(input)) return { ok: false, reason: 'not_fleet_topic', detail: topic };
+  const id = deviceIdSchema.safeParse(rest.slice(0, slash));
+  if (!id.success) return { ok: false, reason: 'invalid_device_id', detail: id.error.issues.map((i) => i.message).join('; ') };
+  return { ok: true, deviceId: id.data, input: input as FleetInput };
+}
+
+/**
+ * 32-bit FNV-1a over the id's UTF-8 bytes: stable across processes, Node versions and machines
+ * (no seed), cheap, and well spread for short ids. A device belongs to shard `fnv1a(id) % N`.
+ */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** `i/N` with 0 ≤ i < N. */
+export const shardSchema = z
+  .string()
+  .regex(/^\d+\/\d+$/, 'expected i/N, e.g. 0/2')
+  .transform((s) => {
+    const [i, n] = s.split('/').map(Number) as [number, number];
+    return { index: i, count: n };
+  })
+  .refine((s) => s.count >= 1 && s.count <= 1024 && s.index < s.count, 'expected 0 ≤ i < N ≤ 1024');
+
+export function inShard(deviceId: string, shard: Shard): boolean {
+  return shard.count === 1 || fnv1a(deviceId) % shard.count === shard.index;
+}
