@@ -109,7 +109,15 @@ interface DeviceEdge {
   replies: ReplyChannel;
   breakerSub: { unsubscribe(): void };
   resubscribed: boolean;
+  /**
+   * Inputs held while the device's retained config is read again (its entry fell out of the map):
+   * they reach the actor once the config came back, or shortly after the broker's SUBACK.
+   */
+  held: SkullEvent[] | undefined;
 }
+
+/** After the SUBACK of a config re-read, how long retained messages may still be on their way. */
+const CONFIG_REREAD_GRACE_MS = 100;
 
 export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFleet> {
   const { config, logger, runtime, provider } = opts;
@@ -202,19 +210,45 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       if (open) log.warn({ deviceId, fallbackModel: settings.fallbackModel }, 'breaker open: fallback model for every call');
       else log.info({ deviceId, model: settings.model }, 'breaker closed: primary model again');
     });
-    const edge: DeviceEdge = { systemId, replies, breakerSub, resubscribed: false };
+    const edge: DeviceEdge = { systemId, replies, breakerSub, resubscribed: false, held: undefined };
     edges.set(deviceId, edge);
     // Its retained config first, so its first turn already uses it.
     const kept = configs.get(deviceId);
     if (kept?.ia !== undefined) actor.send({ type: 'config.ia', config: kept.ia });
     if (kept?.prompt !== undefined) actor.send({ type: 'config.prompt', text: kept.prompt });
-    if (!kept && configs.evictedAny) {
-      // Its config may have fallen out of the map: the broker sends retained messages again on subscribe.
-      edge.resubscribed = true;
-      void client.subscribeAsync(FLEET_CONFIG_INPUTS.map((t) => deviceTopic(prefix, deviceId, t)), { qos: 1 }).catch((err: Error) => log.warn({ deviceId, err: err.message }, 'config re-subscribe failed'));
-    }
+    if (!kept && configs.evictedAny) rereadConfig(deviceId, edge);
     void publishCapabilities(deviceId);
     log.debug({ deviceId, systemId }, 'device actor spawned');
+  };
+
+  /**
+   * Its config may have fallen out of the bounded map: the broker sends retained messages again on
+   * subscribe. The device's inputs wait for it (or for SUBACK + a short grace when it has none).
+   */
+  const rereadConfig = (deviceId: string, edge: DeviceEdge) => {
+    edge.resubscribed = true;
+    edge.held = [];
+    const release = () => {
+      const held = edge.held ?? [];
+      edge.held = undefined;
+      const actor = device(deviceId);
+      for (const e of held) actor?.send(e);
+    };
+    client
+      .subscribeAsync(FLEET_CONFIG_INPUTS.map((t) => deviceTopic(prefix, deviceId, t)), { qos: 1 })
+      .then(() => new Promise((r) => setTimeout(r, CONFIG_REREAD_GRACE_MS)))
+      .catch((err: Error) => log.warn({ deviceId, err: err.message }, 'config re-subscribe failed: environment defaults for this turn'))
+      .finally(release);
+    log.info({ deviceId }, 'retained config not in the map: read again from the broker');
+  };
+
+  const forward = (deviceId: string, event: SkullEvent) => {
+    const held = edges.get(deviceId)?.held;
+    if (held) {
+      // A few inputs during a ~100 ms re-read; beyond the device's own bound they are refused.
+      if (held.length < settings.maxInFlight + 1) held.push(event);
+      else reject(deviceTopic(prefix, deviceId, '…'), 'held_overflow', 'too many inputs while its retained config is read again', deviceId);
+    } else device(deviceId)?.send(event);
   };
 
   const stopDevice = (deviceId: string, why: string) => {
@@ -233,14 +267,14 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   const deviceBusy = (deviceId: string) => {
     const actor = device(deviceId);
     const edge = edges.get(deviceId);
-    return (actor !== undefined && inFlight(actor.getSnapshot()) > 0) || (edge !== undefined && (edge.replies.outbox.size > 0 || edge.replies.isFlushing));
+    return (actor !== undefined && inFlight(actor.getSnapshot()) > 0) || (edge !== undefined && (edge.held !== undefined || edge.replies.outbox.size > 0 || edge.replies.isFlushing));
   };
 
   const supervisorMachine = skullFleetMachine.provide({
     actions: {
       spawnDevice: (_, p: { deviceId: string }) => spawnDevice(p.deviceId),
       stopDevice: (_, p: { deviceId: string; why: string }) => stopDevice(p.deviceId, p.why),
-      forward: (_, p: { deviceId: string; event: SkullEvent }) => device(p.deviceId)?.send(p.event),
+      forward: (_, p: { deviceId: string; event: SkullEvent }) => forward(p.deviceId, p.event),
       refuse: (_, p: { deviceId: string; live: number }) => {
         reject(deviceTopic(prefix, p.deviceId, '…'), 'fleet_full', `${p.live} live device actors, all busy (SKULL_FLEET_MAX_ACTORS=${config.SKULL_FLEET_MAX_ACTORS}); input refused`, p.deviceId);
       },
