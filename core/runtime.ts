@@ -17,6 +17,8 @@ export interface RuntimeOptions {
  */
 export class Runtime {
   readonly root: Actor<typeof rootMachine>;
+  /** The system's clock when one was given (SimulatedClock in tests), for actors run beside the root. */
+  readonly clock: Clock | undefined;
   private readonly listeners = new Set<InspectListener>();
   /** The system-level inspection subscription, held only while there are listeners. */
   private inspection: { unsubscribe(): void } | undefined;
@@ -25,6 +27,7 @@ export class Runtime {
     // No `inspect` option: XState then builds no inspection event at all (its system checks its
     // observer set first), which matters on hot paths. The fan-out subscribes on the first
     // listener and unsubscribes after the last (see onInspect).
+    this.clock = opts.clock;
     this.root = createActor(rootMachine, opts.clock ? { clock: opts.clock } : {});
     this.root.start();
   }

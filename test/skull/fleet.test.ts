@@ -100,7 +100,7 @@ describe('skull fleet on the embedded broker', () => {
     await ask(l, p, 'beta', 'Bonjour', 'asr/text');
     await l.waitFor(`${p}/beta/ai/usage`);
     await waitUntil(() => fleet.device('alpha')!.getSnapshot().context.stats.duplicates === 1);
-    expect(rig.runtime.countByKind()).toMatchObject({ skull: 2, skullFleet: 1 });
+    expect(rig.runtime.countByKind()).toMatchObject({ skull: 2 });
     expect(fleet.device('alpha')!.getSnapshot().context.stats.duplicates).toBe(1);
     expect(fleet.device('beta')!.getSnapshot().context.stats.duplicates).toBe(0);
     const [caps] = await l.waitFor(`${p}/alpha/ai/capabilities`);

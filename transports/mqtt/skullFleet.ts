@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { fromPromise, type ActorRefFrom } from 'xstate';
+import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
 import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
@@ -149,6 +149,8 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     ...(opts.reconnectBaseMs !== undefined ? { reconnectBaseMs: opts.reconnectBaseMs } : {}),
     ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
+  // Every reply in flight listens for 'close' (ackedPublisher): hundreds at once are expected here.
+  client.setMaxListeners(0);
   const unregister = registerOfflineResponder('skull', skullOfflineResponder);
   const publish = ackedPublisher(client);
 
@@ -283,11 +285,15 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       deviceBusy: (_, p: { deviceId: string }) => deviceBusy(p.deviceId),
     },
   });
-  const supervisorId = `skullFleet:${prefix}`;
-  const supervisor = runtime.start('skullFleet', supervisorId, supervisorMachine, {
-    maxActors: config.SKULL_FLEET_MAX_ACTORS,
-    idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000),
-  }) as ActorRefFrom<typeof skullFleetMachine>;
+  // Its own actor system (same clock), not a root conversation: XState's scheduler cancels a
+  // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
+  // two children (llmCall, publishReply). With one idle timer per device in the root's system,
+  // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
+  const supervisor = createActor(supervisorMachine, {
+    input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },
+    ...(runtime.clock ? { clock: runtime.clock } : {}),
+  });
+  supervisor.start();
 
   const onConfig = (topic: string, deviceId: string, kind: 'ia' | 'prompt', payload: Buffer) => {
     let event: SkullEvent;
@@ -446,7 +452,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
         if (stopOpts?.deadlineAt !== undefined) await drain(stopOpts.deadlineAt);
         if (timer) clearInterval(timer);
         supervisor.send({ type: 'fleet.stopAll' });
-        runtime.stop(supervisorId);
+        supervisor.stop();
         unregister();
         if (client.connected) {
           await client.publishAsync(healthTopic, JSON.stringify({ ok: false, reason: 'stopped' }), { qos: 1, retain: true }).catch(() => undefined);
