@@ -101,7 +101,8 @@ async function register(from: number, to: number): Promise<void> {
     const sends: Array<Promise<unknown>> = [];
     for (let j = i; j < Math.min(to, i + 500); j++) sends.push(ask(`dev-${j}`, `Bonjour ${j}`));
     await Promise.all(sends);
-    await waitFor(() => answered >= target, `register ${i}`);
+    await waitFor(() => answered >= target, `register ${i}`, 600_000);
+    if ((i + 500) % 2000 === 0) phaseLog(`${i + 500} devices`);
   }
   await waitFor(() => fleet.health().busy_actors === 0, 'devices idle');
 }

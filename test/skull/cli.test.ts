@@ -78,6 +78,26 @@ describe('palabre skull (child process)', () => {
     expect(forbidden).toEqual([]);
   }, 60_000);
 
+  it('SKULL_FLEET_PREFIX: one process serves any device under the prefix, with its health under _service; exits 0 on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-skull-cli-'));
+    const started = startCli(dir, { SKULL_FLEET_PREFIX: 'maison', SKULL_FLEET_INSTANCE: 'cli-1' });
+    child = started.child;
+    const url = await started.ready;
+    const l = await Listener.open(url, ['maison/+/ai/#', 'maison/_service/#']);
+    await l.publish('maison/salon/ai/request', JSON.stringify({ text: 'Dis une courte devinette.' }));
+    await l.publish('maison/cuisine/ai/request', JSON.stringify({ text: 'Dis une courte devinette.' }));
+    const [usage] = await l.waitFor('maison/salon/ai/usage');
+    await l.waitFor('maison/cuisine/ai/usage');
+    expect(usage!.model).toBe('offline');
+    expect(l.on('maison/salon/ai/capabilities')[0]).toEqual({ models: ['gpt-6.1-terra', 'gpt-6-luna'], lang: 'fr', max_tokens: 512 });
+    expect(l.on('ai/response')).toEqual([]);
+    await l.waitMatch('maison/_service/cli-1/health', (h) => h.ok === true);
+    await l.close();
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 60_000);
+
   it('says which variable to change when the embedded port is busy (exit 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'palabre-skull-cli-'));
     const first = startCli(dir);
