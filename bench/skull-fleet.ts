@@ -15,12 +15,16 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import os from 'node:os';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { startSkullFleet } from '../transports/mqtt/skullFleet.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
-import { embeddedBroker, mosquittoBroker, testConfig } from '../test/skull/support.js';
+import { embeddedBroker, testConfig } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
 
 const SECONDS = Number(process.argv[2] ?? 60);
@@ -55,7 +59,34 @@ const provider: LlmProvider = {
   },
 };
 
-const broker = findBinary('mosquitto') ? await mosquittoBroker() : await embeddedBroker();
+/**
+ * Our own mosquitto with no bound on queued messages: mosquitto's default (1,000 QoS 1 messages
+ * queued per client) would drop a burst of a thousand inputs on their way to the fleet's one
+ * connection — a broker setting to raise for a fleet, not a property of palabre.
+ */
+async function benchMosquitto(bin: string): Promise<{ url: string; kind: 'mosquitto'; close(): Promise<void> }> {
+  const port = await new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const addr = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(addr.port));
+    });
+  });
+  const dir = mkdtempSync(join(os.tmpdir(), 'palabre-bench-mosq-'));
+  writeFileSync(join(dir, 'm.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nset_tcp_nodelay true\nmax_queued_messages 0\nmax_inflight_messages 0\n`);
+  const child = spawn(bin, ['-c', join(dir, 'm.conf')], { stdio: 'ignore' });
+  const url = `mqtt://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await (await mqtt.connectAsync(url, { reconnectPeriod: 0, connectTimeout: 500 })).endAsync();
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { url, kind: 'mosquitto', close: async () => void child.kill('SIGTERM') };
+}
+const mosquittoBin = findBinary('mosquitto');
+const broker = mosquittoBin ? await benchMosquitto(mosquittoBin) : await embeddedBroker();
 const prefix = `bench-fleet-${Date.now().toString(36)}`;
 const runtime = new Runtime();
 const fleet = await startSkullFleet({
@@ -119,7 +150,8 @@ phaseLog('idle devices registered');
 held = [];
 const activeIds = Array.from({ length: ACTIVE }, (_, k) => `act-${k}`);
 await Promise.all(activeIds.map((id, k) => ask(id, `Question ${k}`)));
-await waitFor(() => (held?.length ?? 0) === ACTIVE, 'active calls held');
+await waitFor(() => (held?.length ?? 0) === ACTIVE, 'active calls held', 600_000);
+phaseLog('active devices held');
 const afterActive = heap();
 const perActive = (afterActive - afterIdle) / ACTIVE;
 const release = held;
