@@ -143,6 +143,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         logger: log,
         textMode: !audio,
         examMs: config.T2_EXAM_DURATION_MS,
+        graceMs: config.T2_RESUME_GRACE_MS,
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({
