@@ -96,6 +96,20 @@ describe('T2 resume after a dropped socket (text mode, offline interlocutor)', (
     expect((await b.closed).code).toBe(4410);
     expect(String(b.find('error')!.message)).toContain('Mes séances');
   });
+
+  it('the drain on stop does not wait out the grace period: a waiting session is saved server_shutdown at once', async () => {
+    env = await startT2();
+    const token = await env.mint('premium', 'cand-drain');
+    const a = await LiveClient.open(env, { token, sujet: 'club-de-sport', mode: 'text' });
+    await a.until(() => a.states().includes('listening'), 'listening');
+    await ask(a, 'Bonjour, quels sont vos horaires ?');
+    a.ws.terminate();
+    await a.closed;
+    const t0 = Date.now();
+    await env.surface.stop({ deadlineAt: Date.now() + 5000 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(env.ctx.db.prepare('SELECT status, end_reason FROM t2_sessions').all()).toEqual([{ status: 'graded', end_reason: 'server_shutdown' }]);
+  });
 });
 
 describe('T2 resume with Gemini Live (wire fake)', () => {
