@@ -128,6 +128,7 @@ describe('T2 resume with Gemini Live (wire fake)', () => {
     env.fake!.connections[0]!.close(1011, 'overloaded');
     const conns = await env.fake!.waitForSetups(2);
     expect(conns[1]!.setup!.sessionResumption).toEqual({ handle: 'handle-0-1' });
+    expect(conns[1]!.resumedFrom).toBe('handle-0-1');
     // Then the candidate's own socket drops too and comes back: both links resume.
     c.ws.terminate();
     await c.closed;
@@ -146,5 +147,25 @@ describe('T2 resume with Gemini Live (wire fake)', () => {
       'Question 1-0',
       'Le club est ouvert de six heures à vingt-trois heures en semaine.',
     ]);
+  });
+
+  it('a handle Gemini refuses ends in interlocutor_lost after a few tries, not in a reconnect loop: what exists is graded', async () => {
+    env = await startT2({
+      gemini: { onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: 'Bonjour', replyText: 'Le club est ouvert de six heures à vingt-trois heures en semaine.' }) },
+    });
+    const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-expired'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    c.ws.send(pcm16k(100, 1));
+    await c.until(() => finals(c, 'interlocutor').length === 1, 'first reply');
+    // A handle the fake never issued (as an expired one): every resumed setup is refused 1008.
+    const first = env.fake!.connections[0]!;
+    first.send({ sessionResumptionUpdate: { newHandle: 'expired-handle', resumable: true } });
+    await new Promise((r) => setTimeout(r, 50));
+    first.close(1011, 'overloaded');
+    expect((await c.closed).code).toBe(1000);
+    expect((c.find('report')!.report as { t2: { endReason: string } }).t2.endReason).toBe('interlocutor_lost');
+    // The first connection, then at most MAX_SILENT_RESUMES resumed ones (each refused).
+    expect(env.fake!.connections.length).toBeLessThanOrEqual(4);
+    expect(env.fake!.connections.slice(1).every((conn) => conn.resumedFrom === undefined && conn.closed)).toBe(true);
   });
 });
