@@ -224,6 +224,20 @@ describe('t2live: a dropped socket waits T2_RESUME_GRACE_MS for its candidate (S
     expect(actor.getSnapshot().context.endReason).toBe('time');
   });
 
+  it('a reconnect while the interlocutor speaks says so, with the reply so far still open', async () => {
+    const clock = new SimulatedClock();
+    const { actor, emitted } = wired(clock, grace(clock));
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    actor.send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: 'Le club ouvre', atMs: 2 });
+    actor.send({ type: 'client.disconnected' });
+    actor.send({ type: 'client.resumed' });
+    await settle();
+    const resume = emitted.find((e) => e.type === 'client.resume');
+    expect(resume).toMatchObject({ state: 'interlocutor_speaking', remainingMs: 330_000 });
+    expect(resume?.type === 'client.resume' && resume.transcript.at(-1)).toMatchObject({ speaker: 'interlocutor', text: 'Le club ouvre', final: false });
+  });
+
   it('past the grace period the session ends as disconnected and is graded', async () => {
     const clock = new SimulatedClock();
     const { actor, emitted } = wired(clock, grace(clock));
