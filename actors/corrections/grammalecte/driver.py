@@ -14,6 +14,7 @@ Offsets are in UTF-16 code units of the whole text (what JavaScript string indic
 paragraphs being the text's lines.
 """
 import json
+import re
 import sys
 import time
 
@@ -27,7 +28,31 @@ def send(obj):
     sys.stdout.flush()
 
 
+WORD = re.compile(r"[\w’'-]+")
+# Families whose taxonomy code depends on the words around the error (agreement: determiner,
+# adjective, noun or participle; « a » before an infinitive): each error carries the morphology
+# of the two words before it, of its own words and of the three after.
+MORPH_TYPES = {"gn", "ppas", "conj"}
+SENTENCE_START = re.compile(r"(^|[.!?…:]\s+|[«\"]\s*)$")
+
+
+def morph(speller, w):
+    try:
+        return list(speller.getMorph(w))[:4]
+    except Exception:  # an odd token must not fail the check
+        return []
+
+
+def around(speller, line, start, end):
+    before = [m for m in WORD.finditer(line[:start])][-2:]
+    inside = list(WORD.finditer(line[start:end]))
+    after = list(WORD.finditer(line, end))[:3]
+    words = [(m.group(0), "before") for m in before] + [(m.group(0), "flagged") for m in inside] + [(m.group(0), "after") for m in after]
+    return [{"w": w, "pos": p, "m": morph(speller, w)} for w, p in words]
+
+
 def check(checker, text):
+    speller = checker.getSpellChecker()
     grammar, spelling = [], []
     offset = 0  # UTF-16 offset of the current line in the whole text
     for line in text.split("\n"):
@@ -41,9 +66,16 @@ def check(checker, text):
                     "start": js(e["nStart"]), "end": js(e["nEnd"]), "rule": e.get("sRuleId", ""),
                     "type": e.get("sType", ""), "message": e.get("sMessage", ""),
                     "suggestions": list(e.get("aSuggestions", []))[:5],
+                    **({"words": around(speller, line, e["nStart"], e["nEnd"])} if e.get("sType", "") in MORPH_TYPES else {}),
                 })
             for e in spell:
-                spelling.append({"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": e.get("sValue", "")})
+                word = e.get("sValue", "")
+                item = {"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": word}
+                # A capitalised unknown word opening a sentence may be a first name (Reza) or a
+                # misspelling (Tranquile): palabre decides from the suggestions (~10 ms, rare).
+                if word[:1].isupper() and SENTENCE_START.search(line[:e["nStart"]]):
+                    item["suggestions"] = [x for group in speller.suggest(word) for x in group][:8]
+                spelling.append(item)
         offset += utf16_len(line) + 1
     return {"grammar": grammar, "spelling": spelling}
 

@@ -25,9 +25,15 @@ export const grammarErrorSchema = z.object({
   type: z.string(),
   message: z.string(),
   suggestions: z.array(z.string()),
+  /** Morphology (Grammalecte tags) of the two words before, the flagged words and three after (gn, ppas, conj). */
+  words: z.array(z.object({ w: z.string(), pos: z.enum(['before', 'flagged', 'after']), m: z.array(z.string()) })).optional(),
 }).refine((e) => e.end >= e.start, 'end before start');
 
-export const spellingErrorSchema = z.object({ start: z.number().int().min(0), end: z.number().int().min(0), word: z.string() });
+export const spellingErrorSchema = z.object({
+  start: z.number().int().min(0), end: z.number().int().min(0), word: z.string(),
+  /** Only for a capitalised word opening a sentence: Grammalecte's suggestions (name or misspelling?). */
+  suggestions: z.array(z.string()).optional(),
+});
 
 const readySchema = z.object({ type: z.literal('ready'), version: z.string(), warmMs: z.number() });
 const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema) });
