@@ -109,9 +109,25 @@ export function decideAttribute(e: GrammarError): Decision {
 export function isPrepositionA(e: GrammarError): boolean {
   const before = (e.words ?? []).filter((w) => w.pos === 'before');
   if (before.length < 2 || before.at(-1)!.w !== 'a') return false;
-  const t = tagsOf(before[0]);
-  if (t.length === 0) return false;
-  // « aider les étudiants a trouver »: a plural subject would take « ont », not « a ».
-  if (t.every((x) => /^:N/.test(x) && /:p(?::|$)/.test(x))) return true;
-  return t.some((x) => x.startsWith(':V')) && !t.some((x) => x.startsWith(':G') || x.startsWith(':N') || x.startsWith(':M'));
+  return cannotBeSubjectOfA(before[0]!, undefined);
+}
+
+/**
+ * Whether the word before « a » cannot be its subject, so « a » is a missed « à »: a verb
+ * (« oblige a marcher », « rester a la maison », « se lever a heures fixes ») — never a noun,
+ * pronoun or name, which could be the subject of avoir —, or a plural noun (« aider les étudiants
+ * a trouver », « les notes a Carmen »: a plural subject takes « ont »). `twoBefore`, the word
+ * before it, rules out a noun read as a verb after a determiner (« le dîner a lieu »).
+ */
+export function cannotBeSubjectOfA(prev: Word, twoBefore: Word | undefined): boolean {
+  const t = tagsOf(prev);
+  if (t.length === 0 || /^\p{Lu}/u.test(prev.w)) return false;
+  // An infinitive, or a verb form in a person that cannot be the subject of « a ».
+  const verbal = (x: string) => x.startsWith(':V') && /:Y|:[123]p|:1s|:2s/.test(x);
+  const pluralNoun = (x: string) => /^:N/.test(x) && /:p(?::|$)/.test(x);
+  if (t.some(pluralNoun) && t.every((x) => pluralNoun(x) || verbal(x))) return true;
+  // « se lever a heures fixes »: an infinitive after an object pronoun, even if it is also a noun.
+  if (isDet(twoBefore)) return false;
+  if (tagsOf(twoBefore).some((x) => x.startsWith(':G:O')) && t.some((x) => x.startsWith(':V') && x.includes(':Y'))) return true;
+  return t.some(verbal) && !t.some((x) => x.startsWith(':G') || x.startsWith(':N') || x.startsWith(':M'));
 }

@@ -8,7 +8,7 @@ Protocol (one JSON object per line, UTF-8):
   out, once at start:  {"type": "ready", "version": "...", "warmMs": 812}
   in:                  {"id": 1, "text": "..."}
   out:                 {"id": 1, "grammar": [{"start", "end", "rule", "type", "message", "suggestions"}],
-                        "spelling": [{"start", "end", "word"}]}
+                        "spelling": [{"start", "end", "word"}], "a": [{"start", "before"}]}
   out on a bad line:   {"id": 1 | null, "error": "..."}
 Offsets are in UTF-16 code units of the whole text (what JavaScript string indices count),
 paragraphs being the text's lines.
@@ -51,9 +51,21 @@ def around(speller, line, start, end):
     return [{"w": w, "pos": p, "m": morph(speller, w)} for w, p in words]
 
 
+A_TOKEN = re.compile(r"(?<![\w’'-])a(?![\w’'-])")
+
+
+def a_tokens(speller, line, js):
+    """Every « a » of the line with the two words before it: avoir or a missed « à »? (palabre decides)."""
+    out = []
+    for m in A_TOKEN.finditer(line):
+        before = [w.group(0) for w in WORD.finditer(line[:m.start()])][-2:]
+        out.append({"start": js(m.start()), "before": [{"w": w, "pos": "before", "m": morph(speller, w)} for w in before]})
+    return out
+
+
 def check(checker, text):
     speller = checker.getSpellChecker()
-    grammar, spelling = [], []
+    grammar, spelling, a_list = [], [], []
     offset = 0  # UTF-16 offset of the current line in the whole text
     for line in text.split("\n"):
         if line.strip():
@@ -68,6 +80,7 @@ def check(checker, text):
                     "suggestions": list(e.get("aSuggestions", []))[:5],
                     **({"words": around(speller, line, e["nStart"], e["nEnd"])} if e.get("sType", "") in MORPH_TYPES else {}),
                 })
+            a_list.extend(a_tokens(speller, line, js))
             for e in spell:
                 word = e.get("sValue", "")
                 item = {"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": word}
@@ -77,7 +90,7 @@ def check(checker, text):
                     item["suggestions"] = [x for group in speller.suggest(word) for x in group][:8]
                 spelling.append(item)
         offset += utf16_len(line) + 1
-    return {"grammar": grammar, "spelling": spelling}
+    return {"grammar": grammar, "spelling": spelling, "a": a_list}
 
 
 def main():

@@ -1,7 +1,7 @@
 import type { Critere } from '../../../prompts/taxonomy.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
 import type { DetectorContext, Finding } from '../detectors/context.js';
-import { decideAttribute, decideNounPhrase, isPrepositionA } from './agreement.js';
+import { cannotBeSubjectOfA, decideAttribute, decideNounPhrase, isPrepositionA } from './agreement.js';
 import { isLikelyName } from './names.js';
 import type { CheckResult, GrammarError, SpellingError } from './sidecar.js';
 
@@ -186,6 +186,15 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     }
     const sugg = e.suggestions.length ? ` Proposition : « ${e.suggestions.slice(0, 3).join(' », « ')} ».` : '';
     push(m.code, start, end, `${e.message}${sugg}`.trim(), `grammalecte:${e.type}`, m.description);
+  }
+  // « rester a la maison », « les notes a Carmen »: an « a » Grammalecte left alone whose previous
+  // word cannot be the subject of avoir is a missed « à ».
+  for (const a of result.a ?? []) {
+    const [two, prev] = a.before.length === 2 ? a.before : [undefined, a.before[0]];
+    if (!prev || a.start + 1 > text.length || text[a.start] !== 'a') continue;
+    if (out.some((f) => f.start <= a.start && a.start < f.start + f.extrait.length)) continue;
+    if (grammar.some((g) => g.start <= a.start && a.start < g.end)) continue;
+    if (cannotBeSubjectOfA(prev, two)) push('confusion_homophones', a.start, a.start + 1, 'Préposition « à » (« a » est le verbe avoir : il a, elle a).', 'grammalecte:a');
   }
   if (!opts.oral) {
     const counts = new Map<string, number>();
