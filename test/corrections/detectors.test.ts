@@ -82,6 +82,11 @@ describe('deterministic detectors', () => {
     expect(codes(ee(withEt(11, 124)))).toContain('connecteurs_repetes');
   });
 
+  it('« il y à » is a homophone error; an imperative\'s « y » before « à » is not (« allez-y à midi »)', () => {
+    expect(codes(ee('Il y à beaucoup de monde au marché le samedi.'))).toContain('confusion_homophones');
+    expect(codes(ee('Si vous passez dans le quartier, allez-y à midi, avant la foule. Vas-y à pied.'))).not.toContain('confusion_homophones');
+  });
+
   it('written-only detectors do not run on oral transcripts (ASR punctuation and spelling)', () => {
     const oral: Production = { epreuve: 'EO', tache: 'EO_T1', consigne: 'Présentez-vous.', transcript: [{ speaker: 'candidate', text: 'bonjour je m apelle ana je viens du brésil' }, { speaker: 'interlocutor', text: 'bjr' }] };
     expect(codes(oral)).toEqual([]);

@@ -61,7 +61,8 @@ export const anglicisme: Detector = {
 
 /** Homophone confusions a pattern can decide alone. */
 const HOMOPHONES: Array<[RegExp, string]> = [
-  [wordRe("(?:il|elle|on|qui|y) à", 'giu'), '« a » (verbe avoir) et non « à »'],
+  // « il y à » — not an imperative's « y » (« allez-y à midi », « vas-y à pied »: found by the fresh held-out run).
+  [wordRe("(?:il|elle|on|qui|(?<!-)y) à", 'giu'), '« a » (verbe avoir) et non « à »'],
   [wordRe('(?:ils|elles) on', 'giu'), '« ont » (verbe avoir) et non « on »'],
   [wordRe('sa (?:va|fait|dépend|marche|me plaît|m\'intéresse)', 'giu'), '« ça » (pronom) et non « sa »'],
   [wordRe('(?:il|elle|on) (?:et|est) (?:allé|allée|venu|venue|parti|partie|arrivé|arrivée)', 'giu'), 'vérifiez « est » / « et »'],
