@@ -6,11 +6,20 @@ import { startWorker } from '../../core/worker.js';
  *
  * Resampling, mixing and writing the WAV was about a third of the main thread's CPU per audio
  * chunk (profile of bench/t2-sessions.ts); on the thread that forwards audio it adds to every
- * session's event-loop lag. Here the main thread only copies each chunk (with its arrival time)
- * into one buffer per event-loop turn, and posts that buffer — transferred, not cloned — to one
- * worker shared by all sessions. Placement on the timeline uses the arrival time taken here, so
- * the file is sample-for-sample what an in-thread recorder would write.
+ * session's event-loop lag. Here the main thread only queues each chunk (with its arrival time),
+ * and every FLUSH_MS copies the queue into one buffer and posts it — transferred, not cloned — to
+ * one worker shared by all sessions. Placement on the timeline uses the arrival time taken here,
+ * so the file is sample-for-sample what an in-thread recorder would write.
+ *
+ * Why a timer and not one message per event-loop turn: at 200 sessions the loop turns thousands of
+ * times a second, and each postMessage has a fixed cost (serialising, waking the worker) that the
+ * profile of bench/t2-sessions.ts showed at ~7 % of the main thread (issue 17). 50 messages a
+ * second carry the same bytes for a fiftieth of that. A close is posted at the next turn, so
+ * the end of a session never waits for the timer.
  */
+
+/** Longest a recorded chunk waits on the main thread before it is posted to the worker. */
+export const FLUSH_MS = 20;
 
 export type RecordingOp =
   | { op: 'open'; id: string; path: string; atMs: number }
@@ -40,7 +49,8 @@ export class RecordingThread {
   private ops: RecordingOp[] = [];
   private chunks: Uint8Array[] = [];
   private queuedBytes = 0;
-  private scheduled = false;
+  private scheduled: 'timer' | 'turn' | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private readonly closing = new Map<string, (r: ClosedRecording) => void>();
   private readonly onError = new Map<string, (err: Error) => void>();
   private seq = 0;
@@ -69,23 +79,24 @@ export class RecordingThread {
     this.ops.push({ op: voice, id, atMs: this.now(), offset: this.queuedBytes, length: pcm.byteLength });
     this.chunks.push(pcm);
     this.queuedBytes += pcm.byteLength;
-    this.schedule();
+    if (this.scheduled) return;
+    this.scheduled = 'timer';
+    this.timer = setTimeout(() => this.flush(), FLUSH_MS);
   }
 
+  /** Opens and closes go out at the next event-loop turn (with the chunks queued before them). */
   private push(op: RecordingOp): void {
     this.ops.push(op);
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
+    if (this.scheduled === 'turn') return;
+    clearTimeout(this.timer);
+    this.scheduled = 'turn';
     setImmediate(() => this.flush());
   }
 
-  /** One message per event-loop turn, whatever the number of sessions and chunks. */
+  /** One message per FLUSH_MS (or per turn with an open or a close), whatever the number of sessions. */
   private flush(): void {
-    this.scheduled = false;
+    clearTimeout(this.timer);
+    this.scheduled = undefined;
     if (this.ops.length === 0) return;
     const buf = new Uint8Array(this.queuedBytes);
     let o = 0;
@@ -142,6 +153,7 @@ export class RecordingThread {
       ]);
       clearTimeout(timer);
     }
+    clearTimeout(this.timer); // chunks of sessions never closed: nothing will read them
     const w = this.worker;
     this.worker = undefined;
     for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
