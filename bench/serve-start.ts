@@ -1,6 +1,7 @@
 // `npx tsx bench/serve-start.ts [--runs 5] [--mode dist|tsx] [--surfaces all|none|docs,t2] [--env KEY=VALUE]… [--settle-ms 5000]`
-// Measures `palabre serve` from spawn to the first 200 of /healthz and the process's resident
-// memory at that moment, its idle RSS `--settle-ms` later, its peak RSS over the whole start
+// Measures `palabre serve` from spawn to the first 200 of /healthz (liveness: HTTP answers, the
+// surfaces may still warm up) and of /readyz (every surface started), the process's resident
+// memory at /healthz, its idle RSS `--settle-ms` later, its peak RSS over the whole start
 // (/proc/<pid>/status VmHWM, warm-up included), the RSS of its child processes (Grammalecte's
 // sidecar) apart, then the SIGTERM → exit time. Interleaved with it (issue 17), the same
 // measurements of bench/support/minimal-express.ts started the same way: the ratio of the medians.
@@ -60,7 +61,7 @@ function children(pid: number): number[] {
   }
 }
 
-interface Run { readyMs: number; rssMb: number; idleRssMb: number; peakRssMb: number; childrenPeakRssMb: number; stopMs: number; exitCode: number | null }
+interface Run { readyMs: number; warmMs: number; rssMb: number; idleRssMb: number; peakRssMb: number; childrenPeakRssMb: number; stopMs: number; exitCode: number | null }
 
 async function once(baseline = false): Promise<Run> {
   const dataDir = mkdtempSync(join(tmpdir(), 'palabre-bench-'));
@@ -88,6 +89,20 @@ async function once(baseline = false): Promise<Run> {
     if (readyMs < 0) await new Promise((r) => setTimeout(r, 5));
   }
   const rss = rssMb(child.pid!);
+  // Ready: /readyz answers 200 once every surface has started (the warm-up is over); the
+  // minimal express app has no warm-up, its ready time is its /healthz time.
+  let warmMs = baseline ? readyMs : -1;
+  while (warmMs < 0) {
+    if (child.exitCode !== null) throw new Error(`serve exited (${child.exitCode}): ${stderr}`);
+    if (performance.now() - started > 120_000) {
+      child.kill('SIGKILL');
+      throw new Error('serve not ready (/readyz) after 120 s');
+    }
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+    if (res?.status === 200) warmMs = performance.now() - started;
+    await res?.arrayBuffer();
+    if (warmMs < 0) await new Promise((r) => setTimeout(r, 5));
+  }
   // Idle after warm-up; the children's RSS sampled meanwhile (their peak is not in our VmHWM).
   let childrenPeak = 0;
   const settleEnd = performance.now() + settleMs;
@@ -102,7 +117,7 @@ async function once(baseline = false): Promise<Run> {
   const exitCode = await exited;
   const stopMs = performance.now() - stopAt;
   rmSync(dataDir, { recursive: true, force: true });
-  return { readyMs: Math.round(readyMs), rssMb: rss, idleRssMb: idleRss, peakRssMb: peakRss, childrenPeakRssMb: childrenPeak, stopMs: Math.round(stopMs), exitCode };
+  return { readyMs: Math.round(readyMs), warmMs: Math.round(warmMs), rssMb: rss, idleRssMb: idleRss, peakRssMb: peakRss, childrenPeakRssMb: childrenPeak, stopMs: Math.round(stopMs), exitCode };
 }
 
 const results: Run[] = [];
@@ -140,6 +155,8 @@ const summary = {
   baselineIdleRssMbMedian: median(baselines.map((r) => r.idleRssMb)),
   baselinePeakRssMbMax: Math.max(...baselines.map((r) => r.peakRssMb)),
   readyRatio: Math.round((median(ready) / baselineReady) * 100) / 100,
+  warmMsMedian: median(results.map((r) => r.warmMs)),
+  warmRatio: Math.round((median(results.map((r) => r.warmMs)) / baselineReady) * 100) / 100,
   loadavg1m: loads,
   stopMsMedian: median(results.map((r) => r.stopMs)),
   exitCodes: [...new Set(results.map((r) => r.exitCode))],
@@ -149,7 +166,7 @@ const summary = {
 };
 console.log(JSON.stringify(summary));
 console.log('');
-console.log('run | express ready (ms) | ready (ms) | RSS at ready / idle / peak (MB) | children peak (MB) | SIGTERM→exit (ms) | exit | load');
-console.log('--- | ------------------ | ---------- | ------------------------------- | ------------------ | ----------------- | ---- | ----');
-results.forEach((r, i) => console.log(`${String(i + 1).padStart(3)} | ${String(baselines[i]!.readyMs).padStart(18)} | ${String(r.readyMs).padStart(10)} | ${`${r.rssMb} / ${r.idleRssMb} / ${r.peakRssMb}`.padStart(31)} | ${String(r.childrenPeakRssMb).padStart(18)} | ${String(r.stopMs).padStart(17)} | ${r.exitCode} | ${loads[i]}`));
-console.log(`median ready ${summary.readyMsMedian} ms vs minimal express ${baselineReady} ms → ${summary.readyRatio}× (target ≤ 5); idle RSS ${summary.idleRssMbMedian} MB (≤ 120; express ${summary.baselineIdleRssMbMedian}); peak ${summary.peakRssMbMax} MB (≤ 300); children ${summary.childrenPeakRssMbMax} MB; ${summary.meetsTarget ? 'met' : 'NOT met'}; mode ${mode}, surfaces ${values.surfaces}`);
+console.log('run | express ready (ms) | /healthz (ms) | /readyz (ms) | RSS at ready / idle / peak (MB) | children peak (MB) | SIGTERM→exit (ms) | exit | load');
+console.log('--- | ------------------ | ------------- | ------------ | ------------------------------- | ------------------ | ----------------- | ---- | ----');
+results.forEach((r, i) => console.log(`${String(i + 1).padStart(3)} | ${String(baselines[i]!.readyMs).padStart(18)} | ${String(r.readyMs).padStart(13)} | ${String(r.warmMs).padStart(12)} | ${`${r.rssMb} / ${r.idleRssMb} / ${r.peakRssMb}`.padStart(31)} | ${String(r.childrenPeakRssMb).padStart(18)} | ${String(r.stopMs).padStart(17)} | ${r.exitCode} | ${loads[i]}`));
+console.log(`median /healthz ${summary.readyMsMedian} ms vs minimal express ${baselineReady} ms → ${summary.readyRatio}× (target ≤ 5); /readyz (warm-up over) ${summary.warmMsMedian} ms → ${summary.warmRatio}×; idle RSS ${summary.idleRssMbMedian} MB (≤ 120; express ${summary.baselineIdleRssMbMedian}); peak ${summary.peakRssMbMax} MB (≤ 300); children ${summary.childrenPeakRssMbMax} MB; ${summary.meetsTarget ? 'met' : 'NOT met'}; mode ${mode}, surfaces ${values.surfaces}`);
