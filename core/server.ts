@@ -145,17 +145,20 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 /** Seconds a client is told to wait (Retry-After) while this process drains. */
 export const DRAIN_RETRY_AFTER_S = 5;
 
-/** /healthz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
-function buildExpress(config: Config, draining: () => boolean): Express {
+/** /healthz, /readyz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
+function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping' | undefined): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('env', 'production'); // never render stack traces in default error pages
   // Draining: a request that arrives on a kept-alive connection gets 503 + Retry-After (a load
-  // balancer sends it elsewhere); /healthz still answers, with `ready: false`.
+  // balancer sends it elsewhere); /healthz still answers, with `ready: false`. Warming up (the
+  // surfaces still starting): the same 503, so that no request meets a route not yet mounted.
   app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } }));
   app.use((req, res, next) => {
-    if (!draining() || req.path === '/healthz') return next();
-    res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), Connection: 'close' }).status(503).json({ error: 'server shutting down', retryAfterS: DRAIN_RETRY_AFTER_S });
+    const why = unavailable();
+    if (!why || req.path === '/healthz' || req.path === '/readyz') return next();
+    const connection = why === 'stopping' ? { Connection: 'close' } : {};
+    res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), ...connection }).status(503).json({ error: why === 'stopping' ? 'server shutting down' : 'server starting', retryAfterS: DRAIN_RETRY_AFTER_S });
   });
   return app;
 }
@@ -228,7 +231,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   let ready = false;
   let stopping = false;
-  const expressApp = buildExpress(config, () => stopping);
+  // Surfaces still starting (warm-up: index, spelling engine…); null until their list is loaded.
+  let warming: string[] | null = null;
+  const expressApp = buildExpress(config, () => (stopping ? 'stopping' : ready ? undefined : 'starting'));
   const server: Server = createServer(expressApp);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
@@ -248,9 +253,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const requestsDone = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve)));
   const started: StartedSurface[] = [];
 
+  // Liveness answers as soon as HTTP listens (issue 17: start → /healthz must not wait for the
+  // warm-up); readiness is `ready` in its body and /readyz (503 until every surface has started).
+  expressApp.get('/readyz', (_req, res) => {
+    res.status(ready ? 200 : 503).set('Cache-Control', 'no-store').json({ ready, status: stopping ? 'stopping' : ready ? 'ok' : 'warming', ...(ready ? {} : { warming: warming ?? ['surfaces'] }) });
+  });
   expressApp.get('/healthz', (_req, res) => {
     if (!ready) {
-      res.status(503).set('Cache-Control', 'no-store').json({ status: stopping ? 'stopping' : 'starting', ready: false, version: VERSION });
+      const body = { status: stopping ? 'stopping' : 'warming', ready: false, version: VERSION, uptimeS: Math.round((Date.now() - startedAt) / 100) / 10, ...(stopping ? {} : { warming: warming ?? ['surfaces'] }) };
+      res.status(stopping ? 503 : 200).set('Cache-Control', 'no-store').json(body);
       return;
     }
     const providers = providersPerSurface(app);
@@ -369,6 +380,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   try {
     const loaded = selectSurfaces(await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load())), config.SURFACES);
     lap('surfaces.load');
+    warming = loaded.map((x) => x.name);
     for (const surface of loaded) {
       let running: RunningSurface;
       try {
@@ -377,6 +389,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
       }
       started.push({ name: surface.name, running });
+      warming = warming.filter((n) => n !== surface.name);
       lap(`surfaces.${surface.name}`);
     }
   } catch (err) {
