@@ -11,7 +11,8 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * The guard is a band on the best passage's score (docs/docs-assistant.md § Confidence):
  * - under `settings.threshold`, or when most of the question's weight is in words the corpus never
  *   uses, the question is out of scope and no model is called;
- * - at or over `settings.confident`, with no unknown named thing in the question and nothing
+ * - at or over `settings.confident`, with no named thing of the question missing from the retrieved
+ *   passages (unknown to the corpus or just not there) and nothing
  *   asking for live data (« demain »), it is answered with confidence "high";
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
@@ -28,6 +29,8 @@ export interface RelevanceSignals {
   unseenShare: number;
   /** Capitalised names in the question that the corpus never uses ("Lyon", "Netflix"). */
   unknownNames: string[];
+  /** Capitalised names in the question that none of the retrieved passages holds ("CNIL" next to a Faker IBAN). */
+  namesNotRetrieved: string[];
   /** The question asks about the world now ("tomorrow", "aujourd'hui"): docs are not a live source. */
   liveData: boolean;
 }
@@ -197,6 +200,7 @@ export const chatMachine = setup({
       bestScore(context.passages) >= context.settings.confident &&
       context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
       context.signals.unknownNames.length === 0 &&
+      context.signals.namesNotRetrieved.length === 0 &&
       !context.signals.liveData,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
@@ -232,7 +236,7 @@ export const chatMachine = setup({
   context: ({ input }) => ({
     ...input,
     passages: [],
-    signals: { unseenShare: 0, unknownNames: [], liveData: false },
+    signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false },
     band: undefined,
     confidence: 'low',
     verdict: undefined,

@@ -8,7 +8,7 @@ import { runModel } from '../harness/index.js';
 
 /** Model-based test of the `chat` chart: every generated path replayed on a real actor. */
 const passage = (id: string, score: number): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor: 'durees', lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
-const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], liveData: false, ...signals } });
+const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, ...signals } });
 
 const input = (canJudge: boolean): ChatInput => ({
   question: 'Combien de temps garder un dossier médical ?',
@@ -41,6 +41,7 @@ describe('chat model', () => {
           { output: retrieved([passage('p3', 0.3)]) },
           { output: retrieved([passage('p4', 0.9)], { unknownNames: ['lyon'] }) },
           { output: retrieved([passage('p6', 0.9)], { liveData: true }) },
+          { output: retrieved([passage('p7', 0.9)], { namesNotRetrieved: ['cnil'] }) },
           { output: retrieved([passage('p5', 0.6)], { unseenShare: 0.8 }) },
           { output: retrieved([]) },
         ],

@@ -13,7 +13,8 @@ import { ADMIN_PASSWORD, FIXTURE_CORPUS, startPagesServer, type PagesServer } fr
  * walk, admin CSRF rejection, and a hostile corpus document.
  */
 
-const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils conservés ?';
+// « gardés » is not the fixture's word (« conservés »): the best score stays under 1, so a high bound of 0.99 is out of reach.
+const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils gardés ?';
 const MCP = 'Comment le client découvre-t-il les outils MCP ?';
 const OUT_OF_SCOPE = 'Quelle est la recette de la tarte tatin aux pommes caramélisées ?';
 

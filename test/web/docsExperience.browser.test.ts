@@ -15,7 +15,8 @@ import { join } from 'node:path';
  * matter hidden, lang, site links, external images, mermaid, JSON records), the skip link without a
  * reload, the phone layout (file list folded, a tapped source closes the panel), and axe on each state.
  */
-const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils conservés ?';
+// « gardés » is not the fixture's word (« conservés »): the best score stays under 1, so a high bound of 0.99 is out of reach.
+const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils gardés ?';
 const WIDE = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 740 };
 

@@ -250,7 +250,7 @@ describe('/admin/chat/params', () => {
 
     // The embedded chat now uses the ChatConfig, /assistant the configuration defaults.
     const ask = async (path: string): Promise<string> =>
-      ((await (await fetch(`${srv.url}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: form({ question: 'Combien de temps les journaux techniques sont-ils conservés ?' }) })).json()) as { state: string }).state;
+      ((await (await fetch(`${srv.url}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: form({ question: 'Combien de temps les journaux techniques sont-ils gardés ?' }) })).json()) as { state: string }).state;
     expect(await ask('/docs/ask')).toBe('outOfScope');
     expect(await ask('/assistant/ask')).toBe('answered');
 
