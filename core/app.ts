@@ -13,6 +13,8 @@ import { createProviders } from '../actors/llm/providers.js';
 export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl'>;
 
 export interface App extends CoreContext {
+  /** The store port: SQLite over `db`, or Postgres with DATABASE_URL. */
+  store: Store;
   /** Stops every conversation, closes the store and flushes the logs. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config/index.js';
@@ -7,6 +8,7 @@ import type { Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
+import type { Store } from './store/store.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { VERSION } from './version.js';
 import type { ProviderName } from '../actors/llm/types.js';
@@ -248,9 +250,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const requestsDone = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve)));
   const started: StartedSurface[] = [];
 
-  expressApp.get('/healthz', (_req, res) => {
+  // Live: the process answers (a supervisor restarts it otherwise). Ready: it should get new
+  // connections — false while starting, draining, or while its store does not answer, so a load
+  // balancer checking /healthz stops sending work here first.
+  expressApp.get('/livez', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ live: true, version: VERSION, status: stopping ? 'stopping' : ready ? 'ok' : 'starting' });
+  });
+
+  expressApp.get('/healthz', async (_req, res) => {
     if (!ready) {
-      res.status(503).set('Cache-Control', 'no-store').json({ status: stopping ? 'stopping' : 'starting', ready: false, version: VERSION });
+      res.status(503).set('Cache-Control', 'no-store').json({ status: stopping ? 'stopping' : 'starting', live: true, ready: false, version: VERSION, store: app.store.dialect });
+      return;
+    }
+    const store = await probeStore(app.store);
+    if (!store.reachable) {
+      logger.warn({ store: store.engine, err: store.error }, 'store unreachable: /healthz not ready');
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'store_unreachable', live: true, ready: false, version: VERSION, store: store.engine, storeError: store.error });
       return;
     }
     const providers = providersPerSurface(app);
@@ -258,7 +273,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const surfaces: Record<string, unknown> = {};
     for (const { name, running } of started) {
       try {
-        surfaces[name] = running.health?.() ?? {};
+        surfaces[name] = (await running.health?.()) ?? {};
       } catch (err) {
         surfaces[name] = { error: 'health check failed' };
         logger.warn({ err, surface: name }, 'surface health() threw');
@@ -266,8 +281,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     res.set('Cache-Control', 'no-store').json({
       status: 'ok',
+      live: true,
       ready: true,
       version: VERSION,
+      store: store.engine,
+      storeLatencyMs: store.latencyMs,
+      instance: config.INSTANCE_ID ?? hostname(),
       uptimeS: Math.round((Date.now() - startedAt) / 100) / 10,
       providers,
       offline: offline.length === 0
@@ -307,6 +326,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     config,
     logger,
     db: app.db,
+    store: app.store,
     runtime: app.runtime,
     metrics: app.metrics,
     providers: app.providers,
@@ -399,4 +419,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   ready = true;
   models.start();
   return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
+}
+
+/** One `SELECT 1` on the store, bounded: a store that hangs makes the instance not ready. */
+async function probeStore(store: Store): Promise<{ engine: Store['dialect']; reachable: boolean; latencyMs?: number; error?: string }> {
+  try {
+    const ms = await store.ping(1000);
+    return { engine: store.dialect, reachable: true, latencyMs: Math.round(ms * 100) / 100 };
+  } catch (err) {
+    return { engine: store.dialect, reachable: false, error: (err as Error).message };
+  }
 }

@@ -48,8 +48,8 @@ export interface RunningSurface {
    * SHUTDOWN_TIMEOUT_MS) it first stops taking new work and finishes what is in flight by then.
    */
   stop(opts?: StopOptions): Promise<void>;
-  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. */
-  health?(): Record<string, unknown>;
+  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. May read the store. */
+  health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */
   urls?: Record<string, string>;
   /** Lines printed under the start banner (e.g. which grammar engine runs). */

@@ -146,7 +146,7 @@ export const correctionsSurface: Surface = {
         // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
         await service.close();
       },
-      health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), engine: service.checker.status() }),
+      health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
       notes: () => [service.engineNote()],
       urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
     };
