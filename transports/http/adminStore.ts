@@ -56,21 +56,22 @@ export function loginLimiter(opts: { store: Store; db: Db; tableName: string; po
   // The library creates its table asynchronously and reports through this callback; resolve then,
   // so that the first login does not meet "Table is not created yet".
   return new Promise((resolve, reject) => {
-    let limiter: RateLimiterAbstract | undefined;
+    // The callback may run inside the constructor (before it returns): keep the limiter in a box.
+    const box: { limiter?: RateLimiterAbstract } = {};
     let outcome: Error | null | undefined;
     const settle = (): void => {
-      if (!limiter || outcome === undefined) return;
+      if (!box.limiter || outcome === undefined) return;
       if (outcome) {
         opts.logger.error({ err: outcome.message, tableName: opts.tableName }, 'admin login throttle table could not be created');
         reject(outcome);
-      } else resolve(limiter);
+      } else resolve(box.limiter);
     };
     const onReady = (err?: Error): void => {
       outcome = err ?? null;
       settle();
     };
     const common = { tableName: opts.tableName, points: opts.points, duration: opts.durationS, clearExpiredByTimeout: false };
-    limiter = opts.store.pgPool
+    box.limiter = opts.store.pgPool
       ? new RateLimiterPostgres({ ...common, storeClient: opts.store.pgPool, storeType: 'pool' }, onReady)
       : new RateLimiterSQLite({ ...common, storeClient: opts.db, storeType: 'better-sqlite3' }, onReady);
     settle();
