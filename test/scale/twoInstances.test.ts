@@ -111,3 +111,26 @@ describe.skipIf(!pgReq.ok)(`two instances on one Postgres (${pgReq.reason})`, ()
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 });
+
+describe.skipIf(!pgReq.ok)(`/healthz when the store goes away (${pgReq.reason})`, () => {
+  it('ready turns false (503, store_unreachable) while /livez stays 200: the balancer stops sending work here', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-gone-'));
+    const database = await createTestDatabase(pgReq.path);
+    const config = loadConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, SURFACES: 'none' }, dotenvPath: null });
+    const server = await startServer({ config, logger: silentLogger(), surfaces: [] });
+    try {
+      const url = server.ctx.publicUrl.replace(/\/$/, '');
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await database.drop(); // terminates the pool's connections; new ones are refused
+      const res = await fetch(`${url}/healthz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ live: true, ready: false, status: 'store_unreachable', store: 'postgres' });
+      const live = await fetch(`${url}/livez`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toMatchObject({ live: true });
+    } finally {
+      await server.shutdown('test');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
