@@ -218,11 +218,15 @@ class Listener {
       client.on('notification', (n) => {
         for (const h of this.handlers.get(n.channel) ?? []) h(n.payload ?? '');
       });
-      client.on('error', (err) => {
-        this.log?.warn({ err: err.message }, 'postgres LISTEN connection lost; reconnecting');
+      // A lost connection shows as 'error' (terminated, network) and/or 'end': reconnect once.
+      const lost = (why: string): void => {
+        if (this.client !== client) return;
+        this.log?.warn({ why }, 'postgres LISTEN connection lost; reconnecting');
         this.client = undefined;
         this.reconnectLater();
-      });
+      };
+      client.on('error', (err) => lost(err.message));
+      client.on('end', () => lost('connection ended'));
       await client.connect();
       for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
       this.client = client;

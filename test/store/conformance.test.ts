@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CorrectionStore } from '../../actors/corrections/store.js';
 import { autreReview, candidatePatterns } from '../../actors/corrections/patterns.js';
@@ -98,6 +99,23 @@ describe.each(ENGINES)('store conformance: $name', (engine) => {
       expect(Date.now() - t0).toBeLessThan(1000);
       await b.reset();
       await vi.waitFor(() => expect(a.get()).toBeUndefined(), { timeout: 1000, interval: 5 });
+      a.close();
+      b.close();
+    });
+
+    // Postgres only (SQLite notifies in-process, there is no connection to lose).
+    if (engine.name === 'postgres') it('chat configuration: a LISTEN connection that is killed reconnects and re-reads (no change lost)', async () => {
+      const f = await fixture();
+      const x = await f.open();
+      const a = new ChatConfigStore(x.store);
+      const b = new ChatConfigStore((await f.open()).store);
+      await Promise.all([a.ready, b.ready]);
+      // Kill every LISTEN backend of this database (both instances' listeners), then change on B
+      // at once: A may miss the notify, and must catch up when its listener is back.
+      const killed = await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`.execute(x.store.db);
+      expect(killed.rows.length).toBeGreaterThanOrEqual(2);
+      await b.save({ ...settings, k: 9 });
+      await vi.waitFor(() => expect(a.get()?.settings.k).toBe(9), { timeout: 5000, interval: 20 });
       a.close();
       b.close();
     });
