@@ -62,7 +62,7 @@ for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$FRONT/healthz" >/dev/null 
 echo "palabre behind HAProxy: http://127.0.0.1:$FRONT  (instances a :$PORT_A, b :$PORT_B; store $(echo "$DATABASE_URL" | sed -E 's#//([^:@/]+):[^@/]*@#//\1:***@#'))"
 echo "admin: http://127.0.0.1:$FRONT/admin/chat/params  (password: ADMIN_PASSWORD)"
 if [ -n "$CHECK" ]; then
-  echo "six /healthz through HAProxy (instance, store, ready):"
+  echo "six /healthz through HAProxy (no cookie: balanced) (instance, store, ready):"
   for _ in 1 2 3 4 5 6; do
     curl -fsS "http://127.0.0.1:$FRONT/healthz" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const h=JSON.parse(s);console.log(`  ${h.instance}  ${h.store} ${h.storeLatencyMs} ms  ready=${h.ready}`)})'
   done

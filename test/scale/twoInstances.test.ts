@@ -70,6 +70,9 @@ describe.skipIf(!pgReq.ok)(`two instances on one Postgres (${pgReq.reason})`, ()
       const h = (await res.json()) as Record<string, unknown>;
       expect(h).toMatchObject({ live: true, ready: true, store: 'postgres', instance: name });
       expect(h.storeLatencyMs).toEqual(expect.any(Number));
+      const r = await fetch(`${url}/readyz`);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ ready: true, store: 'postgres' });
     }
   });
 
@@ -125,6 +128,9 @@ describe.skipIf(!pgReq.ok)(`/healthz when the store goes away (${pgReq.reason})`
       const res = await fetch(`${url}/healthz`);
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ live: true, ready: false, status: 'store_unreachable', store: 'postgres' });
+      const readyz = await fetch(`${url}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.json()).toMatchObject({ ready: false, status: 'store_unreachable' });
       const live = await fetch(`${url}/livez`);
       expect(live.status).toBe(200);
       expect(await live.json()).toMatchObject({ live: true });
