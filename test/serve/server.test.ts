@@ -58,7 +58,7 @@ describe('startServer (in process, with test surfaces)', () => {
       expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error' });
       expect(text).not.toContain('secret internals');
       expect(server.timings).toHaveProperty('surfaces.demo');
-      expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ ready: true, status: 'ok' });
+      expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ ready: true, status: 'ok', store: 'sqlite' });
     } finally {
       expect(await server.shutdown('test')).toEqual({ forced: false });
     }

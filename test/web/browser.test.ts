@@ -264,7 +264,7 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages in Chromium (${chromiumRequ
     await page.fill('#p_k', '3');
     await Promise.all([page.waitForURL('**/admin/chat/params?saved=1'), page.click('form[action="/admin/chat/params"] button')]);
     expect(srv.pages.chatConfig.get()?.settings.k).toBe(3);
-    srv.pages.chatConfig.reset();
+    await srv.pages.chatConfig.reset();
   });
 
   it('a hostile document (<script>, onerror, javascript:, prompt injection) runs nothing and does not move the guard', async () => {

@@ -74,15 +74,18 @@ export const docsSurface: Surface = {
     }
     metrics.passages.set(assistant.retriever.passageCount);
     const unwatch = assistant.watch();
+    let pages: import('./pages/mount.js').DocsPages | undefined;
     running = assistant;
     if (http) {
       mountDocsApi(http.app, { assistant, logger: ctx.logger, metrics: ctx.metrics });
       const { mountDocsPages } = await import('./pages/mount.js');
-      mountDocsPages({ app: http.app, db: ctx.db, config: ctx.config, logger: ctx.logger, assistant });
+      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant });
+      await pages.chatConfig.ready;
     }
     return {
       async stop() {
         unwatch();
+        pages?.chatConfig.close();
         if (running === assistant) running = undefined;
       },
       health: () => ({

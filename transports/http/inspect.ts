@@ -27,7 +27,7 @@ export const inspectSurface: Surface = {
     }
     const { app, server } = http;
     mountStatic(app);
-    const admin = adminAuth({ app, db: ctx.db, config: ctx.config, logger: ctx.logger });
+    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger });
     if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
 
     const svgCache = new Map<string, string>();
@@ -96,7 +96,7 @@ export const inspectSurface: Surface = {
       sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
     });
 
-    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: (req) => Boolean(admin.sessionOf(req)) });
+    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
     return {
       urls: admin.enabled ? { inspector: '/inspect' } : {},
       health: () => ({ inspector: admin.enabled ? 'enabled' : 'disabled (set ADMIN_PASSWORD)', stately: Boolean(stately) }),

@@ -42,6 +42,7 @@ export async function startPagesServer(opts: { corpus?: string; adminPassword?: 
   if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  await pages.chatConfig.ready;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
