@@ -84,6 +84,12 @@ function expectCorrection({ events, controls, snapshot, end, check, input: given
   const out = snapshot.output as CorrectionOutput;
   check(out.ok === Boolean(saved), `the request is answered with a report iff it was stored, got ok=${out.ok}`);
   if (out.ok) check(out.report === merged?.output && out.productionId === saved?.output, 'the answer is the stored report and its id');
+  else {
+    // The error the service throws (and logs) names the step that broke and why.
+    const broke = events.find((e): e is Payload => /^xstate\.error\.actor\.(buildPrompt|mergeDetectors|save)$/.test(e.type));
+    const step = { buildPrompt: 'building the prompt', mergeDetectors: 'merging detectors', save: 'saving' }[broke?.type.split('.').pop() ?? ''];
+    check(broke !== undefined && out.error === `${step}: ${(broke.error as Error).message}`, `the error names the step that broke, got ${out.error}`);
+  }
 }
 
 describe('correction statechart, model-based', () => {

@@ -76,6 +76,12 @@ function expectChat({ events, controls, snapshot, end, check, input: given }: Or
     };
   }
   check(out.state === expected.state, `the question ends ${expected.state}, got ${out.state}`);
+  if (expected.state === 'failed' && !events.some((e) => e.type === 'chat.cancel')) {
+    // Why it failed, for the log and the API's error: the provider's error or the crash.
+    const crash = events.find((e) => e.type.startsWith('xstate.error.actor.')) as (EventObject & { error: Error }) | undefined;
+    const why = crash ? crash.error.message : generated && !generated.ok ? `${generated.error.kind}: ${generated.error.message}` : undefined;
+    check(out.error === why, `a failure says why (${why}), got ${out.error}`);
+  }
   if (expected.answer !== undefined) check(out.answer === expected.answer, `answer ${JSON.stringify(expected.answer)}, got ${JSON.stringify(out.answer)}`);
   if (expected.cited) check(JSON.stringify(out.cited.map((p) => p.id)) === JSON.stringify(expected.cited), `cites ${expected.cited.join(',')}`);
   if (expected.flagged) check(JSON.stringify(out.flagged) === JSON.stringify(expected.flagged), `flags ${expected.flagged.join(',')}`);

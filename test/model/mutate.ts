@@ -146,23 +146,71 @@ export function mutants(src: string): Mutant[] {
       });
     }
   }
-  // Named actions dropped.
-  const lists = /\b(actions|entry|exit): (\[[^\]\n]*\]|'[\w]+')/g;
-  for (let m = lists.exec(src); m; m = lists.exec(src)) {
-    const whole = m[2]!;
-    const start = m.index + m[0].length - whole.length;
+  // Actions dropped: each element of an `actions`/`entry`/`exit` list, or a lone action.
+  const heads = /\b(actions|entry|exit): /g;
+  for (let m = heads.exec(src); m; m = heads.exec(src)) {
+    // `actions: {…}` of setup() is the implementations, not a list to drop from.
+    if (!mask[m.index] || src.slice(m.index - 3, m.index) === '\n  ') continue;
+    const start = m.index + m[0].length;
+    const end = expressionEnd(src, start);
+    const whole = src.slice(start, end);
     const line = lineOf(src, start);
-    if (whole.startsWith("'")) {
-      out.push({ id: `drop:${line}:${whole}`, kind: 'drop', line, description: `line ${line}: ${m[1]} ${whole} dropped`, source: src.slice(0, start) + '[]' + src.slice(start + whole.length) });
-      continue;
+    const elements = whole.startsWith('[') ? topLevelElements(src, start + 1, end - 1) : [{ start, end }];
+    for (const el of elements) {
+      const text = src.slice(el.start, el.end);
+      const label = text.replace(/\s+/g, ' ').slice(0, 60);
+      let next: string;
+      if (!whole.startsWith('[')) next = src.slice(0, start) + '[]' + src.slice(end);
+      else {
+        // Remove the element and one separating comma.
+        const after = src.slice(el.end).match(/^\s*,\s*/);
+        next = after ? src.slice(0, el.start) + src.slice(el.end + after[0].length) : src.slice(0, el.start).replace(/,\s*$/, '') + src.slice(el.end);
+      }
+      out.push({ id: `drop:${line}:${label.slice(0, 30)}`, kind: 'drop', line, description: `line ${line}: ${m[1]} ${label} dropped`, source: next });
     }
-    const names = [...whole.matchAll(/'(\w+)'/g)].map((x) => x[1]!);
-    for (const name of names) {
-      // Only bare string references (an object `{ type: 'x', params }` stays).
-      if (!new RegExp(`(\\[|, )'${name}'(,|\\])`).test(whole)) continue;
-      const dropped = whole.replace(new RegExp(`'${name}',\\s*|,\\s*'${name}'(?=\\])|'${name}'`), '');
-      out.push({ id: `drop:${line}:${name}`, kind: 'drop', line, description: `line ${line}: action ${name} dropped from ${m[1]}`, source: src.slice(0, start) + dropped + src.slice(start + whole.length) });
-    }
+  }
+  return out;
+}
+
+const OPEN: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/** End offset of the expression starting at `from`: the first top-level `,` or closing bracket. */
+function expressionEnd(src: string, from: number): number {
+  const mask = codeMask(src);
+  const stack: string[] = [];
+  for (let i = from; i < src.length; i++) {
+    const c = src[i]!;
+    if (!mask[i]) continue;
+    if (OPEN[c]) stack.push(OPEN[c]!);
+    else if (c === ')' || c === ']' || c === '}') {
+      if (stack.length === 0) return trimEnd(src, from, i);
+      stack.pop();
+      if (stack.length === 0 && (src[from] === '[' || src[from] === '{') && i >= from) {
+        // A bracketed value ends with its bracket (unless a call follows, e.g. `{…}.x`).
+        if (!/^[.(]/.test(src.slice(i + 1))) return i + 1;
+      }
+    } else if (c === ',' && stack.length === 0) return trimEnd(src, from, i);
+  }
+  return src.length;
+}
+
+function trimEnd(src: string, from: number, to: number): number {
+  let end = to;
+  while (end > from && /\s/.test(src[end - 1]!)) end--;
+  return end;
+}
+
+/** The top-level elements between `from` and `to` (inside an array literal). */
+function topLevelElements(src: string, from: number, to: number): Array<{ start: number; end: number }> {
+  const out: Array<{ start: number; end: number }> = [];
+  let i = from;
+  while (i < to) {
+    while (i < to && /[\s,]/.test(src[i]!)) i++;
+    if (i >= to) break;
+    const end = Math.min(expressionEnd(src, i), to);
+    if (end <= i) break;
+    out.push({ start: i, end });
+    i = end;
   }
   return out;
 }
