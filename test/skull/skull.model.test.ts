@@ -7,6 +7,7 @@ import { skullSettings } from '../../actors/skull/settings.js';
 import { startSkullService } from '../../transports/mqtt/skull.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { runModel } from '../harness/index.js';
+import { expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
 
 /**
@@ -64,7 +65,7 @@ describe('skull model', () => {
           { name: 'nano only', input: nanoOnly },
         ],
         events: {
-          'asr.text': [{ text: 'bonjour' }, { text: 'argent' }],
+          'asr.text': [{ text: 'bonjour' }, { text: SENSITIVE_SAMPLE }],
           'ai.request': [{ text: 'question' }],
           'ai.cancel': [{}],
           'config.ia': [{ config: null }],
@@ -87,6 +88,7 @@ describe('skull model', () => {
         // after each step is exactly what identifies a vertex: state, queue length, empty retries.
         serializeState: (s) => JSON.stringify(abstract(s)),
         project: abstract,
+        oracle: expectSkull,
         start: async ({ machine, input: inp, clock, inspect }) => {
           const prefix = uniquePrefix();
           const runtime = new Runtime({ clock });
@@ -102,7 +104,9 @@ describe('skull model', () => {
             machine,
             input: inp,
           });
+          const world: SkullWorld = { health: () => svc.health() };
           return {
+            world,
             actor: svc.actor,
             stop: async () => {
               await svc.stop();
@@ -129,6 +133,7 @@ describe('skull model', () => {
       expect(paths.length).toBeGreaterThan(30);
       expect(coverage.states.uncovered).toEqual([]);
       expect(coverage.transitions.uncovered).toEqual([]);
+      expect(coverage.oracleChecks).toBeGreaterThan(paths.length * 10);
     } finally {
       await pub.close();
       await broker.close();
