@@ -3,6 +3,7 @@ import type { AnyMachineSnapshot, EventObject, InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { effectiveModel, skullMachine, type SkullContext, type SkullInput } from '../../machines/skull.js';
+import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import { startSkullService } from '../../transports/mqtt/skull.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
@@ -50,7 +51,7 @@ describe('skull model', () => {
     const broker = await embeddedBroker();
     const config = testConfig();
     const settings = { ...skullSettings(config), breaker: { failureThreshold: 100, windowMs: 60_000, cooldownMs: 30_000 } };
-    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: 'Tu es Skull.', random: () => 0 });
+    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: 'Tu es Skull.', random: () => 0, tokens: o200k });
     // Primary = fallback: a final failure cannot fall back and goes straight to the apology.
     const nanoOnly = (): SkullInput => ({ ...input(), settings: { ...settings, model: settings.fallbackModel } });
     const pub = await Listener.open(broker.url, []);
