@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { t2liveMachine, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
 import { runModel } from '../harness/index.js';
+import { expectT2, type T2World } from './t2Oracle.js';
 
 /** Model-based test of the `t2live` chart: every generated path replayed on an actor of the real runtime. */
 const input: T2Input = { sessionId: 's1', sujetId: 'club-de-sport', mode: 'audio', examMs: 330_000, warningMs: 30_000, idleMs: 60_000, connectMs: 15_000 };
@@ -27,6 +28,14 @@ function serialize(s: AnyMachineSnapshot): string {
   });
 }
 
+/** The interlocutor stand-in records what it is sent; its own events are the path's steps. */
+let world: T2World = { emitted: [], toInterlocutor: [], interlocutors: [] };
+const interlocutor = fromCallback<EventObject, unknown>(({ receive, input: opened }) => {
+  world.interlocutors.push(opened);
+  receive((event) => world.toInterlocutor.push(event));
+});
+const wiredForModel = t2liveMachine.provide({ actors: { interlocutor } });
+
 const idleFirst = (snap: AnyMachineSnapshot): boolean => {
   const c = snap.context as T2Context;
   return c.idleMs < c.examMs;
@@ -36,7 +45,9 @@ describe('t2live model', () => {
   it('replays every generated path on the runtime and covers every state and transition', async () => {
     const { failures, paths, coverage } = await runModel({
       name: 't2live',
-      machine: t2liveMachine,
+      machine: wiredForModel,
+      controlled: ['authorize', 'loadSubject', 'finishSession', 'evaluate', 'save'],
+      oracle: expectT2,
       // Timers race in real time but not in the graph: each variant lets only the timer that
       // really fires first be offered (idle shorter than the exam, or longer).
       variants: [
@@ -75,8 +86,12 @@ describe('t2live model', () => {
         const off = runtime.onInspect(inspect);
         onCleanup(() => off());
         const systemId = `t2:${String((i as T2Input).sessionId)}`;
+        world = { emitted: [], toInterlocutor: [], interlocutors: [] };
+        const observed = world;
         // Stopped through the runtime, as the transport does (a child cannot be stopped directly).
-        return { actor: runtime.start('t2live', systemId, machine, i) as never, stop: () => runtime.shutdown() };
+        const actor = runtime.start('t2live', systemId, machine, i);
+        actor.on('*', (e) => observed.emitted.push(e as T2Emitted));
+        return { actor: actor as never, stop: () => runtime.shutdown(), world: observed };
       },
       // Everything the vertex identity keeps (the transcript itself is abstracted to who spoke and
       // which turn is open), so model and actor must agree on all of it.
@@ -86,6 +101,7 @@ describe('t2live model', () => {
     expect(paths.length).toBeGreaterThan(20);
     expect(coverage.states.uncovered).toEqual([]);
     expect(coverage.transitions.uncovered).toEqual([]);
+    expect(coverage.oracleChecks).toBeGreaterThan(paths.length * 10);
   });
 });
 
