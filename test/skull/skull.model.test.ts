@@ -19,6 +19,7 @@ import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } 
  * Coverage is read from the actor's inspection stream and written to coverage/model/skull.json.
  */
 const usage = { inputTokens: 12, outputTokens: 7, cachedTokens: 0, cacheCreationTokens: 0, latencyMs: 5 };
+const cachedUsage = { ...usage, cachedTokens: 1 };
 const ok = (text: string, model: string): LlmCallOutput => ({ ok: true, result: { text, model, provider: 'offline', usage }, attempts: 1, model });
 const failed = (model: string): LlmCallOutput => ({ ok: false, error: { kind: 'server', message: 'HTTP 503', status: 503 }, attempts: 4, model });
 
@@ -81,7 +82,7 @@ describe('skull model', () => {
             const model = effectiveModel(s.context as SkullContext);
             return [{ output: ok('Bonjour !', model) }, { output: ok('```\n```', model) }, { output: failed(model) }];
           },
-          'xstate.done.actor.llmFallback': [{ output: ok('Secours.', 'gpt-5-nano') }, { output: failed('gpt-5-nano') }],
+          'xstate.done.actor.llmFallback': [{ output: { ...ok('Secours.', 'gpt-5-nano'), result: { text: 'Secours.', model: 'gpt-5-nano', provider: 'offline', usage: cachedUsage } } }, { output: failed('gpt-5-nano') }],
           'xstate.done.actor.publish': [{ output: undefined }],
           'xstate.error.actor.publish': [{ error: new Error('mqtt connection lost before the ack') }],
         },

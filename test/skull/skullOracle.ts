@@ -22,7 +22,7 @@ export interface SkullWorld {
 
 interface Expected {
   calls: Array<{ id: 'llm' | 'llmFallback'; model: string }>;
-  replies: Array<{ text: string; usageModel?: string }>;
+  replies: Array<{ text: string; usage?: { model: string; inputTokens: number; outputTokens: number; cached: boolean } }>;
   accepted: number;
   counters: { dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number };
   phase: 'idle' | 'llm' | 'fallback' | 'publishing';
@@ -45,8 +45,10 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
   let lastAsr: string | null = null;
   let window = false;
   let emptyRetried = false;
-  const reply = (text: string, usageModel?: string) => {
-    x.replies.push(usageModel ? { text, usageModel } : { text });
+  const reply = (text: string, out?: LlmCallOutput) => {
+    // A model's reply goes with its usage (ai/usage): tokens, the model that answered, cache hit.
+    const u = out?.ok ? out.result.usage : undefined;
+    x.replies.push(out && u ? { text, usage: { model: out.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens, cached: u.cachedTokens > 0 } } : { text });
     x.phase = 'publishing';
   };
   const apologise = () => {
@@ -99,7 +101,7 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
     } else if (t === 'xstate.done.actor.llm' || t === 'xstate.done.actor.llmFallback') {
       const out = e.output!;
       const text = out.ok ? usableText(out.result.text) : '';
-      if (text) reply(text, out.model);
+      if (text) reply(text, out);
       else if (t === 'xstate.done.actor.llm' && out.ok && !emptyRetried) {
         // An empty reply is asked again once, on the same model.
         emptyRetried = true;
@@ -138,7 +140,8 @@ export function expectSkull({ events, controls, world, end, check, input }: Orac
       const o = i.input as Outgoing;
       // French punctuation puts a narrow no-break space before `!`: compare words, not spaces.
       const text = o.response.text.replace(/[\s\u202f\u00a0]+/g, ' ');
-      return o.usage ? { text, usageModel: o.usage.model } : { text };
+      const u = o.usage;
+      return u ? { text, usage: { model: u.model, inputTokens: u.input_tokens, outputTokens: u.output_tokens, cached: u.cached } } : { text };
     });
   check(JSON.stringify(published) === JSON.stringify(x.replies), `replies ${JSON.stringify(x.replies)}, got ${JSON.stringify(published)}`);
   const h = (world as SkullWorld).health();
