@@ -8,7 +8,7 @@ import { skullSettings } from '../../actors/skull/settings.js';
 import { startSkullService } from '../../transports/mqtt/skull.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { runModel } from '../harness/index.js';
-import { expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
+import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
 
 /**
@@ -20,7 +20,8 @@ import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } 
  */
 const usage = { inputTokens: 12, outputTokens: 7, cachedTokens: 0, cacheCreationTokens: 0, latencyMs: 5 };
 const cachedUsage = { ...usage, cachedTokens: 1 };
-const ok = (text: string, model: string): LlmCallOutput => ({ ok: true, result: { text, model, provider: 'offline', usage }, attempts: 1, model });
+// The provider answers with a dated id; the configured id is what ai/usage names.
+const ok = (text: string, model: string): LlmCallOutput => ({ ok: true, result: { text, model: `${model}-2025-08-07`, provider: 'openai', usage }, attempts: 1, model });
 const failed = (model: string): LlmCallOutput => ({ ok: false, error: { kind: 'server', message: 'HTTP 503', status: 503 }, attempts: 4, model });
 
 /** Where each plain event goes on the bus, and its payload. */
@@ -52,7 +53,7 @@ describe('skull model', () => {
     const broker = await embeddedBroker();
     const config = testConfig();
     const settings = { ...skullSettings(config), breaker: { failureThreshold: 100, windowMs: 60_000, cooldownMs: 30_000 } };
-    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: 'Tu es Skull.', random: () => 0, tokens: o200k });
+    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: DEFAULT_PROMPT, random: () => 0, tokens: o200k });
     // Primary = fallback: a final failure cannot fall back and goes straight to the apology.
     const nanoOnly = (): SkullInput => ({ ...input(), settings: { ...settings, model: settings.fallbackModel } });
     const pub = await Listener.open(broker.url, []);
@@ -70,7 +71,7 @@ describe('skull model', () => {
           'asr.text': [{ text: 'bonjour' }, { text: SENSITIVE_SAMPLE }],
           'ai.request': [{ text: 'question' }],
           'ai.cancel': [{}],
-          'config.ia': [{ config: null }],
+          'config.ia': [{ config: null }, { config: { model: 'gpt-5-nano' } }],
           // Raised by the chart itself, never sent from outside.
           'asr.accepted': [],
           // Time only moves forward: a window opens in idle, before publishing starts, and the
@@ -82,7 +83,7 @@ describe('skull model', () => {
             const model = effectiveModel(s.context as SkullContext);
             return [{ output: ok('Bonjour !', model) }, { output: ok('```\n```', model) }, { output: failed(model) }];
           },
-          'xstate.done.actor.llmFallback': [{ output: { ...ok('Secours.', 'gpt-5-nano'), result: { text: 'Secours.', model: 'gpt-5-nano', provider: 'offline', usage: cachedUsage } } }, { output: failed('gpt-5-nano') }],
+          'xstate.done.actor.llmFallback': [{ output: { ...ok('Secours.', 'gpt-5-nano'), result: { text: 'Secours.', model: 'offline', provider: 'offline', usage: cachedUsage } } }, { output: failed('gpt-5-nano') }],
           'xstate.done.actor.publish': [{ output: undefined }],
           'xstate.error.actor.publish': [{ error: new Error('mqtt connection lost before the ack') }],
         },

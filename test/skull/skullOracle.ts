@@ -14,14 +14,18 @@ import type { OracleContext } from '../harness/index.js';
  */
 export const SENSITIVE_SAMPLE = 'argent';
 const REDIRECT = 'Sujet sensible, changeons de thème amusant !';
+/** The model test's default prompt (its input's `defaultPrompt`). */
+export const DEFAULT_PROMPT = 'Tu es Skull.';
 
 export interface SkullWorld {
   /** What ai/health would say now. */
-  health(): { dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number; queued: number; in_flight: number };
+  health(): { latency_p50: number | null; dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number; queued: number; in_flight: number };
 }
 
 interface Expected {
-  calls: Array<{ id: 'llm' | 'llmFallback'; model: string }>;
+  calls: Array<{ id: 'llm' | 'llmFallback'; model: string; prompt: string }>;
+  /** Model replies published so far (ai/health's latency_p50 is null until the first). */
+  modelReplies: number;
   replies: Array<{ text: string; usage?: { model: string; inputTokens: number; outputTokens: number; cached: boolean } }>;
   accepted: number;
   counters: { dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number };
@@ -36,6 +40,7 @@ const usableText = (text: string): string => (/[\p{L}\p{N}]/u.test(text.replace(
 export function expectedSkull(events: readonly EventObject[], settings: SkullSettings): Expected {
   const x: Expected = {
     calls: [],
+    modelReplies: 0,
     replies: [],
     accepted: 0,
     counters: { dropped: 0, busy_ignored: 0, duplicates: 0, redirected: 0, cancelled: 0, apologies: 0, fallbacks: 0 },
@@ -45,10 +50,18 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
   let lastAsr: string | null = null;
   let window = false;
   let emptyRetried = false;
+  // Retained config applies to the next turn (docs/skull.md): model and system prompt.
+  let iaModel: string | null = null;
+  let prompt: string | null = null;
+  const primary = () => iaModel ?? settings.model;
+  const call = (id: 'llm' | 'llmFallback', model: string) => x.calls.push({ id, model, prompt: prompt ?? DEFAULT_PROMPT });
   const reply = (text: string, out?: LlmCallOutput) => {
     // A model's reply goes with its usage (ai/usage): tokens, the model that answered, cache hit.
     const u = out?.ok ? out.result.usage : undefined;
-    x.replies.push(out && u ? { text, usage: { model: out.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens, cached: u.cachedTokens > 0 } } : { text });
+    if (out) x.modelReplies++;
+    // The configured id names the model; the offline provider names itself instead.
+    const model = out?.ok && out.result.provider === 'offline' ? out.result.model : out?.model;
+    x.replies.push(out && u && model ? { text, usage: { model, inputTokens: u.inputTokens, outputTokens: u.outputTokens, cached: u.cachedTokens > 0 } } : { text });
     x.phase = 'publishing';
   };
   const apologise = () => {
@@ -61,7 +74,7 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
       x.counters.redirected++;
       reply(REDIRECT);
     } else {
-      x.calls.push({ id: 'llm', model: settings.model });
+      call('llm', primary());
       x.phase = 'llm';
     }
   };
@@ -105,15 +118,17 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
       else if (t === 'xstate.done.actor.llm' && out.ok && !emptyRetried) {
         // An empty reply is asked again once, on the same model.
         emptyRetried = true;
-        x.calls.push({ id: 'llm', model: settings.model });
-      } else if (t === 'xstate.done.actor.llm' && !out.ok && settings.model !== settings.fallbackModel) {
+        call('llm', primary());
+      } else if (t === 'xstate.done.actor.llm' && !out.ok && out.model !== settings.fallbackModel) {
         x.counters.fallbacks++;
-        x.calls.push({ id: 'llmFallback', model: settings.fallbackModel });
+        call('llmFallback', settings.fallbackModel);
         x.phase = 'fallback';
       } else apologise();
     } else if (t === 'xstate.done.actor.publish' || t === 'xstate.error.actor.publish' || t.startsWith('xstate.after.publishTimeout')) {
       if (x.phase === 'publishing') endTurn();
     } else if (t.startsWith('xstate.after.debounce')) window = false;
+    else if (t === 'config.ia') iaModel = (e as EventObject & { config: { model?: string } | null }).config?.model ?? null;
+    else if (t === 'config.prompt') prompt = e.text ?? null;
   }
   return x;
 }
@@ -123,7 +138,13 @@ export function expectSkull({ events, controls, world, end, check, input }: Orac
   const settings = (input as { settings: SkullSettings }).settings;
   const x = expectedSkull(events, settings);
   const calls = controls.invocations.filter((i) => i.src === 'llmCall');
-  const seen = calls.map((c) => ({ id: c.id, model: (c.input as LlmCallInput).request.model }));
+  const seen = calls.map((c) => {
+    const { request } = c.input as LlmCallInput;
+    // The system prompt in force: the retained one, else the default (the rules are appended).
+    const system = (request.system ?? '').replace(/^\[SYSTEM\] /, '');
+    const prompt = system.startsWith('Tu es poli.') ? 'Tu es poli.' : system.startsWith(DEFAULT_PROMPT) ? DEFAULT_PROMPT : system;
+    return { id: c.id, model: request.model, prompt };
+  });
   check(JSON.stringify(seen) === JSON.stringify(x.calls), `model calls ${JSON.stringify(x.calls)}, got ${JSON.stringify(seen)}`);
   for (const c of calls) {
     const inp = c.input as LlmCallInput;
@@ -145,6 +166,7 @@ export function expectSkull({ events, controls, world, end, check, input }: Orac
     });
   check(JSON.stringify(published) === JSON.stringify(x.replies), `replies ${JSON.stringify(x.replies)}, got ${JSON.stringify(published)}`);
   const h = (world as SkullWorld).health();
+  check((h.latency_p50 === null) === (x.modelReplies === 0), `ai/health latency_p50 is null until a model reply, got ${h.latency_p50}`);
   for (const [k, v] of Object.entries(x.counters)) check(h[k as keyof typeof x.counters] === v, `ai/health ${k} = ${v}, got ${h[k as keyof typeof x.counters]}`);
   check(h.queued === x.queue.length && h.in_flight === x.queue.length + (x.phase === 'idle' ? 0 : 1), `ai/health queued ${x.queue.length}`);
   if (end) {

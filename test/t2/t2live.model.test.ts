@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot, type EventObject } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
-import { t2liveMachine, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
+import { t2liveMachine, type InterlocutorInput, type ToInterlocutor, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
 import { runModel } from '../harness/index.js';
 import { expectT2, type T2World } from './t2Oracle.js';
 
@@ -30,7 +30,7 @@ function serialize(s: AnyMachineSnapshot): string {
 
 /** The interlocutor stand-in records what it is sent; its own events are the path's steps. */
 let world: T2World = { emitted: [], toInterlocutor: [], interlocutors: [] };
-const interlocutor = fromCallback<EventObject, unknown>(({ receive, input: opened }) => {
+const interlocutor = fromCallback<ToInterlocutor, InterlocutorInput>(({ receive, input: opened }) => {
   world.interlocutors.push(opened);
   receive((event) => world.toInterlocutor.push(event));
 });
