@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot, type EventObject } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { t2liveMachine, type InterlocutorInput, type ToInterlocutor, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
 import { runModel } from '../harness/index.js';
