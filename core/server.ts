@@ -134,7 +134,10 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** /healthz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
+/**
+ * The bare Express app: proxy trust, production mode and helmet's security headers with our CSP.
+ * `/healthz`, `/metrics`, the surfaces, the JSON 404 and the error handler are added by `startServer`.
+ */
 function buildExpress(config: Config): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);

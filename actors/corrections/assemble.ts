@@ -1,4 +1,5 @@
 import { TAXONOMY_VERSION, oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
+import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
 import {
@@ -174,6 +175,7 @@ export function assembleReport(input: AssembleInput): Report {
     epreuve: production.epreuve,
     tache: production.tache,
     taxonomie: TAXONOMY_VERSION,
+    promptVersion: PROMPT_VERSION,
     criteres,
     scoreGlobal,
     nclc: nclcOf(scoreGlobal),

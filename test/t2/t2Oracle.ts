@@ -15,6 +15,15 @@ export interface T2World {
   toInterlocutor: EventObject[];
   /** Inputs the interlocutor (Gemini Live or offline) was opened with. */
   interlocutors: unknown[];
+  /** What the rule monitor was handed (an interlocutor reply as it closes). */
+  monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
+}
+
+interface Turn {
+  speaker: 'candidate' | 'interlocutor';
+  text: string;
+  atMs: number;
+  final: boolean;
 }
 
 type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled';
@@ -32,6 +41,14 @@ interface Expected {
   /** Calls to the boundary that must have started by now. */
   calls: { authorize: number; loadSubject: number; interlocutor: number; finishSession: number; evaluate: number; save: number };
   report: { productionId: string; audioUrl: string | null } | null;
+  /** The transcript as it stands (fragments of one speaker joined into one open turn). */
+  transcript: Turn[];
+  /** Turns completed, as the client is told (`client.transcript` with `final: true`). */
+  finals: Array<{ speaker: string; text: string }>;
+  monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
+  /** What the client is told about the dialogue, consecutive repeats folded. */
+  announced: string[];
+  interrupted: number;
 }
 
 type Payload = EventObject & { output?: unknown; text?: string; speaker?: string };
@@ -49,12 +66,53 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     audioOut: 0,
     calls: { authorize: 1, loadSubject: 0, interlocutor: 0, finishSession: 0, evaluate: 0, save: 0 },
     report: null,
+    transcript: [],
+    finals: [],
+    monitored: [],
+    announced: [],
+    interrupted: 0,
+  };
+  let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
+  const announce = (value: string) => {
+    if (x.announced[x.announced.length - 1] !== value) x.announced.push(value);
+  };
+  const setDialogue = (d: typeof dialogue) => {
+    dialogue = d;
+    announce(d === 'interlocutor' ? 'interlocutor_speaking' : 'listening');
+  };
+  const last = () => x.transcript[x.transcript.length - 1];
+  const close = (t: Turn): Turn => ({ ...t, text: t.text.trim(), final: true });
+  // The rule monitor sees the interlocutor's reply as it closes (empty when none is open).
+  const monitor = () => {
+    const l = last();
+    const open = l && !l.final && l.speaker === 'interlocutor';
+    x.monitored.push(open ? { text: l.text.trim(), candidateSpokeBefore: x.transcript.slice(0, -1).some((t) => t.speaker === 'candidate') } : { text: '', candidateSpokeBefore: true });
+  };
+  const closeReply = () => {
+    const l = last();
+    if (!l || l.final || l.speaker !== 'interlocutor') return;
+    x.transcript = [...x.transcript.slice(0, -1), close(l)];
+    x.finals.push({ speaker: 'interlocutor', text: l.text.trim() });
+  };
+  const fragment = (speaker: Turn['speaker'], text: string, atMs: number) => {
+    const l = last();
+    if (l && !l.final && l.speaker !== speaker) {
+      x.finals.push({ speaker: l.speaker, text: l.text.trim() });
+      x.transcript = [...x.transcript.slice(0, -1), close(l)];
+    }
+    const open = last();
+    x.transcript = open && !open.final && open.speaker === speaker ? [...x.transcript.slice(0, -1), { ...open, text: open.text + text }] : [...x.transcript, { speaker, text, atMs, final: false }];
   };
   const fail = (code: number, name: string) => {
     x.phase = 'error';
     x.error = { code, name };
+    announce('error');
   };
   const finish = (reason: EndReason) => {
+    monitor();
+    // Every turn is closed; empty ones are dropped.
+    x.transcript = x.transcript.map((t) => (t.final ? t : close(t))).filter((t) => t.text.length > 0);
+    announce('finishing');
     x.phase = 'finishing';
     x.endReason = reason;
     x.calls.finishSession++;
@@ -89,24 +147,47 @@ export function expectedT2(events: readonly EventObject[]): Expected {
           if (e.output) {
             x.phase = 'connecting';
             x.calls.interlocutor++;
+            announce('connecting');
           } else fail(CLOSE.SUJET_NOT_FOUND, 'SUJET_NOT_FOUND');
         } else if (t === 'xstate.error.actor.loadSubject') fail(CLOSE.INTERNAL, 'INTERNAL');
         break;
       case 'connecting':
-        if (t === 'interlocutor.ready') x.phase = 'live';
+        if (t === 'interlocutor.ready') {
+          x.phase = 'live';
+          // Waiting for the candidate: the interlocutor never speaks first.
+          announce('listening');
+        }
         else if (t === 'interlocutor.failed') fail(CLOSE.INTERNAL, 'INTERLOCUTOR_UNAVAILABLE');
         else if (t === 'client.end') x.phase = 'cancelled';
         else if (t.startsWith('xstate.after.connectTimeout')) fail(CLOSE.INTERNAL, 'INTERLOCUTOR_TIMEOUT');
         break;
       case 'live':
         if (t === 'client.text') {
+          // Text mode: one message is one complete candidate turn.
           x.spoke ||= e.text!.trim().length > 0;
           x.toInterlocutor.push(`text:${e.text}`);
+          x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
+          x.finals.push({ speaker: 'candidate', text: e.text! });
+          setDialogue('interlocutor');
         } else if (t === 'client.audio') x.toInterlocutor.push('audio');
         else if (t === 'interlocutor.audio') x.audioOut++;
         else if (t === 'interlocutor.transcript') {
-          if (e.speaker === 'candidate') x.spoke ||= e.text!.trim().length > 0;
-          x.relayed.push({ speaker: e.speaker!, text: e.text! });
+          const speaker = e.speaker as Turn['speaker'];
+          if (speaker === 'candidate') x.spoke ||= e.text!.trim().length > 0;
+          x.relayed.push({ speaker, text: e.text! });
+          fragment(speaker, e.text!, (e as Payload & { atMs: number }).atMs);
+          // The interlocutor never speaks first; if it does, it is relayed all the same.
+          if (dialogue === 'awaiting' || dialogue === 'candidate') setDialogue(speaker === 'candidate' ? 'candidate' : 'interlocutor');
+        } else if (t === 'interlocutor.turnComplete' && dialogue !== 'awaiting') {
+          monitor();
+          closeReply();
+          if (dialogue === 'interlocutor') setDialogue('candidate');
+        } else if (t === 'interlocutor.interrupted' && dialogue === 'interlocutor') {
+          // Barge-in: the reply is cut short, the page drops the audio it still has queued.
+          monitor();
+          closeReply();
+          x.interrupted++;
+          setDialogue('candidate');
         } else if (t === 'client.end') finish('candidate');
         else if (t === 'client.disconnected') finish('disconnected');
         else if (t === 'interlocutor.failed') finish('interlocutor_lost');
@@ -115,7 +196,10 @@ export function expectedT2(events: readonly EventObject[]): Expected {
         else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
         break;
       case 'finishing':
-        if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') afterFinish();
+        if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') {
+          afterFinish();
+          if (x.phase === 'evaluating') announce('evaluating');
+        }
         break;
       case 'evaluating':
         if (t === 'xstate.done.actor.evaluate' || t === 'xstate.error.actor.evaluate') {
@@ -128,6 +212,7 @@ export function expectedT2(events: readonly EventObject[]): Expected {
         if (t === 'xstate.done.actor.save') {
           if (x.graded) {
             x.phase = 'ended';
+            announce('ended');
             x.report = { productionId: x.graded.productionId, audioUrl: (e.output as { audioUrl: string | null }).audioUrl };
           } else fail(CLOSE.INTERNAL, 'GRADING_FAILED');
         } else if (t === 'xstate.error.actor.save') fail(CLOSE.INTERNAL, 'SAVE_FAILED');
@@ -152,7 +237,7 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) {
     const given = inv.input as { endReason: EndReason | null; transcript: Array<{ speaker: string; text: string; final: boolean }>; graded?: unknown };
     check(given.endReason === x.endReason, `${inv.id} gets the end reason ${x.endReason}, got ${given.endReason}`);
-    check(given.transcript.every((t) => t.final && t.text.length > 0), `${inv.id} gets a closed transcript without empty turns`);
+    check(same(given.transcript, x.transcript), `${inv.id} gets the closed transcript ${JSON.stringify(x.transcript)}, got ${JSON.stringify(given.transcript)}`);
   }
   for (const inv of controls.all('save')) check(same((inv.input as { graded: unknown }).graded, x.graded), 'the saved session carries the grade, or null when grading failed');
   // Relayed to the client: each transcription fragment as it comes, the interlocutor's audio.
@@ -163,9 +248,12 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   check(same(sent, x.toInterlocutor), `the interlocutor gets ${JSON.stringify(x.toInterlocutor)}, got ${JSON.stringify(sent)}`);
   const warnings = w.emitted.filter((e) => e.type === 'client.warning');
   check(warnings.length === (x.warned ? 1 : 0) && warnings.every((e) => e.remainingMs === i.warningMs), 'one warning, 30 s before the end');
-  const announced = w.emitted.flatMap((e) => (e.type === 'client.state' && ['finishing', 'evaluating', 'ended', 'error'].includes(e.value) ? [e.value] : []));
-  const trail = [...(x.calls.finishSession ? ['finishing'] : []), ...(x.calls.evaluate ? ['evaluating'] : []), ...(x.phase === 'ended' || x.phase === 'error' ? [x.phase] : [])];
-  check(same(announced, trail), `states announced ${trail.join(',')}, got ${announced.join(',')}`);
+  const announced = w.emitted.flatMap((e) => (e.type === 'client.state' ? [e.value] : [])).filter((v, k, all) => k === 0 || all[k - 1] !== v);
+  check(same(announced, x.announced), `states announced ${x.announced.join(',')}, got ${announced.join(',')}`);
+  const finals = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.transcript' }> => e.type === 'client.transcript' && e.final).map((e) => ({ speaker: e.speaker, text: e.text }));
+  check(same(finals, x.finals), `completed turns sent ${JSON.stringify(x.finals)}, got ${JSON.stringify(finals)}`);
+  check(same(w.monitored, x.monitored), `the rule monitor gets ${JSON.stringify(x.monitored)}, got ${JSON.stringify(w.monitored)}`);
+  check(w.emitted.filter((e) => e.type === 'client.interrupted').length === x.interrupted, 'a barge-in tells the page to drop its queued audio');
   const reports = w.emitted.filter((e) => e.type === 'client.report');
   check(reports.length === (x.report ? 1 : 0), `${x.report ? 'one report' : 'no report'} sent, got ${reports.length}`);
   for (const r of reports) check(r.type === 'client.report' && r.productionId === x.report?.productionId && r.audioUrl === x.report.audioUrl, 'the report names the production and its audio');

@@ -29,12 +29,15 @@ function serialize(s: AnyMachineSnapshot): string {
 }
 
 /** The interlocutor stand-in records what it is sent; its own events are the path's steps. */
-let world: T2World = { emitted: [], toInterlocutor: [], interlocutors: [] };
+let world: T2World = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [] };
 const interlocutor = fromCallback<ToInterlocutor, InterlocutorInput>(({ receive, input: opened }) => {
   world.interlocutors.push(opened);
   receive((event) => world.toInterlocutor.push(event));
 });
-const wiredForModel = t2liveMachine.provide({ actors: { interlocutor } });
+const wiredForModel = t2liveMachine.provide({
+  actors: { interlocutor },
+  actions: { monitorReply: (_, reply: { text: string; candidateSpokeBefore: boolean }) => void world.monitored.push(reply) },
+});
 
 const idleFirst = (snap: AnyMachineSnapshot): boolean => {
   const c = snap.context as T2Context;
@@ -76,6 +79,8 @@ describe('t2live model', () => {
         'interlocutor.audio': [{ pcm: new Uint8Array(6) }],
         'interlocutor.transcript': [
           { speaker: 'candidate', text: 'Bonjour', atMs: 1 },
+          // Breath or noise transcribed as blanks: not speech.
+          { speaker: 'candidate', text: ' ', atMs: 3 },
           { speaker: 'interlocutor', text: REPLY, atMs: 2 },
         ],
         'interlocutor.usage': [{ usage: { promptTokens: 3 } }],
@@ -86,7 +91,7 @@ describe('t2live model', () => {
         const off = runtime.onInspect(inspect);
         onCleanup(() => off());
         const systemId = `t2:${String((i as T2Input).sessionId)}`;
-        world = { emitted: [], toInterlocutor: [], interlocutors: [] };
+        world = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [] };
         const observed = world;
         // Stopped through the runtime, as the transport does (a child cannot be stopped directly).
         const actor = runtime.start('t2live', systemId, machine, i);
