@@ -6,7 +6,7 @@ import type { ModelOutput, Report } from '../actors/corrections/report.js';
 import type { FallbackReason } from '../actors/corrections/assemble.js';
 
 /**
- * One graded report, as steps (specs/error-taxonomy.fr.md, issue 4):
+ * One graded report, as steps (docs/corrections.md#how-a-report-is-made):
  * buildingPrompt → grading(callingModel → validating → repairing → validating) → mergingDetectors
  * → saving → done | failed.
  *

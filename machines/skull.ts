@@ -17,7 +17,7 @@ import {
 } from '../actors/skull/types.js';
 
 /**
- * One Skull device's conversation (specs/skull-ai.fr.md), as two parallel regions:
+ * One Skull device's conversation (docs/skull.md#what-happens-to-an-input), as two parallel regions:
  *
  * `turn`: idle → routing → responding → publishing → idle
  *   - routing: a sensitive input (politics, health, money, personal data) goes straight to

@@ -1,5 +1,5 @@
 /**
- * The docs assistant's prompt (specs/docs-assistant.fr.md §4). The system block is stable across
+ * The docs assistant's prompt (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on, step 3). The system block is stable across
  * questions — it is the block Anthropic caches — so nothing per question goes into it.
  */
 export const OUT_OF_SCOPE_ANSWER = 'Cette information n’est pas dans la documentation.';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ms, positiveInt } from './shared.js';
 
-/** Skull device assistant (specs/skull-ai.fr.md). Owned by the Skull surface. */
+/** Skull device assistant (docs/skull.md#configuration). Owned by the Skull surface. */
 export const skullSection = {
   AI_MODEL: z.string().default('gpt-5-mini').describe('Skull primary model'),
   AI_FALLBACK_MODEL: z.string().default('gpt-5-nano').describe('Model used while the breaker is open'),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ms, positiveInt } from './shared.js';
 
-/** T2 live (specs/t2-live.fr.md). Owned by the T2 surface. */
+/** T2 live (docs/t2-live.md#configuration). Owned by the T2 surface. */
 export const t2Section = {
   T2_LIVE_MODEL: z.string().min(1).default('gemini-live-2.5-flash-native-audio')
     .describe('Gemini Live model of the interlocutor (spec §10 default; e.g. gemini-2.5-flash-native-audio-preview-09-2025 on the Developer API)'),
