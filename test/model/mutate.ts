@@ -6,6 +6,7 @@
  *   npx tsx test/model/mutate.ts                 # every machine below
  *   npx tsx test/model/mutate.ts chat skull      # some of them
  *   npx tsx test/model/mutate.ts skull --list    # print the mutants without running them
+ *   npx tsx test/model/mutate.ts t2live --only=op:248   # the mutants whose id contains this
  *
  * Mutants are made in a copy of the repository (tracked files, node_modules linked) under the OS
  * temp dir, so the working tree is never touched. Operators:
@@ -243,6 +244,7 @@ function runTests(dir: string, tests: string[]): { passed: boolean; ms: number }
 
 async function main(argv: string[]): Promise<number> {
   const names = argv.filter((a) => !a.startsWith('--'));
+  const only = argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
   const list = argv.includes('--list');
   const selected = names.length ? names : Object.keys(TARGETS);
   for (const n of selected) if (!TARGETS[n]) throw new Error(`unknown machine ${n}: one of ${Object.keys(TARGETS).join(', ')}`);
@@ -253,7 +255,7 @@ async function main(argv: string[]): Promise<number> {
     for (const name of selected) {
       const { file, tests } = TARGETS[name]!;
       const original = readFileSync(join(root, file), 'utf8');
-      const all = mutants(original);
+      const all = mutants(original).filter((m) => !only || m.id.includes(only));
       if (list) {
         for (const m of all) console.log(`${name}  ${m.id}  ${m.description}`);
         continue;

@@ -20,6 +20,10 @@ function serialize(s: AnyMachineSnapshot): string {
     spoke: c.candidateSpoke,
     said: c.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
     open: last && !last.final ? last.speaker : null,
+    // An open turn with nothing but blanks is dropped when the dialogue ends: its own vertex.
+    // A turn of nothing but blanks (dropped when the dialogue ends): its own vertices, so that a
+    // session holding one is also finished and graded along some path.
+    blank: c.transcript.some((t) => t.text.trim() === ''),
     err: c.error?.code ?? null,
     graded: c.graded !== null,
     facts: c.facts !== null,
