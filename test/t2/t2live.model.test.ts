@@ -24,6 +24,8 @@ function serialize(s: AnyMachineSnapshot): string {
     // A turn of nothing but blanks (dropped when the dialogue ends): its own vertices, so that a
     // session holding one is also finished and graded along some path.
     blank: c.transcript.some((t) => t.text.trim() === ''),
+    // One turn or more (capped): fragments joined into one turn and a second turn are told apart.
+    turns: Math.min(c.transcript.length, 2),
     err: c.error?.code ?? null,
     graded: c.graded !== null,
     facts: c.facts !== null,
