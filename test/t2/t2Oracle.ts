@@ -73,6 +73,8 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     interrupted: 0,
   };
   let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
+  // Read through a call: the type checker does not see the closures below change it.
+  const now = () => dialogue;
   const announce = (value: string) => {
     if (x.announced[x.announced.length - 1] !== value) x.announced.push(value);
   };
@@ -177,12 +179,12 @@ export function expectedT2(events: readonly EventObject[]): Expected {
           x.relayed.push({ speaker, text: e.text! });
           fragment(speaker, e.text!, (e as Payload & { atMs: number }).atMs);
           // The interlocutor never speaks first; if it does, it is relayed all the same.
-          if (dialogue === 'awaiting' || dialogue === 'candidate') setDialogue(speaker === 'candidate' ? 'candidate' : 'interlocutor');
-        } else if (t === 'interlocutor.turnComplete' && dialogue !== 'awaiting') {
+          if (now() === 'awaiting' || now() === 'candidate') setDialogue(speaker === 'candidate' ? 'candidate' : 'interlocutor');
+        } else if (t === 'interlocutor.turnComplete' && now() !== 'awaiting') {
           monitor();
           closeReply();
-          if (dialogue === 'interlocutor') setDialogue('candidate');
-        } else if (t === 'interlocutor.interrupted' && dialogue === 'interlocutor') {
+          if (now() === 'interlocutor') setDialogue('candidate');
+        } else if (t === 'interlocutor.interrupted' && now() === 'interlocutor') {
           // Barge-in: the reply is cut short, the page drops the audio it still has queued.
           monitor();
           closeReply();
@@ -198,7 +200,7 @@ export function expectedT2(events: readonly EventObject[]): Expected {
       case 'finishing':
         if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') {
           afterFinish();
-          if (x.phase === 'evaluating') announce('evaluating');
+          if ((x.phase as Phase) === 'evaluating') announce('evaluating');
         }
         break;
       case 'evaluating':
