@@ -231,7 +231,7 @@ function copyRepo(root: string): string {
   return dir;
 }
 
-function runTests(dir: string, tests: string[]): { passed: boolean; ms: number } {
+function runTests(dir: string, tests: string[]): { passed: boolean; invalid: boolean; ms: number } {
   const t0 = Date.now();
   const r = spawnSync(join(dir, 'node_modules', '.bin', 'vitest'), ['run', ...tests, '--reporter=dot', '--bail=1'], {
     cwd: dir,
@@ -239,7 +239,9 @@ function runTests(dir: string, tests: string[]): { passed: boolean; ms: number }
     timeout: 240_000,
     env: { ...process.env, LOG_LEVEL: 'silent' },
   });
-  return { passed: r.status === 0, ms: Date.now() - t0 };
+  // A mutant that does not even load is not a kill: it is reported apart.
+  const invalid = r.status !== 0 && /Transform failed|SyntaxError|ERROR: Expected|is not defined/.test(`${r.stdout}${r.stderr}`);
+  return { passed: r.status === 0, invalid, ms: Date.now() - t0 };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -263,17 +265,22 @@ async function main(argv: string[]): Promise<number> {
       const baseline = runTests(dir, tests);
       if (!baseline.passed) throw new Error(`${name}: the model test fails before any mutation`);
       const survived: Mutant[] = [];
+      const invalid: Mutant[] = [];
       let killed = 0;
       for (const m of all) {
         writeFileSync(join(dir, file), m.source);
         const r = runTests(dir, tests);
         if (r.passed) survived.push(m);
+        else if (r.invalid) invalid.push(m);
         else killed++;
-        console.log(`${name}  ${r.passed ? 'SURVIVED' : 'killed  '}  ${m.description}  (${(r.ms / 1000).toFixed(1)} s)`);
+        console.log(`${name}  ${r.passed ? 'SURVIVED' : r.invalid ? 'INVALID ' : 'killed  '}  ${m.description}  (${(r.ms / 1000).toFixed(1)} s)`);
       }
       writeFileSync(join(dir, file), original);
-      const score = all.length ? Math.round((killed / all.length) * 1000) / 10 : 100;
-      summary.push(`${name}: ${killed}/${all.length} killed (${score} %)${survived.length ? `; survived: ${survived.map((m) => m.id).join(', ')}` : ''}`);
+      const valid = all.length - invalid.length;
+      const score = valid ? Math.round((killed / valid) * 1000) / 10 : 100;
+      summary.push(
+        `${name}: ${killed}/${valid} killed (${score} %)${invalid.length ? `, ${invalid.length} mutant(s) did not load (not counted)` : ''}${survived.length ? `; survived: ${survived.map((m) => m.id).join(', ')}` : ''}`,
+      );
     }
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });
