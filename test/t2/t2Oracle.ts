@@ -241,6 +241,11 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
     check(given.endReason === x.endReason, `${inv.id} gets the end reason ${x.endReason}, got ${given.endReason}`);
     check(same(given.transcript, x.transcript), `${inv.id} gets the closed transcript ${JSON.stringify(x.transcript)}, got ${JSON.stringify(given.transcript)}`);
   }
+  // The grade and the stored session belong to the authorized candidate, on the subject loaded.
+  const sub = (events.find((e) => e.type === 'xstate.done.actor.authorize') as Payload | undefined)?.output as { sub: string } | undefined;
+  const subject = (events.find((e) => e.type === 'xstate.done.actor.loadSubject') as Payload | undefined)?.output as { consigne: string } | undefined;
+  for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) check((inv.input as { candidateId: string }).candidateId === sub?.sub, `${inv.id} is for candidate ${sub?.sub}`);
+  for (const inv of controls.all('evaluate')) check((inv.input as { consigne: string }).consigne === subject?.consigne, 'the grading knows the subject’s instructions');
   for (const inv of controls.all('save')) check(same((inv.input as { graded: unknown }).graded, x.graded), 'the saved session carries the grade, or null when grading failed');
   // Relayed to the client: each transcription fragment as it comes, the interlocutor's audio.
   const fragments = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.transcript' }> => e.type === 'client.transcript' && !e.final).map((e) => ({ speaker: e.speaker, text: e.text }));
@@ -265,6 +270,8 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   check(closes.length === (final ? 1 : 0), `the socket is closed ${final ? 'once' : 'not yet'}, got ${closes.length}`);
   if (x.phase === 'error') {
     check(errors.length === 1 && errors[0]!.code === x.error!.code && errors[0]!.name === x.error!.name, `error ${x.error!.name} (${x.error!.code}), got ${JSON.stringify(errors)}`);
+    // The message tells the candidate what happened, never the generic fallback.
+    check(errors[0]!.message.length > 0 && errors[0]!.message !== 'Erreur interne.', `a specific message for ${x.error!.name}, got ${errors[0]!.message}`);
     check(closes[0]?.code === x.error!.code, `closed with ${x.error!.code}`);
   } else check(errors.length === 0, 'no error sent');
   if (x.phase === 'ended' || x.phase === 'cancelled') check(closes[0]?.code === CLOSE.NORMAL && closes[0].reason === x.phase, `closed normally (${x.phase})`);
