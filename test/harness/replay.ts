@@ -31,6 +31,8 @@ export interface RunningActor {
   stop?: () => void | Promise<void>;
   /** What the outside world observed on this path (messages published, calls made, rows stored), for the oracle. */
   world?: unknown;
+  /** Resolves once what the actor sent so far has reached the world (e.g. a WebSocket ping/pong). */
+  sync?: () => Promise<void>;
 }
 
 /**
@@ -162,6 +164,7 @@ export async function replayPath<M extends AnyStateMachine>(path: ModelPath, opt
         await settle();
         timers.refresh();
       }
+      if (running.sync) await running.sync();
       const actual = opts.project(actor.getSnapshot() as AnyMachineSnapshot);
       const expected = opts.project(state);
       if (!isDeepStrictEqual(actual, expected)) {
