@@ -242,7 +242,7 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   if (x.calls.evaluate > 0) check(x.spoke, 'never graded without candidate speech');
   for (const opened of w.interlocutors) check(same(opened, { sessionId: i.sessionId, sujetId: i.sujetId, mode: i.mode }), 'the interlocutor is opened for this session and subject');
   for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) {
-    const given = inv.input as { endReason: EndReason | null; transcript: Array<{ speaker: string; text: string; final: boolean }>; graded?: unknown };
+    const given = inv.input as { endReason: EndReason | null; transcript: Turn[]; graded?: unknown };
     check(given.endReason === x.endReason, `${inv.id} gets the end reason ${x.endReason}, got ${given.endReason}`);
     const turns = (ts: readonly Turn[]) => (w.edge ? ts.map((t) => ({ ...t, atMs: 0 })) : ts);
     check(same(turns(given.transcript), turns(x.transcript)), `${inv.id} gets the closed transcript ${JSON.stringify(x.transcript)}, got ${JSON.stringify(given.transcript)}`);
