@@ -47,6 +47,13 @@ export interface ModelSpec<M extends AnyStateMachine> {
    * each path. Give `world` from `start` for what the transport or the store recorded.
    */
   oracle?: Oracle;
+  /**
+   * Event sequences written from the spec, replayed after the generated paths on every variant
+   * (or the one named). The graph is generated from the chart under test, so a chart that forgets
+   * a rule never generates the path that would show it; a scenario does, and the oracle judges it
+   * (there is no model state to compare). A done/error step with no such invocation running fails.
+   */
+  scenarios?: Array<{ name: string; variant?: string; events: EventObject[] }>;
   /** Print the coverage line (default true). */
   print?: boolean;
   /** Write coverage/model/<name>.json (default true; the harness's own tests turn it off). */
@@ -94,7 +101,10 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
       cov.paths.simple += generated.counts.simple;
       cov.paths.transition += generated.counts.transition;
     }
-    for (const path of generated.paths) {
+    const scenarios: ModelPath[] = (spec.scenarios ?? [])
+      .filter((sc) => !sc.variant || sc.variant === variant.name)
+      .map((sc) => ({ kind: 'scenario', description: `scenario: ${sc.name}`, steps: [{ event: { type: 'xstate.init' } }, ...sc.events.map((event) => ({ event }))] }));
+    for (const path of [...generated.paths, ...scenarios]) {
       allPaths.push(path);
       const injectedBefore = own.injectedAfterEvents;
       const checksBefore = own.oracleChecks;

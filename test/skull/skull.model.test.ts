@@ -43,6 +43,12 @@ function toMqtt(event: EventObject): { topic: string; payload: string } {
   }
 }
 
+const req = { type: 'ai.request', text: 'question' };
+const asr = { type: 'asr.text', text: 'bonjour' };
+const llm = (output: LlmCallOutput) => ({ type: 'xstate.done.actor.llm', output });
+const published = { type: 'xstate.done.actor.publish', output: undefined };
+const cancelled = [{ type: 'ai.cancel' }, published];
+
 function abstract(s: AnyMachineSnapshot): unknown {
   const c = s.context as SkullContext;
   return [s.value, c.queue.length, c.emptyRetries];
@@ -89,6 +95,29 @@ describe('skull model', () => {
         },
         // Coarse vertices keep the graph small (counters and texts are left out); what is compared
         // after each step is exactly what identifies a vertex: state, queue length, empty retries.
+        // Sequences of docs/skull.md that a chart forgetting a rule would never generate itself.
+        scenarios: [
+          { name: 'an empty reply is asked again once, then apologised for', variant: 'mini primary, nano fallback', events: [req, llm(ok('```\n```', 'gpt-5-mini')), llm(ok('```\n```', 'gpt-5-mini')), published] },
+          {
+            name: 'retained prompt and model apply to the next turn, and clearing them restores the defaults',
+            variant: 'mini primary, nano fallback',
+            events: [
+              { type: 'config.prompt', text: 'Tu es poli.' },
+              { type: 'config.ia', config: { model: 'gpt-5-nano' } },
+              req,
+              llm(failed('gpt-5-nano')),
+              published,
+              { type: 'config.ia', config: null },
+              req,
+              llm(ok('Bonjour !', 'gpt-5-mini')),
+              published,
+            ],
+          },
+          { name: 'a failed publish ends the turn; the queued request goes on', variant: 'mini primary, nano fallback', events: [req, req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.error.actor.publish', error: new Error('lost') }, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'an unacknowledged publish times out and frees the device', variant: 'mini primary, nano fallback', events: [req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.after.publishTimeout.skull.turn.publishing' }, req, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'the same ASR text is one generation within the window, a new one after it', variant: 'mini primary, nano fallback', events: [asr, llm(ok('Bonjour !', 'gpt-5-mini')), published, asr, { type: 'xstate.after.debounce.skull.debounce.window' }, asr, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'a failed primary falls back once, then apologises', variant: 'mini primary, nano fallback', events: [req, llm(failed('gpt-5-mini')), { type: 'xstate.done.actor.llmFallback', output: failed('gpt-5-nano') }, published, req, ...cancelled] },
+        ],
         serializeState: (s) => JSON.stringify(abstract(s)),
         project: abstract,
         oracle: expectSkull,
