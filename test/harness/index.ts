@@ -53,7 +53,7 @@ export interface ModelSpec<M extends AnyStateMachine> {
    * a rule never generates the path that would show it; a scenario does, and the oracle judges it
    * (there is no model state to compare). A done/error step with no such invocation running fails.
    */
-  scenarios?: Array<{ name: string; variant?: string; events: EventObject[] }>;
+  scenarios?: Array<{ name: string; variant?: string; events: Array<EventObject & Record<string, unknown>> }>;
   /** Print the coverage line (default true). */
   print?: boolean;
   /** Write coverage/model/<name>.json (default true; the harness's own tests turn it off). */
