@@ -252,6 +252,9 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   const subject = (events.find((e) => e.type === 'xstate.done.actor.loadSubject') as Payload | undefined)?.output as { consigne: string } | undefined;
   for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) check((inv.input as { candidateId: string }).candidateId === sub?.sub, `${inv.id} is for candidate ${sub?.sub}`);
   for (const inv of controls.all('evaluate')) check((inv.input as { consigne: string }).consigne === subject?.consigne, 'the grading knows the subject’s instructions');
+  // The recording's facts (audio, rule counts) go with the grade and the stored session.
+  const finished = events.find((e) => e.type === 'xstate.done.actor.finishSession') as Payload | undefined;
+  for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) check(same((inv.input as { facts: unknown }).facts, finished?.output ?? null), `${inv.id} gets the session's facts`);
   for (const inv of controls.all('save')) check(same((inv.input as { graded: unknown }).graded, x.graded), 'the saved session carries the grade, or null when grading failed');
   // Relayed to the client: each transcription fragment as it comes, the interlocutor's audio.
   const fragments = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.transcript' }> => e.type === 'client.transcript' && !e.final).map((e) => ({ speaker: e.speaker, text: e.text }));
