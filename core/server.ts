@@ -147,7 +147,11 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 /** Seconds a client is told to wait (Retry-After) while this process drains. */
 export const DRAIN_RETRY_AFTER_S = 5;
 
-/** /healthz, /readyz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
+/**
+ * The bare Express app: proxy trust, production mode, helmet's security headers with our CSP, and
+ * the 503 + Retry-After gate while warming up or draining. `/healthz`, `/livez`, `/readyz`,
+ * `/metrics`, the surfaces, the JSON 404 and the error handler are added by `startServer`.
+ */
 function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping' | undefined): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);

@@ -5,7 +5,7 @@ import type { ChatSettings, ChatTurn, Passage } from '../actors/docs/contract.js
 import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type AnswerLang } from '../prompts/docs/chat.js';
 
 /**
- * One question to the docs assistant, as steps (specs/docs-assistant.fr.md §2, §8):
+ * One question to the docs assistant, as steps (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on):
  * retrieving → guarding → (asking →) generating → checkingCitations → answered | outOfScope | failed.
  *
  * The guard is a band on the best passage's score (docs/docs-assistant.md § Confidence):

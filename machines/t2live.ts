@@ -1,7 +1,7 @@
 import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, stateIn, type AnyEventObject } from 'xstate';
 
 /**
- * One T2 live session (specs/t2-live.fr.md §6): the candidate's WebSocket on one side, the
+ * One T2 live session (docs/t2-live.md#the-session-statechart-t2live): the candidate's WebSocket on one side, the
  * interlocutor (Gemini Live, or the offline text interlocutor) on the other.
  *
  *   authorizing → loadingSubject → session{ connecting → live{ dialogue ∥ idle ∥ exam ∥ link } }

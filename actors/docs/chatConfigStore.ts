@@ -5,7 +5,7 @@ import { RECONNECTED, type PortableMigration, type Store } from '../../core/stor
 import type { ChatSettings } from './contract.js';
 
 /**
- * The two ways a docs answer gets its settings (specs/docs-assistant.fr.md, "Surfaces livrées"):
+ * The two ways a docs answer gets its settings (docs/docs-assistant.md#where-an-answers-settings-come-from):
  *  - "l'assistant" (/assistant): configuration defaults overridden by the visitor's session
  *    (forAssistant), one set per browser;
  *  - "le chat" embedded in /docs: the ChatConfig row an admin saved at /admin/chat/params

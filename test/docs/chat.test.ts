@@ -9,7 +9,7 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
 
-/** specs/docs-assistant.fr.md §10 — orchestration, LLM port, guard rails (non-browser cases). */
+/** docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on — orchestration, LLM port, guard rails (non-browser cases). */
 let root: string;
 beforeAll(() => {
   root = makeCorpus();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
 
-/** T2 live (specs/t2-live.fr.md). Owned by the T2 surface. */
+/** T2 live (docs/t2-live.md#configuration). Owned by the T2 surface. */
 export const t2Section = {
   T2_LIVE_MODEL: z.string().min(1).optional()
     .describe('Gemini Live model of the interlocutor; default depends on the backend: gemini-3.8-live on the Developer API, gemini-live-2.5-flash-native-audio (spec §10) with GEMINI_VERTEX=true'),
