@@ -42,7 +42,7 @@ async function main(): Promise<number> {
     dotenvPath: null,
   });
   const logger = createLogger({ level: config.LOG_LEVEL });
-  const server = await startServer({ config, logger, surfaces: [() => import('../transports/http/docsSurface.js').then((m) => m.docsSurface)] });
+  const server = await startServer({ config, logger, surfaces: [() => import('../actors/docs/surface.js').then((m) => m.docsSurface)] });
   const base = server.ctx.publicUrl;
   mkdirSync(OUT, { recursive: true });
   const browser = await launchChromium();

@@ -22,6 +22,9 @@ const SURFACES = new Set(['skull', 'docs', 'corrections', 't2']);
 
 const layerOf = (file: string): string => file.split('/')[0]!;
 
+/** One per surface, listed in core/surfaces.ts: the only files of actors/ that see transports/ and web/. */
+export const isCompositionRoot = (file: string): boolean => /^actors\/[^/]+\/surface\.ts$/.test(file);
+
 /** Values a transport may take from a machine: selectors, constants, pure helpers; not `…Machine`. */
 const isMachineValue = (name: string): boolean => /Machine$/.test(name);
 
@@ -54,7 +57,8 @@ export function violations(graph: Map<string, ImportEdge[]>): string[] {
           for (const n of e.names.filter((n) => n === '*' || isMachineValue(n))) out.add(`${file} → ${e.target} (transports take types and selectors from machines, not ${n})`);
         }
       }
-      if (layer === 'actors' && (to === 'transports' || to === 'web')) out.add(`${file} → ${e.target} (actors do not import ${to}/)`);
+      // A surface's composition root (actors/<surface>/surface.ts) wires its chart, actors, edges and pages.
+      if (layer === 'actors' && !isCompositionRoot(file) && (to === 'transports' || to === 'web')) out.add(`${file} → ${e.target} (actors do not import ${to}/)`);
       const [, fromSurface] = file.split('/');
       const [, toSurface] = e.target.split('/');
       if (layer === 'actors' && to === 'actors' && SURFACES.has(fromSurface!) && SURFACES.has(toSurface!) && fromSurface !== toSurface) {

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { correctionsSurface } from '../../transports/http/corrections.js';
+import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surface.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';

@@ -6,8 +6,8 @@ import { loadConfig } from '../../core/config/index.js';
 import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
-import { docsSurface } from '../../transports/http/docsSurface.js';
-import { correctionsSurface } from '../../transports/http/corrections.js';
+import { docsSurface } from '../../actors/docs/surface.js';
+import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';
 

@@ -1,8 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
-import type { AppContext, Surface } from '../../core/surface.js';
-import { createCorrectionService, type CorrectionEngine } from '../../actors/corrections/service.js';
+import type { AppContext } from '../../core/surface.js';
+import type { CorrectionEngine } from '../../actors/corrections/service.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from '../../actors/corrections/report.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from '../../actors/corrections/language.js';
 
@@ -125,30 +125,3 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
   }
   return router;
 }
-
-export const correctionsSurface: Surface = {
-  name: 'corrections',
-  async start(ctx: AppContext, http) {
-    const service = createCorrectionService(ctx);
-    if (http) {
-      let requireAdmin: express.RequestHandler | undefined;
-      if (ctx.config.ADMIN_PASSWORD) {
-        const { adminAuth } = await import('./admin.js');
-        requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger }).requireAdmin;
-      }
-      http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
-    }
-    // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
-    // process) before answering, bounded so a slow machine does not hold the start.
-    await Promise.race([service.startChecker(), new Promise((r) => setTimeout(r, 3_000).unref())]);
-    return {
-      async stop() {
-        // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
-        await service.close();
-      },
-      health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
-      notes: () => [service.engineNote()],
-      urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
-    };
-  },
-};

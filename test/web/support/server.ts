@@ -8,7 +8,7 @@ import express from 'express';
 import type { DocsAssistant } from '../../../actors/docs/contract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
-import { mountDocsPages, type DocsPages } from '../../../transports/http/pages/mount.js';
+import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
 import { loadConfig } from '../../../core/config/index.js';

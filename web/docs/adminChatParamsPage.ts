@@ -1,9 +1,9 @@
 import type { Express, Request, Response } from 'express';
-import type { DocsAssistant } from '../../../actors/docs/contract.js';
-import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
-import type { Logger } from '../../../core/log.js';
-import { html, renderPage, sendPage } from '../../../web/layout.js';
-import type { AdminAuth } from '../admin.js';
+import type { DocsAssistant } from '../../actors/docs/contract.js';
+import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import type { Logger } from '../../core/log.js';
+import { html, renderPage, sendPage } from '../layout.js';
+import type { AdminAuth } from '../../transports/http/admin.js';
 import { settingsFields, type SettingsFieldErrors } from './views.js';
 
 /**
