@@ -13,7 +13,7 @@ import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
-import { buildSystemPrompt } from './prompt.js';
+import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
 import { SessionQueries } from './sessionQueries.js';
