@@ -2,6 +2,46 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/**
+ * Layers (docs/architecture.md), enforced per folder; test/architecture/layers.test.ts checks the
+ * whole matrix transitively, with today's exceptions listed in test/architecture/exceptions.json.
+ * Type-only imports are free: they vanish at run time.
+ */
+const machineImports = {
+  patterns: [
+    {
+      // Anything that is not relative, xstate or zod: Node built-ins and SDKs alike.
+      regex: '^(?!\\.|xstate($|/)|zod$)',
+      message: 'machines/ are pure statecharts: no Node built-ins or SDKs. Provide the effect as a named actor or action at wiring time.',
+    },
+    {
+      group: ['**/core/**', '**/transports/**', '**/web/**', '**/cli/**'],
+      allowTypeImports: true,
+      message: 'machines/ never import core/, transports/, web/ or cli/: the wiring provides what they need (type-only imports are fine).',
+    },
+  ],
+};
+
+const transportImports = {
+  patterns: [
+    {
+      group: ['**/actors/**', '**/prompts/**'],
+      allowTypeImports: true,
+      message: 'transports/ are protocol edges: actors and prompts are provided by the surface wiring (see test/architecture/exceptions.json for the ones still to move).',
+    },
+  ],
+};
+
+const actorImports = {
+  patterns: [
+    {
+      group: ['**/transports/**', '**/web/**'],
+      allowTypeImports: true,
+      message: 'actors/ never import transports/ or web/: the composition root wires them together.',
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'web/static/vendor/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -15,4 +55,20 @@ export default tseslint.config(
     },
   },
   { files: ['web/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['machines/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', machineImports] } },
+  {
+    files: ['transports/**/*.ts'],
+    // Today's exceptions (the edges that still wire their surface) are listed in the architecture test.
+    ignores: [
+      'transports/mqtt/skull.ts',
+      'transports/http/corrections.ts',
+      'transports/http/session.ts',
+      'transports/http/t2.ts',
+      'transports/mqtt/skullSurface.ts',
+      'transports/mqtt/skullFleet.ts',
+    ],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', transportImports] },
+  },
+  // Each surface's composition root (actors/<surface>/surface.ts) wires edges and pages to its actors.
+  { files: ['actors/**/*.ts'], ignores: ['actors/*/surface.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', actorImports] } },
 );

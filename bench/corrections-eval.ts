@@ -3,18 +3,20 @@
  * precision and recall per code and overall, false alarms on the native controls, Spearman
  * between the global score and the error density, and the native-vs-densest score gap.
  *
- *   npx tsx bench/corrections-eval.ts tune            # the part used while tuning
- *   npx tsx bench/corrections-eval.ts heldout         # run once, at the end
+ *   npx tsx bench/corrections-eval.ts tuning          # second round's tuning set (tune + the spent heldout)
+ *   npx tsx bench/corrections-eval.ts fresh           # second round's held-out part, run once, at the end
+ *   npx tsx bench/corrections-eval.ts tune|heldout    # the first round's parts
  *   --verbose lists every miss, false alarm and score; GRAMMALECTE=off for the built-in detectors alone
  */
 import { cacheDir } from '../actors/corrections/cache.js';
 import { Checker } from '../actors/corrections/checker.js';
 import { locateGrammalecte } from '../actors/corrections/grammalecte/locate.js';
 import { GrammalecteSidecar } from '../actors/corrections/grammalecte/sidecar.js';
-import { evaluate, loadEval } from '../test/corrections/eval/evaluate.js';
+import { EVAL_PARTS, evaluate, loadEval } from '../test/corrections/eval/evaluate.js';
 
-const part = process.argv[2] ?? 'tune';
-if (part !== 'tune' && part !== 'heldout') throw new Error('usage: corrections-eval.ts tune|heldout [--verbose]');
+const arg = process.argv[2] ?? 'tuning';
+const part = EVAL_PARTS.find((p) => p === arg);
+if (!part) throw new Error(`usage: corrections-eval.ts ${EVAL_PARTS.join('|')} [--verbose]`);
 const verbose = process.argv.includes('--verbose');
 
 const items = loadEval(part);

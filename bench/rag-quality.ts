@@ -6,8 +6,10 @@
  *
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --split tune
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --split heldout   # once, at the end
+ *   npx tsx bench/rag-quality.ts --set fresh --split fresh    # the second held-out set (shared corpus)
+ *   npx tsx bench/rag-quality.ts --set docs --split fresh     # questions on the project's own docs/
  *
- * Options: --eval path, --threshold T, --confident H (default: configuration), --details.
+ * Options: --set unseen|fresh|docs (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path, --threshold T, --confident H (default: configuration), --details.
  * The whole assistant runs (chat chart, offline provider), as `palabre ask` would with no key.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -27,18 +29,21 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const split = opt('split') ?? 'tune';
-const corpus = resolve(process.env.CORPUS_DIR ?? '../../shared/corpus');
-const evalPath = resolve(opt('eval') ?? 'test/docs/eval/rag-qa-unseen.json');
+const SETS = { unseen: 'test/docs/eval/rag-qa-unseen.json', fresh: 'test/docs/eval/rag-qa-fresh.json', docs: 'test/docs/eval/rag-qa-docs.json' } as const;
+const set = z.enum(['unseen', 'fresh', 'docs']).parse(opt('set') ?? 'unseen');
+const corpus = resolve(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
+const evalPath = resolve(opt('eval') ?? SETS[set]);
 
 const itemSchema = z.array(
   z.object({
     id: z.string(),
-    split: z.enum(['tune', 'heldout']).optional(),
+    split: z.enum(['tune', 'heldout', 'fresh']).optional(),
     lang: z.enum(['fr', 'en']).optional(),
     question: z.string(),
     relevant: z.array(z.string()),
     keywords: z.array(z.string()).optional(),
     out_of_scope: z.boolean().optional(),
+    note: z.string().optional(),
   }),
 );
 const items = itemSchema.parse(JSON.parse(readFileSync(evalPath, 'utf8'))).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
@@ -71,7 +76,12 @@ let ans = 0, oos = 0, at5 = 0, at1 = 0;
 let ansRefused = 0, ansHigh = 0, ansLow = 0, oosRefused = 0, oosHigh = 0, oosLow = 0;
 let answeredAns = 0, citesRelevant = 0, marksWithoutSource = 0, removedMarks = 0;
 let quoted = 0, quotedRelevantDoc = 0, quotedWithKeyword = 0, singleNotes = 0;
-const cues = { unseen50: { ans: 0, oos: 0 }, unseen75: { ans: 0, oos: 0 }, unknownName: { ans: 0, oos: 0 }, liveData: { ans: 0, oos: 0 }, langMismatch: { ans: 0, oos: 0 } };
+const cue = (): { ans: number; oos: number } => ({ ans: 0, oos: 0 });
+const cues = {
+  unseen50: cue(), unseen75: cue(), unknownName: cue(), nameNotRetrieved: cue(), liveData: cue(), langMismatch: cue(),
+  // Measured, not used (docs/docs-assistant.md § Confidence):
+  heaviestWordUnseen: cue(), heaviestWordNotRetrieved: cue(),
+};
 const answerLangOk = { ok: 0, n: 0 };
 const timings: number[] = [];
 const details: Array<Record<string, unknown>> = [];
@@ -83,13 +93,20 @@ for (const it of items) {
   timings.push(performance.now() - t0);
   const rank = hits.findIndex((h) => it.relevant.includes(h.path));
   const best = hits.reduce<(typeof hits)[number] | undefined>((b, h) => (!b || h.score > b.score ? h : b), undefined);
-  const signals = relevanceSignals(it.question, assistant.retriever.explain(it.question, best?.id ?? ''));
+  const bestWords = assistant.retriever.explain(it.question, best?.id ?? '');
+  const retrievedWords = hits.map((h) => assistant.retriever.explain(it.question, h.id));
+  const signals = relevanceSignals(it.question, bestWords, retrievedWords);
+  const heaviest = Math.max(0, ...bestWords.map((w) => w.weight));
+  const heavy = bestWords.filter((w) => w.weight === heaviest);
   const qLang = detectLang(it.question);
   const side = expectRefusal ? 'oos' : 'ans';
   if (signals.unseenShare >= DOUBT_UNSEEN_SHARE) cues.unseen50[side]++;
   if (signals.unseenShare >= REFUSE_UNSEEN_SHARE) cues.unseen75[side]++;
   if (signals.unknownNames.length > 0) cues.unknownName[side]++;
+  if (signals.namesNotRetrieved.length > 0) cues.nameNotRetrieved[side]++;
   if (signals.liveData) cues.liveData[side]++;
+  if (heavy.some((w) => w.df === 0)) cues.heaviestWordUnseen[side]++;
+  if (heavy.length > 0 && heavy.every((w) => !retrievedWords.some((p) => p.some((x) => x.word === w.word && x.matched)))) cues.heaviestWordNotRetrieved[side]++;
   if (best && best.lang !== qLang) cues.langMismatch[side]++;
 
   const a = await assistant.ask({ question: it.question, settings });
@@ -130,7 +147,7 @@ for (const it of items) {
     got: verdict,
     best: best ? Math.round(best.score * 100) / 100 : 0,
     unseen: signals.unseenShare,
-    names: signals.unknownNames.join(','),
+    names: [...signals.unknownNames, ...signals.namesNotRetrieved.filter((n) => !signals.unknownNames.includes(n)).map((n) => `${n}?`)].join(','),
     rank: rank >= 0 ? rank + 1 : null,
     citesRelevant: a.state === 'answered' && !expectRefusal ? a.sources.some((s) => it.relevant.includes(s.path)) : null,
     cited: a.sources.map((s) => s.path.split('/').pop()!.slice(0, 28)).join(' | ').slice(0, 60),
@@ -141,6 +158,7 @@ timings.sort((x, y) => x - y);
 const p50 = timings[Math.floor(timings.length / 2)] ?? 0;
 const summary = {
   bench: 'rag-quality',
+  set,
   split,
   loadavg1m: +loadavg()[0]!.toFixed(1),
   passages: assistant.retriever.passageCount,

@@ -14,10 +14,32 @@ interface Go {
 
 const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.';
 const replyPcm = fakeTone(1000);
+const REPLY_AFTER = 96000;
+/**
+ * Chunk latency (issue 17), one clock: every chunk carries its sequence number (bytes 0–3) and its
+ * client (bytes 4–5). Up = client send → the fake decodes it; down = the fake starts a reply →
+ * that client receives its first binary frame.
+ */
+const sentAt: number[] = [];
+const upMs: number[] = [];
+const downMs: number[] = [];
+const replyAt = new Map<number, number>();
+const turnBytes = new Map<object, number>();
 const fake = await startGeminiLiveFake({
   keepAudio: false,
+  onAudio: (conn, pcm) => {
+    const now = performance.now();
+    const at = sentAt[pcm.readUInt32LE(0)];
+    if (at !== undefined) upMs.push(now - at);
+    // Mirrors the fake's own count: the reply goes out right after this call, in the same tick.
+    const n = (turnBytes.get(conn) ?? 0) + pcm.length;
+    if (n >= REPLY_AFTER) {
+      turnBytes.set(conn, 0);
+      replyAt.set(pcm.readUInt16LE(4), now);
+    } else turnBytes.set(conn, n);
+  },
   // Every 3 s of candidate audio, 1 s of reply in 40 ms parts, 3 per message.
-  onConnection: (c) => c.autoReply({ afterAudioBytes: 96000, candidateText: 'Quels sont les horaires', replyText: REPLY, replyPcm, partBytes: 1920, partsPerMessage: 3, resumption: true, usage: { promptTokenCount: 10, responseTokenCount: 20 } }),
+  onConnection: (c) => c.autoReply({ afterAudioBytes: REPLY_AFTER, candidateText: 'Quels sont les horaires', replyText: REPLY, replyPcm, partBytes: 1920, partsPerMessage: 3, resumption: true, usage: { promptTokenCount: 10, responseTokenCount: 20 } }),
 });
 process.send!({ type: 'fake', baseUrl: fake.baseUrl });
 
@@ -36,6 +58,7 @@ async function run(go: Go): Promise<void> {
   let finals = 0;
   let closedEarly = 0;
   const clients: WebSocket[] = [];
+  const indexOf = new Map<WebSocket, number>();
   await Promise.all(
     go.tokens.map(
       (token, i) =>
@@ -43,8 +66,16 @@ async function run(go: Go): Promise<void> {
           setTimeout(() => {
             const ws = new WebSocket(`${go.wsUrl}/t2/live?token=${token}&sujet=club-de-sport`);
             clients.push(ws);
+            indexOf.set(ws, i);
             ws.on('message', (data, isBinary) => {
-              if (isBinary) bytesDown += (data as Buffer).length;
+              if (isBinary) {
+                bytesDown += (data as Buffer).length;
+                const at = replyAt.get(i);
+                if (at !== undefined) {
+                  downMs.push(performance.now() - at);
+                  replyAt.delete(i);
+                }
+              }
               else {
                 const m = JSON.parse(String(data)) as { type: string; value?: string; speaker?: string; final?: boolean };
                 if (m.type === 'state' && m.value === 'listening' && !(ws as WebSocket & { ready?: boolean }).ready) {
@@ -69,8 +100,15 @@ async function run(go: Go): Promise<void> {
   // One timer drives every client: a 20 ms tick sends one chunk per session (real-time rate).
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
-      for (const ws of clients) if (ws.readyState === ws.OPEN) {
-        ws.send(chunk);
+      const now = performance.now();
+      for (let c = 0; c < clients.length; c++) {
+        const ws = clients[c]!;
+        if (ws.readyState !== ws.OPEN) continue;
+        const tagged = Buffer.from(chunk);
+        tagged.writeUInt32LE(sent, 0);
+        tagged.writeUInt16LE(indexOf.get(ws)!, 4);
+        sentAt[sent] = now;
+        ws.send(tagged);
         sent++;
       }
       if (Date.now() - started >= go.durationMs) {
@@ -83,7 +121,12 @@ async function run(go: Go): Promise<void> {
   const closedBeforeEnd = closedEarly;
   for (const ws of clients) ws.close();
   await new Promise((r) => setTimeout(r, 1000));
-  process.send!({ type: 'done', ready, sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system });
+  const p = (xs: number[], q: number): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((q / 100) * s.length))]! * 100) / 100 : -1;
+  };
+  const latency = { upP50Ms: p(upMs, 50), upP99Ms: p(upMs, 99), upSamples: upMs.length, downP50Ms: p(downMs, 50), downP99Ms: p(downMs, 99), downSamples: downMs.length };
+  process.send!({ type: 'done', ready, sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system, latency });
   await fake.close();
   process.exit(0);
 }

@@ -3,6 +3,8 @@ import { loadConfig, type Config, type LoadOptions } from './config/index.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openStore, type Db } from './store/db.js';
+import { openAppStore } from './store/appStore.js';
+import type { Store } from './store/store.js';
 import { Runtime } from './runtime.js';
 import type { AppContext } from './surface.js';
 import { createProviders } from '../actors/llm/providers.js';
@@ -11,6 +13,8 @@ import { createProviders } from '../actors/llm/providers.js';
 export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl'>;
 
 export interface App extends CoreContext {
+  /** The store port: SQLite over `db`, or Postgres with DATABASE_URL. */
+  store: Store;
   /** Stops every conversation, closes the store and flushes the logs. Idempotent. */
   close(): Promise<void>;
 }
@@ -37,6 +41,14 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = opts.config ?? loadConfig(opts.load);
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
   const db = openStore({ path: dbPathOf(config), logger });
+  let store: Store;
+  try {
+    store = await openAppStore({ databaseUrl: config.DATABASE_URL, db, logger });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
   const metrics = createMetrics();
   // SDKs load lazily on a provider's first call: building the registry costs nothing.
@@ -47,12 +59,14 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     config,
     logger,
     db,
+    store,
     runtime,
     metrics,
     providers,
     close() {
       closed ??= (async () => {
         runtime.shutdown();
+        await store.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'store close failed'));
         if (db.open) db.close();
         await flushLogger(logger);
       })();

@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config/index.js';
@@ -7,6 +8,7 @@ import type { Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
+import type { Store } from './store/store.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { VERSION } from './version.js';
 import type { ProviderName } from '../actors/llm/types.js';
@@ -145,17 +147,24 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 /** Seconds a client is told to wait (Retry-After) while this process drains. */
 export const DRAIN_RETRY_AFTER_S = 5;
 
-/** /healthz, /metrics, then (once the surfaces are in) the JSON 404 and the error handler. */
-function buildExpress(config: Config, draining: () => boolean): Express {
+/**
+ * The bare Express app: proxy trust, production mode, helmet's security headers with our CSP, and
+ * the 503 + Retry-After gate while warming up or draining. `/healthz`, `/livez`, `/readyz`,
+ * `/metrics`, the surfaces, the JSON 404 and the error handler are added by `startServer`.
+ */
+function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping' | undefined): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('env', 'production'); // never render stack traces in default error pages
   // Draining: a request that arrives on a kept-alive connection gets 503 + Retry-After (a load
-  // balancer sends it elsewhere); /healthz still answers, with `ready: false`.
+  // balancer sends it elsewhere); /healthz still answers, with `ready: false`. Warming up (the
+  // surfaces still starting): the same 503, so that no request meets a route not yet mounted.
   app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES } }));
   app.use((req, res, next) => {
-    if (!draining() || req.path === '/healthz') return next();
-    res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), Connection: 'close' }).status(503).json({ error: 'server shutting down', retryAfterS: DRAIN_RETRY_AFTER_S });
+    const why = unavailable();
+    if (!why || req.path === '/healthz' || req.path === '/readyz' || req.path === '/livez') return next();
+    const connection = why === 'stopping' ? { Connection: 'close' } : {};
+    res.set({ 'Retry-After': String(DRAIN_RETRY_AFTER_S), ...connection }).status(503).json({ error: why === 'stopping' ? 'server shutting down' : 'server starting', retryAfterS: DRAIN_RETRY_AFTER_S });
   });
   return app;
 }
@@ -228,7 +237,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   let ready = false;
   let stopping = false;
-  const expressApp = buildExpress(config, () => stopping);
+  // Surfaces still starting (warm-up: index, spelling engine…); null until their list is loaded.
+  let warming: string[] | null = null;
+  const expressApp = buildExpress(config, () => (stopping ? 'stopping' : ready ? undefined : 'starting'));
   const server: Server = createServer(expressApp);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
@@ -248,9 +259,36 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const requestsDone = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve)));
   const started: StartedSurface[] = [];
 
-  expressApp.get('/healthz', (_req, res) => {
+  // Live: the process answers (a supervisor restarts it otherwise). Ready: it should get new
+  // connections — false while warming up, draining, or while its store does not answer, so a load
+  // balancer polling /readyz stops sending work here first. /healthz answers as soon as HTTP
+  // listens (start → /healthz must not wait for the warm-up), with `ready` in its body.
+  expressApp.get('/livez', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ live: true, version: VERSION, status: stopping ? 'stopping' : ready ? 'ok' : 'warming' });
+  });
+
+  // What a load balancer polls every second: readiness and one `SELECT 1`, nothing else (the
+  // surfaces' facts in /healthz may count rows).
+  expressApp.get('/readyz', async (_req, res) => {
     if (!ready) {
-      res.status(503).set('Cache-Control', 'no-store').json({ status: stopping ? 'stopping' : 'starting', ready: false, version: VERSION });
+      res.status(503).set('Cache-Control', 'no-store').json({ ready: false, status: stopping ? 'stopping' : 'warming', ...(stopping ? {} : { warming: warming ?? ['surfaces'] }) });
+      return;
+    }
+    const store = await probeStore(app.store);
+    res.status(store.reachable ? 200 : 503).set('Cache-Control', 'no-store')
+      .json(store.reachable ? { ready: true, status: 'ok', store: store.engine, storeLatencyMs: store.latencyMs } : { ready: false, status: 'store_unreachable', store: store.engine });
+  });
+
+  expressApp.get('/healthz', async (_req, res) => {
+    if (!ready) {
+      const body = { status: stopping ? 'stopping' : 'warming', live: true, ready: false, version: VERSION, store: app.store.dialect, uptimeS: Math.round((Date.now() - startedAt) / 100) / 10, ...(stopping ? {} : { warming: warming ?? ['surfaces'] }) };
+      res.status(stopping ? 503 : 200).set('Cache-Control', 'no-store').json(body);
+      return;
+    }
+    const store = await probeStore(app.store);
+    if (!store.reachable) {
+      logger.warn({ store: store.engine, err: store.error }, 'store unreachable: /healthz not ready');
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'store_unreachable', live: true, ready: false, version: VERSION, store: store.engine, storeError: store.error });
       return;
     }
     const providers = providersPerSurface(app);
@@ -258,7 +296,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const surfaces: Record<string, unknown> = {};
     for (const { name, running } of started) {
       try {
-        surfaces[name] = running.health?.() ?? {};
+        surfaces[name] = (await running.health?.()) ?? {};
       } catch (err) {
         surfaces[name] = { error: 'health check failed' };
         logger.warn({ err, surface: name }, 'surface health() threw');
@@ -266,8 +304,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     res.set('Cache-Control', 'no-store').json({
       status: 'ok',
+      live: true,
       ready: true,
       version: VERSION,
+      store: store.engine,
+      storeLatencyMs: store.latencyMs,
+      instance: config.INSTANCE_ID ?? hostname(),
       uptimeS: Math.round((Date.now() - startedAt) / 100) / 10,
       providers,
       offline: offline.length === 0
@@ -307,6 +349,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     config,
     logger,
     db: app.db,
+    store: app.store,
     runtime: app.runtime,
     metrics: app.metrics,
     providers: app.providers,
@@ -369,6 +412,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   try {
     const loaded = selectSurfaces(await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load())), config.SURFACES);
     lap('surfaces.load');
+    warming = loaded.map((x) => x.name);
     for (const surface of loaded) {
       let running: RunningSurface;
       try {
@@ -377,6 +421,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
       }
       started.push({ name: surface.name, running });
+      warming = warming.filter((n) => n !== surface.name);
       lap(`surfaces.${surface.name}`);
     }
   } catch (err) {
@@ -399,4 +444,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   ready = true;
   models.start();
   return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
+}
+
+/** One `SELECT 1` on the store, bounded: a store that hangs makes the instance not ready. */
+async function probeStore(store: Store): Promise<{ engine: Store['dialect']; reachable: boolean; latencyMs?: number; error?: string }> {
+  try {
+    const ms = await store.ping(1000);
+    return { engine: store.dialect, reachable: true, latencyMs: Math.round(ms * 100) / 100 };
+  } catch (err) {
+    return { engine: store.dialect, reachable: false, error: (err as Error).message };
+  }
 }

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import type { Config } from './config/index.js';
 import type { Logger } from './log.js';
 import type { Db } from './store/db.js';
+import type { Store } from './store/store.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderRegistry } from '../actors/llm/registry.js';
@@ -12,7 +13,13 @@ import type { ModelStatus } from '../actors/llm/modelStatus.js';
 export interface AppContext {
   config: Config;
   logger: Logger;
+  /** The instance's SQLite file: stores not on the store port yet (T2, visitor sessions, kv). */
   db: Db;
+  /**
+   * The store port (core/store/store.ts): SQLite over `db`, or Postgres with DATABASE_URL.
+   * Absent in hand-built contexts (tests): `storeOf(ctx)` then gives SQLite over `db`.
+   */
+  store?: Store;
   runtime: Runtime;
   metrics: Metrics;
   providers: ProviderRegistry;
@@ -41,8 +48,8 @@ export interface RunningSurface {
    * SHUTDOWN_TIMEOUT_MS) it first stops taking new work and finishes what is in flight by then.
    */
   stop(opts?: StopOptions): Promise<void>;
-  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. */
-  health?(): Record<string, unknown>;
+  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. May read the store. */
+  health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */
   urls?: Record<string, string>;
   /** Lines printed under the start banner (e.g. which grammar engine runs). */

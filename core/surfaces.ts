@@ -12,9 +12,9 @@ export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
   () => import('../transports/mqtt/skullSurface.js').then((m) => m.skullSurface),
-  () => import('../transports/http/docsSurface.js').then((m) => m.docsSurface),
-  () => import('../transports/http/corrections.js').then((m) => m.correctionsSurface),
+  () => import('../actors/docs/surface.js').then((m) => m.docsSurface),
+  () => import('../actors/corrections/surface.js').then((m) => m.correctionsSurface),
   () => import('../actors/t2/surface.js').then((m) => m.t2Surface),
   // Last: the inspector sees every other surface's actors.
-  () => import('../transports/http/inspect.js').then((m) => m.inspectSurface),
+  () => import('../actors/inspect/surface.js').then((m) => m.inspectSurface),
 ];

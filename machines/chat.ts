@@ -5,13 +5,14 @@ import type { ChatSettings, ChatTurn, Passage } from '../actors/docs/contract.js
 import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type AnswerLang } from '../prompts/docs/chat.js';
 
 /**
- * One question to the docs assistant, as steps (specs/docs-assistant.fr.md §2, §8):
+ * One question to the docs assistant, as steps (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on):
  * retrieving → guarding → (asking →) generating → checkingCitations → answered | outOfScope | failed.
  *
  * The guard is a band on the best passage's score (docs/docs-assistant.md § Confidence):
  * - under `settings.threshold`, or when most of the question's weight is in words the corpus never
  *   uses, the question is out of scope and no model is called;
- * - at or over `settings.confident`, with no unknown named thing in the question and nothing
+ * - at or over `settings.confident`, with no named thing of the question missing from the retrieved
+ *   passages (unknown to the corpus or just not there) and nothing
  *   asking for live data (« demain »), it is answered with confidence "high";
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
@@ -28,6 +29,8 @@ export interface RelevanceSignals {
   unseenShare: number;
   /** Capitalised names in the question that the corpus never uses ("Lyon", "Netflix"). */
   unknownNames: string[];
+  /** Capitalised names in the question that none of the retrieved passages holds ("CNIL" next to a Faker IBAN). */
+  namesNotRetrieved: string[];
   /** The question asks about the world now ("tomorrow", "aujourd'hui"): docs are not a live source. */
   liveData: boolean;
 }
@@ -197,6 +200,7 @@ export const chatMachine = setup({
       bestScore(context.passages) >= context.settings.confident &&
       context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
       context.signals.unknownNames.length === 0 &&
+      context.signals.namesNotRetrieved.length === 0 &&
       !context.signals.liveData,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
@@ -232,7 +236,7 @@ export const chatMachine = setup({
   context: ({ input }) => ({
     ...input,
     passages: [],
-    signals: { unseenShare: 0, unknownNames: [], liveData: false },
+    signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false },
     band: undefined,
     confidence: 'low',
     verdict: undefined,

@@ -6,7 +6,7 @@ import type { ModelOutput, Report } from '../actors/corrections/report.js';
 import type { FallbackReason } from '../actors/corrections/assemble.js';
 
 /**
- * One graded report, as steps (specs/error-taxonomy.fr.md, issue 4):
+ * One graded report, as steps (docs/corrections.md#how-a-report-is-made):
  * buildingPrompt → grading(callingModel → validating → repairing → validating) → mergingDetectors
  * → saving → done | failed.
  *
@@ -73,7 +73,7 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export const correctionMachine = setup({
+const correction = setup({
   types: {
     input: {} as CorrectionInput,
     context: {} as CorrectionContext,
@@ -108,8 +108,53 @@ export const correctionMachine = setup({
     fallBack: assign((_, params: { reason: FallbackReason; detail?: string }) => ({
       fallback: params.detail ? { reason: params.reason, detail: params.detail } : { reason: params.reason },
     })),
+    keepAnswer: assign((_, params: { output: LlmCallOutput }) => (params.output.ok ? { answer: params.output.result.text, answeredBy: params.output.result.model } : {})),
   },
-}).createMachine({
+});
+
+/** The request of a model call: the built prompt, plus `extra` messages (the repair round). */
+function modelRequest(context: CorrectionContext, extra: ChatMessage[]): LlmCallInput {
+  return {
+    ...context.call,
+    request: {
+      model: context.model,
+      system: context.prompt!.system,
+      messages: [...context.prompt!.messages, ...extra],
+      json: true,
+      maxTokens: context.maxTokens,
+      temperature: 0.2,
+      purpose: 'correction',
+    },
+  };
+}
+
+/**
+ * Asking the model, the first time and for the repair alike: an answer goes to the validator; a
+ * call that failed (or crashed) leaves the detectors to answer alone, as `model_unreachable`.
+ */
+function askingModel(id: 'llmCall' | 'repairCall', extra: (context: CorrectionContext) => ChatMessage[]) {
+  return correction.createStateConfig({
+    invoke: {
+      id,
+      src: 'llmCall',
+      input: ({ context }) => modelRequest(context, extra(context)),
+      onDone: [
+        {
+          guard: { type: 'callSucceeded', params: ({ event }) => ({ output: event.output }) },
+          target: 'validating',
+          actions: { type: 'keepAnswer', params: ({ event }) => ({ output: event.output }) },
+        },
+        {
+          target: '#correction.mergingDetectors',
+          actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: event.output.ok ? undefined : event.output.error.kind }) },
+        },
+      ],
+      onError: { target: '#correction.mergingDetectors', actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: errorText(event.error) }) } },
+    },
+  });
+}
+
+export const correctionMachine = correction.createMachine({
   id: 'correction',
   context: ({ input }) => ({
     ...input,
@@ -128,46 +173,32 @@ export const correctionMachine = setup({
   initial: 'buildingPrompt',
   states: {
     buildingPrompt: {
+      description: 'Builds the grading prompt from the production (no model call yet).',
       invoke: {
         id: 'buildPrompt',
         src: 'buildPrompt',
         input: ({ context }) => ({ production: context.production }),
         onDone: [
-          { guard: 'offlineProvider', target: 'mergingDetectors', actions: [assign({ prompt: ({ event }) => event.output }), { type: 'fallBack', params: { reason: 'offline_provider' } }] },
+          // Offline: the prompt is not needed, the detectors answer alone.
+          { guard: 'offlineProvider', target: 'mergingDetectors', actions: { type: 'fallBack', params: { reason: 'offline_provider' } } },
           { target: 'grading', actions: assign({ prompt: ({ event }) => event.output }) },
         ],
         onError: { target: 'failed', actions: assign({ error: ({ event }) => `building the prompt: ${errorText(event.error)}` }) },
       },
     },
     grading: {
+      description: 'The model grades, within the grading deadline; past it the detectors answer alone.',
       initial: 'callingModel',
       after: {
         gradingDeadline: { target: 'mergingDetectors', actions: { type: 'fallBack', params: { reason: 'timeout' } } },
       },
       states: {
         callingModel: {
-          invoke: {
-            id: 'llmCall',
-            src: 'llmCall',
-            input: ({ context }) => ({
-              ...context.call,
-              request: { model: context.model, system: context.prompt!.system, messages: context.prompt!.messages, json: true, maxTokens: context.maxTokens, temperature: 0.2, purpose: 'correction' },
-            }),
-            onDone: [
-              {
-                guard: { type: 'callSucceeded', params: ({ event }) => ({ output: event.output }) },
-                target: 'validating',
-                actions: assign(({ event }) => (event.output.ok ? { answer: event.output.result.text, answeredBy: event.output.result.model } : {})),
-              },
-              {
-                target: '#correction.mergingDetectors',
-                actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: event.output.ok ? undefined : event.output.error.kind }) },
-              },
-            ],
-            onError: { target: '#correction.mergingDetectors', actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: errorText(event.error) }) } },
-          },
+          description: 'One call to the grading model, in JSON mode.',
+          ...askingModel('llmCall', () => []),
         },
         validating: {
+          description: 'Checks the answer against the report schema and the taxonomy.',
           invoke: {
             id: 'validate',
             src: 'validate',
@@ -195,43 +226,17 @@ export const correctionMachine = setup({
           },
         },
         repairing: {
+          description: 'The one repair round: the answer goes back with the validation errors.',
           entry: assign({ repaired: true }),
-          invoke: {
-            id: 'repairCall',
-            src: 'llmCall',
-            input: ({ context }) => ({
-              ...context.call,
-              request: {
-                model: context.model,
-                system: context.prompt!.system,
-                messages: [
-                  ...context.prompt!.messages,
-                  { role: 'assistant' as const, content: context.answer ?? '' },
-                  { role: 'user' as const, content: context.repairMessage ?? '' },
-                ],
-                json: true,
-                maxTokens: context.maxTokens,
-                temperature: 0.2,
-                purpose: 'correction',
-              },
-            }),
-            onDone: [
-              {
-                guard: { type: 'callSucceeded', params: ({ event }) => ({ output: event.output }) },
-                target: 'validating',
-                actions: assign(({ event }) => (event.output.ok ? { answer: event.output.result.text, answeredBy: event.output.result.model } : {})),
-              },
-              {
-                target: '#correction.mergingDetectors',
-                actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: event.output.ok ? undefined : event.output.error.kind }) },
-              },
-            ],
-            onError: { target: '#correction.mergingDetectors', actions: { type: 'fallBack', params: ({ event }) => ({ reason: 'model_unreachable' as const, detail: errorText(event.error) }) } },
-          },
+          ...askingModel('repairCall', (context) => [
+            { role: 'assistant' as const, content: context.answer ?? '' },
+            { role: 'user' as const, content: context.repairMessage ?? '' },
+          ]),
         },
       },
     },
     mergingDetectors: {
+      description: 'Merges the detectors’ findings with the valid model answer, or builds the report from the detectors alone.',
       invoke: {
         id: 'mergeDetectors',
         src: 'mergeDetectors',
@@ -245,6 +250,7 @@ export const correctionMachine = setup({
       },
     },
     saving: {
+      description: 'Stores the production and its report.',
       invoke: {
         id: 'save',
         src: 'save',
@@ -253,8 +259,8 @@ export const correctionMachine = setup({
         onError: { target: 'failed', actions: assign({ error: ({ event }) => `saving: ${errorText(event.error)}` }) },
       },
     },
-    done: { type: 'final' },
-    failed: { type: 'final' },
+    done: { type: 'final', description: 'The report is stored; the request is answered with it.' },
+    failed: { type: 'final', description: 'Building, merging or saving broke: the request gets an error.' },
   },
   output: ({ context }) =>
     context.report && context.productionId

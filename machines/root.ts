@@ -17,9 +17,27 @@ export type RootEvent =
   | { type: 'conversation.stop'; systemId: string }
   /**
    * A conversation says whose it is (e.g. `t2:<sub>` once its token is verified). One live
-   * conversation per owner: an older one with the same owner is told `conversation.replaced`.
+   * conversation per owner: an older one with the same owner is told `conversation.replaced`,
+   * unless it awaits its client (`AWAITING_CLIENT_TAG`): then the claimer resumes it.
    */
-  | { type: 'conversation.claim'; owner: string; ref: AnyActorRef };
+  | {
+      type: 'conversation.claim';
+      owner: string;
+      ref: AnyActorRef;
+      /** Only resume an older conversation of this owner; never replace one (a reconnecting page). */
+      resumeOnly?: boolean;
+    };
+
+/**
+ * A conversation in a state tagged so waits for its client to come back: a claim by the same
+ * owner then resumes it (the claimer is told `conversation.resume`) instead of replacing it.
+ */
+export const AWAITING_CLIENT_TAG = 'awaitingClient';
+/**
+ * A conversation in a state tagged so may be taken over by a resume-only claim of its owner: its
+ * client may be gone without its socket having said so yet (a network drop).
+ */
+export const RESUMABLE_TAG = 'resumable';
 
 /** The systemId of a child conversation, by its actor. */
 function systemIdOf(conversations: Record<string, ConversationEntry>, ref: AnyActorRef): string | undefined {
@@ -72,6 +90,16 @@ export const rootMachine = setup({
         if (!systemId) return;
         const previous = context.owners[event.owner];
         const older = previous !== undefined && previous !== systemId ? context.conversations[previous] : undefined;
+        // Reading a child's tags keeps this chart pure: the snapshot is the child's published state.
+        const tagged = (tag: string): boolean => older !== undefined && (older.ref.getSnapshot() as { hasTag?: (t: string) => boolean }).hasTag?.(tag) === true;
+        if (older && (tagged(AWAITING_CLIENT_TAG) || (event.resumeOnly && tagged(RESUMABLE_TAG)))) {
+          enqueue.sendTo(event.ref, { type: 'conversation.resume', systemId: previous! });
+          return;
+        }
+        if (event.resumeOnly) {
+          enqueue.sendTo(event.ref, { type: 'conversation.nothingToResume' });
+          return;
+        }
         if (older) enqueue.sendTo(older.ref, { type: 'conversation.replaced' });
         enqueue.assign({ owners: { ...context.owners, [event.owner]: systemId } });
       }),

@@ -4,7 +4,7 @@ import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall
 import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
 import { postProcess } from '../actors/skull/postprocess.js';
 import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
-import { o200k } from '../actors/skull/tokens.js';
+import type { TokenCounter } from '../actors/skull/tokens.js';
 import {
   APOLOGY_TEXT,
   INTERRUPTED_TEXT,
@@ -17,7 +17,7 @@ import {
 } from '../actors/skull/types.js';
 
 /**
- * One Skull device's conversation (specs/skull-ai.fr.md), as two parallel regions:
+ * One Skull device's conversation (docs/skull.md#what-happens-to-an-input), as two parallel regions:
  *
  * `turn`: idle → routing → responding → publishing → idle
  *   - routing: a sensitive input (politics, health, money, personal data) goes straight to
@@ -50,6 +50,11 @@ export interface SkullInput {
   now?: () => number;
   /** Jitter source handed to llmCall. */
   random?: () => number;
+  /**
+   * Token counter of the prompt budget (`o200k` of actors/skull/tokens.ts in production): given
+   * here so that the chart stays free of the tokenizer (js-tiktoken, loaded on demand).
+   */
+  tokens: TokenCounter;
 }
 
 export type SkullEvent =
@@ -69,6 +74,7 @@ export interface SkullContext {
   retainedIa: IaConfig | null;
   now: () => number;
   random: () => number;
+  tokens: TokenCounter;
   breaker: BreakerRef;
   history: Turn[];
   queue: Job[];
@@ -107,7 +113,7 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
       lang: ia.lang ?? ctx.settings.lang,
     },
     ctx.settings.tokenBudget,
-    o200k,
+    ctx.tokens,
   );
   const outputReserve = ctx.settings.tokenBudget - built.budget;
   return {
@@ -164,7 +170,10 @@ const emptyStats = (): SkullStats => ({
 type Bump = keyof SkullStats;
 const bump = (stats: SkullStats, key: Bump): SkullStats => ({ ...stats, [key]: stats[key] + 1 });
 
-export const skullMachine = setup({
+type TextPayload = { text: string };
+type CallPayload = { output: LlmCallOutput };
+
+const skull = setup({
   types: {
     input: {} as SkullInput,
     context: {} as SkullContext,
@@ -186,35 +195,27 @@ export const skullMachine = setup({
     isSensitive: ({ context }) => context.current !== null && detectSensitive(context.current.text) !== null,
     hasRoom: ({ context }) => context.queue.length + 1 < context.settings.maxInFlight,
     hasQueued: ({ context }) => context.queue.length > 0,
-    replyUsable: ({ context, event }) => {
-      const out = (event as unknown as { output: LlmCallOutput }).output;
-      return out.ok && cleaned(context, out) !== '';
-    },
-    replyEmpty: ({ context, event }) => {
-      const out = (event as unknown as { output: LlmCallOutput }).output;
-      return out.ok && cleaned(context, out) === '' && context.emptyRetries < 1;
-    },
-    canFallBack: ({ context, event }) => {
-      const out = (event as unknown as { output: LlmCallOutput }).output;
-      return !out.ok && out.model !== context.settings.fallbackModel;
-    },
+    replyUsable: ({ context }, { output }: CallPayload) => output.ok && cleaned(context, output) !== '',
+    replyEmpty: ({ context }, { output }: CallPayload) => output.ok && cleaned(context, output) === '' && context.emptyRetries < 1,
+    canFallBack: ({ context }, { output }: CallPayload) => !output.ok && output.model !== context.settings.fallbackModel,
   },
   delays: {
     debounce: ({ context }) => context.settings.debounceMs,
     publishTimeout: ({ context }) => context.settings.publishTimeoutMs,
   },
   actions: {
-    acceptAsr: assign(({ context, event }) => {
-      const text = (event as { text: string }).text;
-      return { current: { source: 'asr' as const, text, at: context.now() }, lastAsr: normaliseAsr(text), emptyRetries: 0 };
-    }),
+    acceptAsr: assign(({ context }, { text }: TextPayload) => ({
+      current: { source: 'asr' as const, text, at: context.now() },
+      lastAsr: normaliseAsr(text),
+      emptyRetries: 0,
+    })),
     openDebounce: raise({ type: 'asr.accepted' }),
-    acceptRequest: assign(({ context, event }) => ({
-      current: { source: 'request' as const, text: (event as { text: string }).text, at: context.now() },
+    acceptRequest: assign(({ context }, { text }: TextPayload) => ({
+      current: { source: 'request' as const, text, at: context.now() },
       emptyRetries: 0,
     })),
     enqueue: assign({
-      queue: ({ context, event }) => [...context.queue, { source: 'request' as const, text: (event as { text: string }).text, at: context.now() }],
+      queue: ({ context }, { text }: TextPayload) => [...context.queue, { source: 'request' as const, text, at: context.now() }],
     }),
     dequeue: assign(({ context }) => ({ current: context.queue[0] ?? null, queue: context.queue.slice(1), emptyRetries: 0 })),
     countDrop: assign({ stats: ({ context }) => bump(context.stats, 'dropped') }),
@@ -238,8 +239,7 @@ export const skullMachine = setup({
       replyKind: 'interrupted' as const,
       stats: bump(context.stats, 'cancelled'),
     })),
-    prepareReply: assign(({ context, event }) => {
-      const out = (event as unknown as { output: LlmCallOutput }).output;
+    prepareReply: assign(({ context }, { output: out }: CallPayload) => {
       if (!out.ok) return {};
       const text = cleaned(context, out);
       const now = context.now();
@@ -280,7 +280,29 @@ export const skullMachine = setup({
     applyIa: assign({ retainedIa: ({ event }) => (event.type === 'config.ia' ? event.config : null) }),
     applyPrompt: assign({ retainedPrompt: ({ event }) => (event.type === 'config.prompt' ? event.text : null) }),
   },
-}).createMachine({
+});
+
+const text = ({ event }: { event: SkullEvent }): TextPayload => ({ text: (event as Extract<SkullEvent, TextPayload>).text });
+const output = ({ event }: { event: { output: LlmCallOutput } }): CallPayload => ({ output: event.output });
+
+/**
+ * While a turn runs (responding, falling back, publishing): asr.text is ignored and counted;
+ * ai.request is queued while there is room, else dropped and counted.
+ */
+const busy = skull.createStateConfig({
+  on: {
+    'asr.text': { actions: 'countBusy' },
+    'ai.request': [{ guard: 'hasRoom', actions: { type: 'enqueue', params: text } }, { actions: 'countDrop' }],
+  },
+}).on;
+
+/** A publish failed or timed out: counted, and the turn ends all the same. */
+const publishFailed = [
+  { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
+  { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
+] as const;
+
+export const skullMachine = skull.createMachine({
   id: 'skull',
   type: 'parallel',
   context: ({ input, spawn }) => ({
@@ -291,6 +313,7 @@ export const skullMachine = setup({
     retainedIa: null,
     now: input.now ?? Date.now,
     random: input.random ?? Math.random,
+    tokens: input.tokens,
     breaker: spawn('breaker', { id: 'breaker', input: input.settings.breaker }),
     history: [],
     queue: [],
@@ -308,59 +331,57 @@ export const skullMachine = setup({
   },
   states: {
     turn: {
+      description: 'One reply at a time: route, ask the model, publish.',
       initial: 'idle',
       states: {
         idle: {
+          description: 'No turn runs: the next accepted input starts one.',
           on: {
             'asr.text': [
               { guard: 'isDuplicateAsr', actions: 'countDuplicate' },
-              { target: 'routing', actions: ['acceptAsr', 'openDebounce'] },
+              { target: 'routing', actions: [{ type: 'acceptAsr', params: text }, 'openDebounce'] },
             ],
-            'ai.request': { target: 'routing', actions: 'acceptRequest' },
+            'ai.request': { target: 'routing', actions: { type: 'acceptRequest', params: text } },
           },
         },
         routing: {
+          description: 'A sensitive input gets the redirect without a model call; the others go to the model.',
           always: [{ guard: 'isSensitive', target: 'publishing', actions: 'prepareRedirect' }, { target: 'responding' }],
         },
         responding: {
+          description: 'The model call (llmCall: retries, breaker); an empty reply is asked again once.',
           invoke: {
             id: 'llm',
             src: 'llmCall',
             input: ({ context }) => callInput(context, effectiveModel(context), true),
             onDone: [
-              { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
-              { guard: 'replyEmpty', target: 'responding', reenter: true, actions: 'countEmptyRetry' },
+              { guard: { type: 'replyUsable', params: output }, target: 'publishing', actions: { type: 'prepareReply', params: output } },
+              { guard: { type: 'replyEmpty', params: output }, target: 'responding', reenter: true, actions: 'countEmptyRetry' },
               {
-                guard: 'canFallBack',
+                guard: { type: 'canFallBack', params: output },
                 target: 'fallingBack',
                 actions: ['countFallback', { type: 'reportFallback', params: ({ context }) => ({ model: context.settings.fallbackModel }) }],
               },
               { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
             ],
           },
-          on: {
-            'asr.text': { actions: 'countBusy' },
-            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
-            'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' },
-          },
+          on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
         },
         fallingBack: {
+          description: 'The primary model failed: one more call on the fallback model, else the apology.',
           invoke: {
             id: 'llmFallback',
             src: 'llmCall',
             input: ({ context }) => callInput(context, context.settings.fallbackModel, false),
             onDone: [
-              { guard: 'replyUsable', target: 'publishing', actions: 'prepareReply' },
+              { guard: { type: 'replyUsable', params: output }, target: 'publishing', actions: { type: 'prepareReply', params: output } },
               { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
             ],
           },
-          on: {
-            'asr.text': { actions: 'countBusy' },
-            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
-            'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' },
-          },
+          on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
         },
         publishing: {
+          description: 'Publishes the reply (QoS 1, waits for the ack), then the next queued job or idle.',
           invoke: {
             id: 'publish',
             src: 'publishReply',
@@ -369,30 +390,21 @@ export const skullMachine = setup({
               { guard: 'hasQueued', target: 'routing', actions: ['finishTurn', 'dequeue'] },
               { target: 'idle', actions: 'finishTurn' },
             ],
-            onError: [
-              { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
-              { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
-            ],
+            onError: [...publishFailed],
           },
           // A broker that never acknowledges must not hold the device busy forever.
-          after: {
-            publishTimeout: [
-              { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
-              { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
-            ],
-          },
-          on: {
-            'asr.text': { actions: 'countBusy' },
-            'ai.request': [{ guard: 'hasRoom', actions: 'enqueue' }, { actions: 'countDrop' }],
-          },
+          after: { publishTimeout: [...publishFailed] },
+          on: busy,
         },
       },
     },
     debounce: {
+      description: 'An accepted ASR text opens a window in which the same text is a duplicate.',
       initial: 'quiet',
       states: {
-        quiet: { on: { 'asr.accepted': 'window' } },
+        quiet: { description: 'No window open.', on: { 'asr.accepted': 'window' } },
         window: {
+          description: 'The last accepted ASR text is a duplicate until the window closes.',
           after: { debounce: 'quiet' },
           on: { 'asr.accepted': { target: 'window', reenter: true } },
         },

@@ -1,11 +1,17 @@
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, type AnyEventObject } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, stateIn, type AnyEventObject } from 'xstate';
 
 /**
- * One T2 live session (specs/t2-live.fr.md §6): the candidate's WebSocket on one side, the
+ * One T2 live session (docs/t2-live.md#the-session-statechart-t2live): the candidate's WebSocket on one side, the
  * interlocutor (Gemini Live, or the offline text interlocutor) on the other.
  *
- *   authorizing → loadingSubject → session{ connecting → live{ dialogue ∥ idle ∥ exam } }
- *     → finishing → evaluating → saving → ended | error | cancelled
+ *   authorizing → loadingSubject → session{ connecting → live{ dialogue ∥ idle ∥ exam ∥ link } }
+ *     → finishing → evaluating → saving → ended | error | cancelled   (| handedOver)
+ *
+ * `link` is the candidate's socket: when it drops during the dialogue the session waits
+ * `graceMs` for the same candidate (`away`, tagged `awaitingClient`) while the exam clock and the
+ * interlocutor go on; a reconnect resumes it (`client.resumed`: the transcript is replayed), the
+ * grace period's end finishes it as `disconnected`. The reconnecting socket's own session learns
+ * from the root that an older one awaits its candidate and hands its socket over (`handedOver`).
  *
  * The chart does no I/O: authorization, subject lookup, the interlocutor, the recording, the
  * rule monitor, the correction and the store are named here and provided at wiring time
@@ -47,6 +53,8 @@ export const CLOSE = {
   PLAN_INSUFFICIENT: 4003,
   SUJET_NOT_FOUND: 4004,
   NOTHING_TO_GRADE: 4422,
+  /** A reconnect asked to resume (`resume=1`) but no session of this candidate awaits one. */
+  NOTHING_TO_RESUME: 4410,
   TOO_MANY_SESSIONS: 4429,
   INTERNAL: 1011,
 } as const;
@@ -59,6 +67,12 @@ export interface T2Input {
   warningMs: number;
   idleMs: number;
   connectMs: number;
+  /** How long a session whose socket dropped waits for its candidate; 0 or absent: it ends at once. */
+  graceMs?: number;
+  /** A reconnect: resume this candidate's waiting session, never start a new one. */
+  resumeOnly?: boolean;
+  /** The clock of `liveAt` and `remainingMs` (the system's clock in tests: SimulatedClock.now). */
+  now?: () => number;
 }
 
 export interface Principal {
@@ -87,6 +101,11 @@ export interface T2Context extends T2Input {
   facts: SessionFacts | null;
   graded: Graded | null;
   error: { code: number; name: string; message: string } | null;
+  /**
+   * When `live` was entered, on `now`'s clock: the exam's end is `liveAt + examMs` (an absolute
+   * time, so a resumed page gets the true remaining time; the `after` timers keep running).
+   */
+  liveAt: number | null;
 }
 
 /** Events from the transport (validated there). */
@@ -96,7 +115,9 @@ export type ClientEvent =
   | { type: 'client.end' }
   /** Candidate frames are arriving (sent at most once a second by the transport): resets idle. */
   | { type: 'client.activity' }
-  | { type: 'client.disconnected' };
+  | { type: 'client.disconnected' }
+  /** The same candidate reconnected while this session was waiting for them (`link.away`). */
+  | { type: 'client.resumed' };
 
 /** Events the interlocutor actor sends back. */
 export type InterlocutorEvent =
@@ -114,7 +135,14 @@ export type InterlocutorEvent =
  * (machines/root.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
  * time, tells it to save without the report (graded at the next start).
  */
-export type SystemEvent = { type: 'conversation.replaced' } | { type: 'server.shutdown' } | { type: 'server.deadline' };
+export type SystemEvent =
+  | { type: 'conversation.replaced' }
+  | { type: 'server.shutdown' }
+  | { type: 'server.deadline' }
+  /** The root's answer to a claim: an older session of this candidate awaits its socket. */
+  | { type: 'conversation.resume'; systemId: string }
+  /** The root's answer to a resume-only claim when no session awaits the candidate. */
+  | { type: 'conversation.nothingToResume' };
 
 export type T2Event = ClientEvent | InterlocutorEvent | SystemEvent;
 
@@ -131,7 +159,11 @@ export type T2Emitted =
   | { type: 'client.interrupted' }
   | { type: 'client.report'; report: Record<string, unknown>; productionId: string; audioUrl: string | null }
   | { type: 'client.error'; code: number; name: string; message: string }
-  | { type: 'client.close'; code: number; reason: string };
+  | { type: 'client.close'; code: number; reason: string }
+  /** After a reconnect: what the page needs to rebuild itself (the transcript so far, the exam time left). */
+  | { type: 'client.resume'; state: ClientState; transcript: Turn[]; remainingMs: number }
+  /** This session's socket belongs to the older session `systemId` from now on (the transport re-attaches it). */
+  | { type: 'client.handover'; systemId: string };
 
 export interface InterlocutorInput {
   sessionId: string;
@@ -237,7 +269,7 @@ export const t2liveMachine = setup({
     claimCandidate: enqueueActions(({ context, self, enqueue }) => {
       // Alone (tests, benches) there is no root to claim from.
       const parent = self._parent;
-      if (parent) enqueue.sendTo(parent, { type: 'conversation.claim', owner: `t2:${context.candidateId ?? ''}`, ref: self });
+      if (parent) enqueue.sendTo(parent, { type: 'conversation.claim', owner: `t2:${context.candidateId ?? ''}`, ref: self, resumeOnly: context.resumeOnly === true });
     }),
     announce: emit((_, params: { value: ClientState }) => ({ type: 'client.state' as const, value: params.value })),
     /** A transcription fragment: joined to the open turn of the same speaker, relayed to the client. */
@@ -281,6 +313,19 @@ export const t2liveMachine = setup({
     /** End of the dialogue: every turn is closed (an unfinished reply was monitored just before). */
     closeTranscript: assign({ transcript: ({ context }) => closeAll(context.transcript).filter((t) => t.text.length > 0) }),
     setError: assign({ error: (_, params: { code: number; name: string; message: string }) => params }),
+    markLive: assign({ liveAt: ({ context }) => (context.now ?? Date.now)() }),
+    /** The page reconnected: everything it needs to show the session as it is now. */
+    replayToClient: enqueueActions(({ context, enqueue, check }) => {
+      // `stateIn` is typed for the finished machine; the id path is checked at run time.
+      const speaking = check(stateIn('#t2live.session.live.dialogue.conversing.interlocutorTurn') as never);
+      const endsAt = (context.liveAt ?? 0) + context.examMs;
+      enqueue.emit({
+        type: 'client.resume',
+        state: speaking ? 'interlocutor_speaking' : 'listening',
+        transcript: context.transcript,
+        remainingMs: Math.max(0, endsAt - (context.now ?? Date.now)()),
+      });
+    }),
   },
   guards: {
     grantsLive: ({ event }) => (event as AnyEventObject & { output?: Principal }).output?.features.includes('oral_t2_live') === true,
@@ -288,12 +333,14 @@ export const t2liveMachine = setup({
     candidateSaidSomething: ({ context }) => context.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
     isCandidateTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'candidate',
     isInterlocutorTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'interlocutor',
+    waitsForClient: ({ context }) => (context.graceMs ?? 0) > 0,
   },
   delays: {
     connectTimeout: ({ context }) => context.connectMs,
     idleTimeout: ({ context }) => context.idleMs,
     untilWarning: ({ context }) => Math.max(0, context.examMs - context.warningMs),
     warningToEnd: ({ context }) => Math.min(context.warningMs, context.examMs),
+    resumeGrace: ({ context }) => context.graceMs ?? 0,
   },
 }).createMachine({
   id: 't2live',
@@ -307,6 +354,7 @@ export const t2liveMachine = setup({
     facts: null,
     graded: null,
     error: null,
+    liveAt: null,
   }),
   initial: 'authorizing',
   on: {
@@ -327,7 +375,16 @@ export const t2liveMachine = setup({
       },
     },
     loadingSubject: {
-      on: { 'server.shutdown': { target: 'cancelled' }, 'conversation.replaced': { target: 'cancelled' } },
+      on: {
+        'server.shutdown': { target: 'cancelled' },
+        'conversation.replaced': { target: 'cancelled' },
+        // The root answers the claim made on leaving `authorizing` before the subject is read.
+        'conversation.resume': { target: 'handedOver', actions: emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId })) },
+        'conversation.nothingToResume': {
+          target: 'error',
+          actions: { type: 'setError', params: { code: CLOSE.NOTHING_TO_RESUME, name: 'NOTHING_TO_RESUME', message: 'Cette séance n’est plus en cours : elle a été évaluée, son rapport est dans « Mes séances ».' } },
+        },
+      },
       invoke: {
         id: 'loadSubject',
         src: 'loadSubject',
@@ -364,7 +421,10 @@ export const t2liveMachine = setup({
         },
         live: {
           type: 'parallel',
-          entry: 'openAudio',
+          // The root reads it: a reconnect asking only to resume (`resumeOnly`) takes this session
+          // over even while its old socket still looks open (a network drop is not seen at once).
+          tags: ['resumable'],
+          entry: ['openAudio', 'markLive'],
           exit: 'closeAudio',
           on: {
             // Audio as events: the path of an interlocutor or transport wired without the pipe
@@ -384,7 +444,8 @@ export const t2liveMachine = setup({
             'interlocutor.usage': { actions: { type: 'recordUsage', params: ({ event }) => ({ usage: event.usage }) } },
             // Leaving `session` stops the interlocutor, which closes the Gemini socket (§6 step 12).
             'client.end': { target: '#t2live.finishing', actions: assign({ endReason: 'candidate' }) },
-            'client.disconnected': { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) },
+            // Decided by the `link` region (wait for a reconnect, or finish at once).
+            'client.disconnected': {},
             'interlocutor.failed': { target: '#t2live.finishing', actions: assign({ endReason: 'interlocutor_lost' }) },
             'conversation.replaced': { target: '#t2live.finishing', actions: assign({ endReason: 'replaced' }) },
             // The drain: as if the candidate had pressed « Terminer ».
@@ -461,6 +522,29 @@ export const t2liveMachine = setup({
                 warned: {
                   entry: emit(({ context }) => ({ type: 'client.warning' as const, message: 'Il reste 30 secondes.', remainingMs: Math.min(context.warningMs, context.examMs) })),
                   after: { warningToEnd: { target: '#t2live.finishing', actions: assign({ endReason: 'time' }) } },
+                },
+              },
+            },
+            // The candidate's socket. While it is away the dialogue, the interlocutor and the exam
+            // clock go on (the other regions are not left); only this region waits.
+            link: {
+              initial: 'present',
+              states: {
+                present: {
+                  on: {
+                    // A reconnect that took over a socket the server still believed open.
+                    'client.resumed': { actions: 'replayToClient' },
+                    'client.disconnected': [
+                      { guard: 'waitsForClient', target: 'away' },
+                      { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) },
+                    ],
+                  },
+                },
+                away: {
+                  // The root reads this tag: a claim by the same candidate resumes, not replaces.
+                  tags: ['awaitingClient'],
+                  on: { 'client.resumed': { target: 'present', actions: 'replayToClient' } },
+                  after: { resumeGrace: { target: '#t2live.finishing', actions: assign({ endReason: 'disconnected' }) } },
                 },
               },
             },
@@ -551,6 +635,8 @@ export const t2liveMachine = setup({
         emit(({ context }) => ({ type: 'client.close' as const, code: context.error?.code ?? CLOSE.INTERNAL, reason: context.error?.name ?? 'INTERNAL' })),
       ],
     },
+    /** This socket resumed an older session of the candidate: nothing of its own to keep or close. */
+    handedOver: { type: 'final' },
     cancelled: {
       type: 'final',
       entry: [{ type: 'persistDiscard', params: { keep: false } }, emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'cancelled' })],

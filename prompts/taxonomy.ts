@@ -2,7 +2,7 @@ import { z } from 'zod';
 import data from './taxonomy.json' with { type: 'json' };
 
 /**
- * The closed error taxonomy (specs/error-taxonomy.fr.md), loaded once from `taxonomy.json`.
+ * The closed error taxonomy (prompts/taxonomy.source.fr.md; docs/corrections.md), loaded once from `taxonomy.json`.
  * Everything else — the report schema's code enum, the validation rules, the prompt's list, the
  * detectors' codes, the oral mapping — derives from this module, so the list is typed once.
  *

@@ -1,5 +1,5 @@
 /**
- * `npm run demo:docs`: the docs assistant demo of specs/docs-assistant.fr.md §11. Starts the real
+ * `npm run demo:docs`: the docs assistant demo (docs/docs-assistant.md#where-an-answers-settings-come-from). Starts the real
  * server (docs surface only) on ../shared/corpus (or CORPUS_DIR), asks questions on RGPD, MCP and
  * accessibility in Debian's Chromium, and saves screenshots of the answered pages to docs/img/.
  * Uses whatever provider the environment configures (offline without an API key, and says so).
@@ -42,7 +42,7 @@ async function main(): Promise<number> {
     dotenvPath: null,
   });
   const logger = createLogger({ level: config.LOG_LEVEL });
-  const server = await startServer({ config, logger, surfaces: [() => import('../transports/http/docsSurface.js').then((m) => m.docsSurface)] });
+  const server = await startServer({ config, logger, surfaces: [() => import('../actors/docs/surface.js').then((m) => m.docsSurface)] });
   const base = server.ctx.publicUrl;
   mkdirSync(OUT, { recursive: true });
   const browser = await launchChromium();

@@ -31,11 +31,6 @@ export function addNavLink(link: NavLink): void {
   navLinks.sort((a, b) => (a.order ?? 50) - (b.order ?? 50));
 }
 
-export function removeNavLink(href: string): void {
-  const i = navLinks.findIndex((l) => l.href === href);
-  if (i >= 0) navLinks.splice(i, 1);
-}
-
 export function getNavLinks(): readonly NavLink[] {
   return navLinks;
 }

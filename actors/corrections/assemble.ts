@@ -1,4 +1,5 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
+import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
 import { densityScores } from './scoring.js';
@@ -156,6 +157,7 @@ export function assembleReport(input: AssembleInput): Report {
     epreuve: production.epreuve,
     tache: production.tache,
     taxonomie: TAXONOMY_VERSION,
+    promptVersion: PROMPT_VERSION,
     criteres,
     scoreGlobal,
     nclc: nclcOf(scoreGlobal),

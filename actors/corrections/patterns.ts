@@ -50,8 +50,8 @@ export function patternsOf(candidateId: string, recent: Array<{ codes: Array<{ c
   };
 }
 
-export function candidatePatterns(store: CorrectionStore, candidateId: string): CandidatePatterns {
-  return patternsOf(candidateId, store.recentCodes(candidateId, PATTERN_WINDOW));
+export async function candidatePatterns(store: CorrectionStore, candidateId: string): Promise<CandidatePatterns> {
+  return patternsOf(candidateId, await store.recentCodes(candidateId, PATTERN_WINDOW));
 }
 
 /** Enrichment procedure: an `autre` that recurs ≥ 3 times is proposed for a new code. */
@@ -104,6 +104,6 @@ export function groupAutre(rows: Array<{ critere: string; description: string }>
     .sort((a, b) => b.count - a.count);
 }
 
-export function autreReview(store: CorrectionStore): AutreGroup[] {
-  return groupAutre(store.autreDescriptions());
+export async function autreReview(store: CorrectionStore): Promise<AutreGroup[]> {
+  return groupAutre(await store.autreDescriptions());
 }

@@ -82,6 +82,8 @@ export const reportSchema = z.object({
   epreuve: z.enum(['EE', 'EO']),
   tache: z.enum([...WRITTEN_TASKS, ...ORAL_TASKS]),
   taxonomie: z.string(),
+  /** Version of the grading prompt in force (prompts/corrections/prompt.ts); absent from reports stored before it was recorded. */
+  promptVersion: z.string().optional(),
   criteres: z.record(z.string(), reportCriterionSchema),
   /** Weighted mean of the assessed criteria, 0–20, one decimal. */
   scoreGlobal: scoreSchema,
@@ -113,10 +115,6 @@ export function nclcOf(score: number): { niveau: string; source: string } {
   const s = Math.floor(score);
   for (const [min, level] of NCLC_TABLE) if (s >= min) return { niveau: level, source: NCLC_SOURCE };
   return { niveau: '<4', source: NCLC_SOURCE };
-}
-
-export function epreuveOf(tache: WrittenTask | OralTask): Epreuve {
-  return tache.startsWith('EE') ? 'EE' : 'EO';
 }
 
 /** Criteria and weights of a report: written = four taxonomy criteria; oral = 25 % each incl. phonologie. */

@@ -6,7 +6,8 @@ import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { Db } from '../../core/store/db.js';
-import { migrate } from '../../core/store/db.js';
+import { storeOf } from '../../core/store/appStore.js';
+import type { Store } from '../../core/store/store.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
@@ -21,7 +22,7 @@ import { INSTALL_HINT, locateGrammalecte } from './grammalecte/locate.js';
 import { GrammalecteSidecar } from './grammalecte/sidecar.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from './production.js';
-import { CORRECTION_MIGRATIONS, CorrectionStore } from './store.js';
+import { CorrectionStore } from './store.js';
 import { validateModelAnswer } from './validate.js';
 
 /**
@@ -40,6 +41,8 @@ type CorrectionConfig = Pick<Config,
 
 export interface CorrectionsDeps {
   db: Db;
+  /** The store port (SQLite or Postgres); default: SQLite over `db`. */
+  store?: Store | undefined;
   runtime: Runtime;
   providers: ProviderRegistry;
   config: CorrectionConfig;
@@ -55,8 +58,7 @@ export class CorrectionEngine implements CorrectionService {
   private readonly log: Logger;
 
   constructor(private readonly deps: CorrectionsDeps) {
-    migrate(deps.db, CORRECTION_MIGRATIONS, deps.logger);
-    this.store = new CorrectionStore(deps.db);
+    this.store = new CorrectionStore(storeOf({ db: deps.db, store: deps.store }));
     this.log = deps.logger.child({ surface: 'corrections' });
     const c = deps.config;
     setCacheDir(c.PALABRE_CACHE_DIR);
@@ -126,11 +128,11 @@ export class CorrectionEngine implements CorrectionService {
     );
   }
 
-  patterns(candidateId: string): CandidatePatterns {
+  patterns(candidateId: string): Promise<CandidatePatterns> {
     return candidatePatterns(this.store, candidateId);
   }
 
-  autreReview(): AutreGroup[] {
+  autreReview(): Promise<AutreGroup[]> {
     return autreReview(this.store);
   }
 
@@ -247,7 +249,7 @@ const shared = new WeakMap<object, CorrectionEngine>();
 export function createCorrectionService(ctx: AppContext): CorrectionEngine {
   let engine = shared.get(ctx);
   if (!engine) {
-    engine = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
+    engine = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
     shared.set(ctx, engine);
     void engine.startChecker();
   }

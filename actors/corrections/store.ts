@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Migration } from '../../core/store/db.js';
+import { sql, type Kysely } from 'kysely';
+import type { PortableMigration, Store } from '../../core/store/store.js';
 import type { Production } from './production.js';
 import type { Report } from './report.js';
 
@@ -7,40 +8,48 @@ import type { Report } from './report.js';
  * Productions and their reports in SQLite (versions 200–299). Errors are also kept one per row so
  * that patterns (≥ 3 of the last 5 productions) and the `autre` review are plain queries.
  */
-export const CORRECTION_MIGRATIONS: Migration[] = [
+export const CORRECTION_MIGRATIONS: PortableMigration[] = [
   {
     version: 200,
     name: 'corrections_productions',
-    up: `
-      CREATE TABLE correction_productions (
-        id TEXT PRIMARY KEY,
-        candidate_id TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        tache TEXT NOT NULL,
-        consigne TEXT NOT NULL,
-        texte TEXT,
-        transcript TEXT,
-        report TEXT NOT NULL,
-        source TEXT NOT NULL,
-        model TEXT,
-        meta TEXT,
-        audio_path TEXT,
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-      );
-      CREATE INDEX correction_productions_candidate ON correction_productions (candidate_id, created_at);
-      CREATE TABLE correction_errors (
-        production_id TEXT NOT NULL REFERENCES correction_productions(id) ON DELETE CASCADE,
-        candidate_id TEXT NOT NULL,
-        code TEXT NOT NULL,
-        critere TEXT NOT NULL,
-        description TEXT,
-        origine TEXT NOT NULL
-      );
-      CREATE INDEX correction_errors_production ON correction_errors (production_id);
-      CREATE INDEX correction_errors_autre ON correction_errors (code) WHERE code = 'autre';
-    `,
+    up: (k, dialect) => {
+      // Postgres has no rowid: `seq` orders productions saved in the same millisecond.
+      let productions = k.schema.createTable('correction_productions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('candidate_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('tache', 'text', (c) => c.notNull())
+        .addColumn('consigne', 'text', (c) => c.notNull())
+        .addColumn('texte', 'text')
+        .addColumn('transcript', 'text')
+        .addColumn('report', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('model', 'text')
+        .addColumn('meta', 'text')
+        .addColumn('audio_path', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull());
+      if (dialect === 'postgres') productions = productions.addColumn('seq', 'bigserial', (c) => c.notNull());
+      return [
+        productions,
+        k.schema.createIndex('correction_productions_candidate').on('correction_productions').columns(['candidate_id', 'created_at']),
+        k.schema.createTable('correction_errors')
+          .addColumn('production_id', 'text', (c) => c.notNull().references('correction_productions.id').onDelete('cascade'))
+          .addColumn('candidate_id', 'text', (c) => c.notNull())
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('critere', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('origine', 'text', (c) => c.notNull()),
+        k.schema.createIndex('correction_errors_production').on('correction_errors').column('production_id'),
+        k.schema.createIndex('correction_errors_autre').on('correction_errors').column('code').where(sql.ref('code'), '=', sql.lit('autre')),
+      ];
+    },
   },
 ];
+
+type CorrectionTables = {
+  correction_productions: Row;
+  correction_errors: { production_id: string; candidate_id: string; code: string; critere: string; description: string | null; origine: string };
+};
 
 export interface SaveProductionInput {
   candidateId: string;
@@ -75,62 +84,75 @@ interface Row {
   report: string; source: string; model: string | null; meta: string | null; audio_path: string | null; created_at: string;
 }
 
+/** Productions on the app's store (SQLite or Postgres, core/store/store.ts); every call is async. */
 export class CorrectionStore {
-  constructor(private readonly db: Db) {}
+  private readonly db: Kysely<CorrectionTables>;
+  /** SQLite orders same-millisecond rows by rowid, Postgres by its `seq` column. */
+  private readonly tieBreak;
+
+  constructor(private readonly store: Store) {
+    this.db = store.db.withTables<CorrectionTables>();
+    this.tieBreak = sql.raw(store.dialect === 'sqlite' ? 'rowid' : 'seq');
+  }
 
   /** One transaction: the production and its error rows, or nothing. */
-  save(input: SaveProductionInput): string {
+  async save(input: SaveProductionInput): Promise<string> {
     const id = randomUUID();
     const p = input.production;
-    const insert = this.db.prepare(`INSERT INTO correction_productions
-      (id, candidate_id, kind, tache, consigne, texte, transcript, report, source, model, meta, audio_path, created_at)
-      VALUES (@id, @candidate, @kind, @tache, @consigne, @texte, @transcript, @report, @source, @model, @meta, @audio, COALESCE(@createdAt, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))`);
-    const insertError = this.db.prepare('INSERT INTO correction_errors (production_id, candidate_id, code, critere, description, origine) VALUES (?, ?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      insert.run({
-        id,
-        candidate: input.candidateId,
-        kind: input.kind ?? p.tache,
-        tache: p.tache,
-        consigne: p.consigne,
-        texte: p.epreuve === 'EE' ? p.texte : null,
-        transcript: p.epreuve === 'EO' ? JSON.stringify(p.transcript) : null,
-        report: JSON.stringify(input.report),
-        source: input.report.source,
-        model: input.report.model ?? null,
-        meta: input.meta ? JSON.stringify(input.meta) : null,
-        audio: input.audioPath ?? null,
-        createdAt: input.createdAt ?? null,
-      });
-      for (const e of input.report.erreurs) insertError.run(id, input.candidateId, e.code, e.critere, e.description, e.origine);
-    })();
+    const production = this.db.insertInto('correction_productions').values({
+      id,
+      candidate_id: input.candidateId,
+      kind: input.kind ?? p.tache,
+      tache: p.tache,
+      consigne: p.consigne,
+      texte: p.epreuve === 'EE' ? p.texte : null,
+      transcript: p.epreuve === 'EO' ? JSON.stringify(p.transcript) : null,
+      report: JSON.stringify(input.report),
+      source: input.report.source,
+      model: input.report.model ?? null,
+      meta: input.meta ? JSON.stringify(input.meta) : null,
+      audio_path: input.audioPath ?? null,
+      created_at: input.createdAt ?? new Date().toISOString(),
+    });
+    const errors = input.report.erreurs.length > 0
+      ? [this.db.insertInto('correction_errors').values(input.report.erreurs.map((e) => ({
+        production_id: id, candidate_id: input.candidateId, code: e.code, critere: e.critere, description: e.description, origine: e.origine,
+      })))]
+      : [];
+    await this.store.writeAll([production, ...errors]);
     return id;
   }
 
-  get(id: string): StoredProduction | undefined {
-    const row = this.db.prepare('SELECT * FROM correction_productions WHERE id = ?').get(id) as Row | undefined;
+  async get(id: string): Promise<StoredProduction | undefined> {
+    const row = await this.db.selectFrom('correction_productions').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toStored(row) : undefined;
   }
 
-  count(): number {
-    return this.db.prepare('SELECT COUNT(*) FROM correction_productions').pluck().get() as number;
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom('correction_productions').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
   }
 
   /** The candidate's last `n` productions, newest first, each with its set of codes. */
-  recentCodes(candidateId: string, n: number): Array<{ id: string; createdAt: string; codes: Array<{ code: string; critere: string }> }> {
-    const prods = this.db
-      .prepare('SELECT id, created_at FROM correction_productions WHERE candidate_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?')
-      .all(candidateId, n) as Array<{ id: string; created_at: string }>;
-    const codesOf = this.db.prepare('SELECT DISTINCT code, critere FROM correction_errors WHERE production_id = ?');
-    return prods.map((p) => ({ id: p.id, createdAt: p.created_at, codes: codesOf.all(p.id) as Array<{ code: string; critere: string }> }));
+  async recentCodes(candidateId: string, n: number): Promise<Array<{ id: string; createdAt: string; codes: Array<{ code: string; critere: string }> }>> {
+    const prods = await this.db.selectFrom('correction_productions').select(['id', 'created_at'])
+      .where('candidate_id', '=', candidateId).orderBy('created_at', 'desc').orderBy(this.tieBreak, 'desc').limit(n).execute();
+    if (prods.length === 0) return [];
+    const codes = await this.db.selectFrom('correction_errors').select(['production_id', 'code', 'critere']).distinct()
+      .where('production_id', 'in', prods.map((p) => p.id)).execute();
+    return prods.map((p) => ({
+      id: p.id, createdAt: p.created_at,
+      codes: codes.filter((c) => c.production_id === p.id).map((c) => ({ code: c.code, critere: c.critere })),
+    }));
   }
 
   /** Every `autre` description observed, newest first. */
-  autreDescriptions(): Array<{ critere: string; description: string; productionId: string }> {
-    return (this.db
-      .prepare(`SELECT e.critere, e.description, e.production_id FROM correction_errors e JOIN correction_productions p ON p.id = e.production_id
-        WHERE e.code = 'autre' AND e.description IS NOT NULL ORDER BY p.created_at DESC, p.rowid DESC`)
-      .all() as Array<{ critere: string; description: string; production_id: string }>).map((r) => ({ critere: r.critere, description: r.description, productionId: r.production_id }));
+  async autreDescriptions(): Promise<Array<{ critere: string; description: string; productionId: string }>> {
+    const rows = await this.db.selectFrom('correction_errors as e').innerJoin('correction_productions as p', 'p.id', 'e.production_id')
+      .select(['e.critere', 'e.description', 'e.production_id'])
+      .where('e.code', '=', 'autre').where('e.description', 'is not', null)
+      .orderBy('p.created_at', 'desc').orderBy(sql.raw(this.store.dialect === 'sqlite' ? 'p.rowid' : 'p.seq'), 'desc').execute();
+    return rows.map((r) => ({ critere: r.critere, description: r.description ?? '', productionId: r.production_id }));
   }
 }
 

@@ -195,7 +195,8 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   async function retrieveWithSignals(question: string, k: number, signal?: AbortSignal): Promise<Retrieved> {
     const passages = (await retriever.retrieve(question, k, signal)).map(toPassage);
     const best = passages.reduce<Passage | undefined>((b, p) => (!b || p.score > b.score ? p : b), undefined);
-    return { passages, signals: relevanceSignals(question, retriever.explain(question, best?.id ?? '')) };
+    const retrieved = passages.map((p) => retriever.explain(question, p.id));
+    return { passages, signals: relevanceSignals(question, retriever.explain(question, best?.id ?? ''), retrieved) };
   }
 
   const assistant: DocsCore = {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
-import { migrate, type Db, type Migration } from '../../core/store/db.js';
+import { sql, type Compilable, type Kysely } from 'kysely';
+import { RECONNECTED, type PortableMigration, type Store } from '../../core/store/store.js';
 import type { ChatSettings } from './contract.js';
 
 /**
- * The two ways a docs answer gets its settings (specs/docs-assistant.fr.md, "Surfaces livrées"):
+ * The two ways a docs answer gets its settings (docs/docs-assistant.md#where-an-answers-settings-come-from):
  *  - "l'assistant" (/assistant): configuration defaults overridden by the visitor's session
  *    (forAssistant), one set per browser;
  *  - "le chat" embedded in /docs: the ChatConfig row an admin saved at /admin/chat/params
@@ -70,52 +71,102 @@ export function forEmbeddedChat(defaults: ChatSettings, stored: StoredChatSettin
   return stored ? ordered({ ...defaults, ...stored, confident: stored.confident ?? defaults.confident }) : defaults;
 }
 
-export const chatConfigMigrations: Migration[] = [
+export const chatConfigMigrations: PortableMigration[] = [
   {
     version: 302,
     name: 'docs_chat_config',
-    up: `CREATE TABLE chat_config (
-      id INTEGER PRIMARY KEY CHECK (id = 1),
-      settings TEXT NOT NULL,
-      updated_at TEXT NOT NULL DEFAULT (datetime('now'))
-    )`,
+    up: (k) => [
+      k.schema.createTable('chat_config')
+        .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull()),
+    ],
   },
 ];
 
-export class ChatConfigStore {
-  private readonly getStmt;
-  private readonly putStmt;
-  private readonly delStmt;
+type ChatConfigTables = {
+  chat_config: { id: number; settings: string; updated_at: string };
+};
 
-  constructor(db: Db, logger?: Logger) {
-    migrate(db, chatConfigMigrations, logger);
-    this.getStmt = db.prepare<[], { settings: string; updated_at: string }>('SELECT settings, updated_at FROM chat_config WHERE id = 1');
-    this.putStmt = db.prepare(
-      `INSERT INTO chat_config (id, settings, updated_at) VALUES (1, ?, datetime('now'))
-       ON CONFLICT(id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`,
-    );
-    this.delStmt = db.prepare('DELETE FROM chat_config WHERE id = 1');
+/** Postgres NOTIFY channel: "the saved ChatConfig changed, re-read it". */
+export const CHAT_CONFIG_CHANNEL = 'palabre_chat_config';
+
+type Saved = { settings: StoredChatSettings; updatedAt: string };
+
+/**
+ * The saved ChatConfig, read on every docs answer, so kept in memory: `get()` is synchronous. A
+ * save writes the row, then NOTIFYs; every instance (this one included) re-reads the row when the
+ * notify arrives, so a change made on one instance applies on all within the notify's latency
+ * (milliseconds), without polling. On SQLite the notify stays in-process.
+ */
+export class ChatConfigStore {
+  private readonly db: Kysely<ChatConfigTables>;
+  private cache: Saved | undefined;
+  /** Resolves once the saved row is loaded and this instance listens for changes. */
+  readonly ready: Promise<void>;
+  private unlisten: (() => void) | undefined;
+
+  constructor(private readonly store: Store, private readonly logger?: Logger) {
+    this.db = store.db.withTables<ChatConfigTables>();
+    this.ready = (async () => {
+      const reload = (): void => { void this.reload(); };
+      const off = [await store.listen(CHAT_CONFIG_CHANNEL, reload), await store.listen(RECONNECTED, reload)];
+      this.unlisten = () => { for (const f of off) f(); };
+      await this.reload();
+    })();
   }
 
   /** The saved ChatConfig, or undefined when none was saved (or the row no longer validates). */
-  get(): { settings: StoredChatSettings; updatedAt: string } | undefined {
-    const row = this.getStmt.get();
-    if (!row) return undefined;
-    let raw: unknown;
+  get(): Saved | undefined {
+    return this.cache;
+  }
+
+  /** Re-reads the row (on a notify from any instance). */
+  async reload(): Promise<void> {
     try {
-      raw = JSON.parse(row.settings);
-    } catch {
-      return undefined;
+      const row = await this.db.selectFrom('chat_config').select(['settings', 'updated_at']).where('id', '=', 1).executeTakeFirst();
+      this.cache = row ? parseSaved(row.settings, row.updated_at) : undefined;
+    } catch (err) {
+      this.logger?.error({ err: (err as Error).message }, 'ChatConfig could not be re-read; keeping the previous one');
     }
-    const parsed = storedSettingsSchema.safeParse(raw);
-    return parsed.success ? { settings: parsed.data, updatedAt: row.updated_at } : undefined;
   }
 
-  save(settings: ChatSettings): void {
-    this.putStmt.run(JSON.stringify(chatSettingsSchema.parse(settings)));
+  async save(settings: ChatSettings): Promise<void> {
+    const valid = chatSettingsSchema.parse(settings);
+    const updatedAt = new Date().toISOString().replace('T', ' ').slice(0, 19);
+    const settingsJson = JSON.stringify(valid);
+    await this.commit(
+      this.db.insertInto('chat_config').values({ id: 1, settings: settingsJson, updated_at: updatedAt })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ settings: settingsJson, updated_at: updatedAt })),
+      { settings: valid, updatedAt },
+    );
   }
 
-  reset(): void {
-    this.delStmt.run();
+  async reset(): Promise<void> {
+    await this.commit(this.db.deleteFrom('chat_config').where('id', '=', 1), undefined);
   }
+
+  /** On SQLite the write is done when writeAll returns, so `get()` sees it at once (as before). */
+  private async commit(query: Compilable, next: Saved | undefined): Promise<void> {
+    const write = this.store.writeAll([query]);
+    if (this.store.dialect === 'sqlite') this.cache = next;
+    await write;
+    this.cache = next;
+    await this.store.notify(CHAT_CONFIG_CHANNEL, next?.updatedAt ?? 'reset');
+  }
+
+  close(): void {
+    this.unlisten?.();
+  }
+}
+
+function parseSaved(settings: string, updatedAt: string): Saved | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(settings);
+  } catch {
+    return undefined;
+  }
+  const parsed = storedSettingsSchema.safeParse(raw);
+  return parsed.success ? { settings: parsed.data, updatedAt } : undefined;
 }

@@ -6,9 +6,9 @@ import type { PassageRecord } from '../retrieval/ingest.js';
  *   RRF) when EMBEDDINGS_PROVIDER is set; `search` stays synchronous and lexical. Scores mean the
  *   same in both (docs/docs-assistant.md § Score).
  * - Who builds what: `createDocsAssistant(deps)` in actors/docs/assistant.ts builds the assistant;
- *   the docs surface (transports/http/docsSurface.ts, DOCS-CORE) creates it once, mounts the JSON API
+ *   the docs surface (actors/docs/surface.ts, DOCS-CORE) creates it once, mounts the JSON API
  *   (transports/http/docsApi.ts) and calls `mountDocsPages({app, db, config, logger, assistant})`
- *   from transports/http/pages/mount.ts. `getDocsAssistant()` (docsSurface.ts) returns the running
+ *   from web/docs/mount.ts. `getDocsAssistant()` (docsSurface.ts) returns the running
  *   instance for anything else in the process.
  * - Anchors: `slugify`/`createSlugger` in actors/docs/slug.ts, applied to marked heading tokens'
  *   `.text` in document order after stripping a leading `---` front matter block.

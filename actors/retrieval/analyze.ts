@@ -63,6 +63,17 @@ export function analyzeText(text: string, lang: Lang): string[] {
   return out;
 }
 
+/**
+ * « Combien de temps » asks for a duration: it is the question's form, not its topic, so it is
+ * searched as « durée » (the docs' word, with its glossary translations) and weighed as that word.
+ * Left as « temps », a word rare in English docs, it carried a question's heaviest weight alone: a
+ * passage quoting « Combien de temps… » as an example matched half a question about medical files.
+ * (« how long » already meets « durée » through the glossary.)
+ */
+function answerTypes(query: string): string {
+  return fold(query).replace(/\bcombien de temps\b/g, 'duree');
+}
+
 /** One word of a query with the index terms it may match (French and English stems). */
 export interface QueryToken {
   word: string;
@@ -76,7 +87,7 @@ export interface QueryToken {
 export function analyzeQuery(query: string): QueryToken[] {
   const seen = new Set<string>();
   const tokens: QueryToken[] = [];
-  for (const w of words(query)) {
+  for (const w of words(answerTypes(query))) {
     if (w.length < 2 || isStopWord(w) || seen.has(w)) continue;
     seen.add(w);
     const own = [stem(w, 'fr'), stem(w, 'en')];

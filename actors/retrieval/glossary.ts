@@ -69,7 +69,6 @@ const PAIRS: Array<[string, string]> = [
   ['critère critères', 'criterion criteria'],
   ['obligation obligations obligatoire', 'obligation obligations mandatory required'],
   ['exemption exemptés exemptée dérogation', 'exemption exempt exempted'],
-  ['lecteur écran', 'screen reader'],
   ['navigateur navigateurs', 'browser browsers'],
   ['mobile mobiles', 'mobile'],
   ['étiquette étiquettes', 'label labels'],
@@ -90,8 +89,6 @@ const PAIRS: Array<[string, string]> = [
   ['portabilité', 'portability'],
   ['limitation', 'restriction'],
   ['opposition', 'objection object'],
-  ['base légale', 'legal basis'],
-  ['intérêt légitime', 'legitimate interest'],
   ['traceur traceurs cookie cookies', 'tracker trackers cookie cookies'],
   ['mesure audience fréquentation', 'analytics audience measurement'],
   ['publicité publicitaire', 'advertising ads ad'],
@@ -108,7 +105,6 @@ const PAIRS: Array<[string, string]> = [
   ['violation fuite', 'breach leak'],
   ['informer information', 'inform information notice'],
   ['attaque attaques', 'attack attacks'],
-  ['force brute', 'brute force'],
   ['identifiant identifiants', 'credential credentials login identifier'],
   ['compte comptes', 'account accounts'],
   ['habilitation habilitations profil profils', 'permission permissions role roles profile'],
@@ -116,7 +112,6 @@ const PAIRS: Array<[string, string]> = [
   ['bibliothèque bibliothèques dépendance dépendances', 'library libraries dependency dependencies'],
   ['vulnérabilité vulnérabilités', 'vulnerability vulnerabilities'],
   ['clé clés', 'key keys'],
-  ['code source', 'source code'],
   ['dépôt dépôts', 'repository repositories repo'],
   ['secret secrets', 'secret secrets'],
   ['documentation', 'documentation docs'],
@@ -125,7 +120,6 @@ const PAIRS: Array<[string, string]> = [
   ['collecter collecte', 'collect collection'],
   ['minimiser minimisation', 'minimise minimize minimisation'],
   ['géolocalisation localisation', 'geolocation location'],
-  ['analyse impact', 'impact assessment'],
   ['conception', 'design'],
   ['enceinte enceintes', 'speaker speakers'],
   ['écran', 'screen'],
@@ -133,7 +127,6 @@ const PAIRS: Array<[string, string]> = [
   ['salarié salariés', 'employee employees'],
   ['paie', 'payroll'],
   ['prospect prospects', 'prospect prospects lead'],
-  ['dossier médical', 'medical record'],
   ['archivage archivées archive', 'archive archived archiving'],
   ['colonne colonnes', 'column columns'],
   ['ligne lignes', 'row rows line lines'],
@@ -141,6 +134,22 @@ const PAIRS: Array<[string, string]> = [
   ['production prod', 'production prod'],
   ['développement dev', 'development dev'],
   ['application appli', 'application app'],
+];
+
+/**
+ * Two-word terms, French noun first and English modifier first, so they are paired word by word in
+ * reverse order (dossier ↔ record, médical ↔ medical). Listing them as PAIRS would pair every word
+ * with every word: « médical » alone then matched « record » and even « dossier » — a question on
+ * medical files was answered "high" from a passage on T2 recordings (docs/docs-assistant.md).
+ */
+const PHRASES: Array<[string, string]> = [
+  ['lecteur écran', 'screen reader'],
+  ['base légale', 'legal basis'],
+  ['intérêt légitime', 'legitimate interest'],
+  ['force brute', 'brute force'],
+  ['analyse impact', 'impact assessment'],
+  ['code source', 'source code'],
+  ['dossier médical', 'medical record'],
 ];
 
 function stems(words: string, lang: 'fr' | 'en'): string[] {
@@ -166,6 +175,14 @@ const build = (): ReadonlyMap<string, string[]> => {
     const enStems = stems(en, 'en');
     add(frStems, enStems);
     add(enStems, frStems);
+  }
+  for (const [fr, en] of PHRASES) {
+    const frStems = stems(fr, 'fr');
+    const enStems = stems(en, 'en').reverse();
+    frStems.forEach((f, i) => {
+      add([f], [enStems[i]!]);
+      add([enStems[i]!], [f]);
+    });
   }
   return new Map([...m].map(([k, v]) => [k, [...v]]));
 };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { detectLang, type Lang } from './analyze.js';
 import { jsonToMarkdown } from './jsonRecords.js';
@@ -128,7 +128,3 @@ export function ingestSource(path: string, source: string, stat: { mtimeMs: numb
   return { path, title: parsed.title, lang, mtimeMs: stat.mtimeMs, size: stat.size, hash: hashContent(source), headings: parsed.headings, passages };
 }
 
-export function ingestFile(file: FileStat): DocRecord | undefined {
-  const source = readFileSync(file.abs, 'utf8');
-  return ingestSource(file.path, source, file);
-}

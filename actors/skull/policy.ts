@@ -1,5 +1,5 @@
 /**
- * Soft policy of the Skull (specs/skull-ai.fr.md §4): politics, health, money and personal data
+ * Soft policy of the Skull (docs/skull.md#what-happens-to-an-input, step 5): politics, health, money and personal data
  * detected in the user's *input* get a polite redirect without calling the model.
  *
  * Matching works on a folded form of the text (lower case, accents removed, apostrophes and

@@ -1,7 +1,7 @@
 import { limitSentences } from './sentences.js';
 
 /**
- * Post-processing of a model reply before it goes to TTS (specs/skull-ai.fr.md §4): trim, strip
+ * Post-processing of a model reply before it goes to TTS (docs/skull.md#what-happens-to-an-input, step 8): trim, strip
  * markup and code nobody asked for, normalise French punctuation, keep at most N sentences.
  * Pure functions: no I/O, no state.
  */

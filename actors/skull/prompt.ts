@@ -1,7 +1,7 @@
 import type { TokenCounter } from './tokens.js';
 
 /**
- * Prompt assembly of the Skull (specs/skull-ai.fr.md §3), in the spec's layout:
+ * Prompt assembly of the Skull (docs/skull.md#what-happens-to-an-input, step 6), in the spec's layout:
  *
  *   [SYSTEM] {prompt_system}
  *   [RULES] Réponds en français, concis (2-3 phrases). Évite politique, santé, argent, données personnelles.

@@ -1,6 +1,6 @@
 /**
  * Types shared by the skull chart, its actors and the MQTT transport. Payload shapes are those of
- * specs/skull-ai.fr.md; the zod schemas that validate them live in transports/mqtt/skullSchemas.ts.
+ * docs/skull.md#topics; the zod schemas that validate them live in transports/mqtt/skullSchemas.ts.
  */
 
 /** `skull/config/ia` (retained), after validation. Every field optional: absent = env default. */

@@ -19,6 +19,11 @@ import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../..
 export const INPUT_MIME = 'audio/pcm;rate=16000';
 /** Audio held while no connection is usable: 10 s of 16 kHz PCM16. */
 const MAX_QUEUED_BYTES = 10 * 16000 * 2;
+/**
+ * Resumed connections closed before Gemini said anything on them, in a row, before giving up: a
+ * handle Gemini refuses (expired, unknown) must end in `interlocutor.failed`, not in a loop.
+ */
+export const MAX_SILENT_RESUMES = 3;
 
 export interface GeminiInterlocutorDeps {
   ai: GoogleGenAI;
@@ -66,8 +71,11 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
     let swapping = false;
     let queue: string[] = [];
     let queuedBytes = 0;
+    let silentResumes = 0;
 
     const onMessage = (msg: LiveServerMessage): void => {
+      // Gemini answered on this connection (setupComplete included): the handle was accepted.
+      silentResumes = 0;
       const sc = msg.serverContent;
       if (sc) {
         // Every part of the message (there can be several), as one chunk: one event and one
@@ -114,8 +122,10 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
           onclose: (e) => {
             if (stopped || mine.session !== current) return;
             log.warn({ code: e.code, reason: e.reason }, 'gemini live connection closed');
-            if (handle) void resume();
-            else send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
+            if (handle && silentResumes < MAX_SILENT_RESUMES) {
+              silentResumes++;
+              void resume();
+            } else send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
           },
         },
       });

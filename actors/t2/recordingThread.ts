@@ -6,20 +6,41 @@ import { startWorker } from '../../core/worker.js';
  *
  * Resampling, mixing and writing the WAV was about a third of the main thread's CPU per audio
  * chunk (profile of bench/t2-sessions.ts); on the thread that forwards audio it adds to every
- * session's event-loop lag. Here the main thread only copies each chunk (with its arrival time)
- * into one buffer per event-loop turn, and posts that buffer — transferred, not cloned — to one
- * worker shared by all sessions. Placement on the timeline uses the arrival time taken here, so
- * the file is sample-for-sample what an in-thread recorder would write.
+ * session's event-loop lag. Here the main thread only queues each chunk (with its arrival time),
+ * and every FLUSH_MS copies the queue into one buffer and posts it — transferred, not cloned — to
+ * one worker shared by all sessions. Placement on the timeline uses the arrival time taken here,
+ * so the file is sample-for-sample what an in-thread recorder would write.
+ *
+ * Why a timer and not one message per event-loop turn: at 200 sessions the loop turns thousands of
+ * times a second, and each postMessage has a fixed cost (serialising, waking the worker) that the
+ * profile of bench/t2-sessions.ts showed at ~7 % of the main thread (issue 17). 50 messages a
+ * second carry the same bytes for a fiftieth of that. A close is posted at the next turn, so
+ * the end of a session never waits for the timer.
  */
 
-export type RecordingOp =
-  | { op: 'open'; id: string; path: string; atMs: number }
-  | { op: 'candidate' | 'interlocutor'; id: string; atMs: number; offset: number; length: number }
-  | { op: 'close'; id: string };
+/** Longest a recorded chunk waits on the main thread before it is posted to the worker. */
+export const FLUSH_MS = 20;
+
+/** Opens and closes (a few per session): objects, each placed before the chunk record `at`. */
+export type RecordingControl = { op: 'open'; id: number; at: number; path: string; atMs: number } | { op: 'close'; id: number; at: number };
+
+/**
+ * Chunk records (50 a second per voice and session): CHUNK_FIELDS numbers each in one transferred
+ * Float64Array — voice (0 candidate, 1 interlocutor), recording id, arrival time (ms), offset and
+ * length in the batch's bytes. Objects here cost a structured clone and garbage per chunk.
+ */
+export const CHUNK_FIELDS = 5;
+
+export interface RecordingBatch {
+  control: RecordingControl[];
+  records: ArrayBuffer;
+  count: number;
+  buf: ArrayBuffer;
+}
 
 export type RecordingReply =
-  | { op: 'closed'; id: string; path: string | null; bytes: number; durationMs: number }
-  | { op: 'error'; id: string; message: string };
+  | { op: 'closed'; id: number; path: string | null; bytes: number; durationMs: number }
+  | { op: 'error'; id: number; message: string };
 
 export interface ClosedRecording {
   path: string | null;
@@ -37,12 +58,15 @@ export interface ThreadRecording {
 
 export class RecordingThread {
   private worker: Worker | undefined;
-  private ops: RecordingOp[] = [];
+  private control: RecordingControl[] = [];
+  private records = new Float64Array(CHUNK_FIELDS * 1024);
+  private count = 0;
   private chunks: Uint8Array[] = [];
   private queuedBytes = 0;
-  private scheduled = false;
-  private readonly closing = new Map<string, (r: ClosedRecording) => void>();
-  private readonly onError = new Map<string, (err: Error) => void>();
+  private scheduled: 'timer' | 'turn' | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly closing = new Map<number, (r: ClosedRecording) => void>();
+  private readonly onError = new Map<number, (err: Error) => void>();
   private seq = 0;
   private drained: (() => void) | undefined;
 
@@ -50,55 +74,70 @@ export class RecordingThread {
 
   /** Starts a recording (the file is created on the worker); `onError` reports a failure once. */
   open(path: string, onError: (err: Error) => void): ThreadRecording {
-    const id = `r${++this.seq}`;
+    const id = ++this.seq;
     this.onError.set(id, onError);
-    this.push({ op: 'open', id, path, atMs: this.now() });
+    this.push({ op: 'open', id, at: this.count, path, atMs: this.now() });
     return {
-      candidate: (pcm) => this.chunk('candidate', id, pcm),
-      interlocutor: (pcm) => this.chunk('interlocutor', id, pcm),
+      candidate: (pcm) => this.chunk(0, id, pcm),
+      interlocutor: (pcm) => this.chunk(1, id, pcm),
       close: () =>
         new Promise<ClosedRecording>((resolve) => {
           this.closing.set(id, resolve);
-          this.push({ op: 'close', id });
+          this.push({ op: 'close', id, at: this.count });
         }),
     };
   }
 
-  private chunk(voice: 'candidate' | 'interlocutor', id: string, pcm: Uint8Array): void {
-    // The chunk's buffer belongs to the socket: copied, at the offset it will have in the batch.
-    this.ops.push({ op: voice, id, atMs: this.now(), offset: this.queuedBytes, length: pcm.byteLength });
+  private chunk(voice: 0 | 1, id: number, pcm: Uint8Array): void {
+    // The chunk's buffer belongs to the socket: copied at flush, at the offset it will have in the batch.
+    let r = this.records;
+    const at = this.count * CHUNK_FIELDS;
+    if (at + CHUNK_FIELDS > r.length) {
+      r = new Float64Array(r.length * 2);
+      r.set(this.records);
+      this.records = r;
+    }
+    r[at] = voice;
+    r[at + 1] = id;
+    r[at + 2] = this.now();
+    r[at + 3] = this.queuedBytes;
+    r[at + 4] = pcm.byteLength;
+    this.count++;
     this.chunks.push(pcm);
     this.queuedBytes += pcm.byteLength;
-    this.schedule();
-  }
-
-  private push(op: RecordingOp): void {
-    this.ops.push(op);
-    this.schedule();
-  }
-
-  private schedule(): void {
     if (this.scheduled) return;
-    this.scheduled = true;
+    this.scheduled = 'timer';
+    this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Opens and closes go out at the next event-loop turn (with the chunks queued before them). */
+  private push(op: RecordingControl): void {
+    this.control.push(op);
+    if (this.scheduled === 'turn') return;
+    clearTimeout(this.timer);
+    this.scheduled = 'turn';
     setImmediate(() => this.flush());
   }
 
-  /** One message per event-loop turn, whatever the number of sessions and chunks. */
+  /** One message per FLUSH_MS (or per turn with an open or a close), whatever the number of sessions. */
   private flush(): void {
-    this.scheduled = false;
-    if (this.ops.length === 0) return;
+    clearTimeout(this.timer);
+    this.scheduled = undefined;
+    if (this.control.length === 0 && this.count === 0) return;
     const buf = new Uint8Array(this.queuedBytes);
     let o = 0;
     for (const c of this.chunks) {
       buf.set(c, o);
       o += c.byteLength;
     }
-    const ops = this.ops;
-    this.ops = [];
+    const records = this.records.slice(0, this.count * CHUNK_FIELDS).buffer;
+    const batch: RecordingBatch = { control: this.control, records, count: this.count, buf: buf.buffer };
+    this.control = [];
+    this.count = 0;
     this.chunks = [];
     this.queuedBytes = 0;
     const worker = this.ensureWorker();
-    worker.postMessage({ ops, buf: buf.buffer }, [buf.buffer]);
+    worker.postMessage(batch, [buf.buffer, records]);
   }
 
   private ensureWorker(): Worker {
@@ -142,6 +181,7 @@ export class RecordingThread {
       ]);
       clearTimeout(timer);
     }
+    clearTimeout(this.timer); // chunks of sessions never closed: nothing will read them
     const w = this.worker;
     this.worker = undefined;
     for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });

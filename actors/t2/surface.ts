@@ -13,7 +13,7 @@ import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
-import { buildSystemPrompt } from './prompt.js';
+import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
 import { SessionQueries } from './sessionQueries.js';
@@ -120,7 +120,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         // Resampling, mixing and writing happen off the event loop that forwards the audio.
         recordings,
-        timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS },
+        timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS, graceMs: config.T2_RESUME_GRACE_MS },
       };
       if (!http) {
         log.warn('t2 needs the HTTP server: not started');
@@ -143,6 +143,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         logger: log,
         textMode: !audio,
         examMs: config.T2_EXAM_DURATION_MS,
+        graceMs: config.T2_RESUME_GRACE_MS,
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({

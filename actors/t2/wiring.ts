@@ -20,6 +20,8 @@ export interface T2Timers {
   warningMs: number;
   idleMs: number;
   connectMs: number;
+  /** T2_RESUME_GRACE_MS: how long a session whose socket dropped waits for its candidate. */
+  graceMs?: number;
 }
 
 export interface T2Deps {
@@ -46,6 +48,8 @@ export interface SessionParams {
   mode: 'audio' | 'text';
   /** Kept in the authorize actor's closure only: never in context, input or inspection. */
   token: string | undefined;
+  /** A reconnect (`resume=1`): resume the candidate's waiting session, never start one. */
+  resume?: boolean;
 }
 
 /** The audio URL of a production (GET, owner only: transports/http/t2.ts). */
@@ -170,7 +174,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       },
     },
   });
-  return { logic, input: { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers }, audio };
+  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(deps.now ? { now: deps.now } : {}) };
+  return { logic, input, audio };
 }
 
 /** Closes (if still open) and deletes a recording whose session keeps no row. */

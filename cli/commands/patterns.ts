@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { migrate, openStore } from '../../core/store/db.js';
-import { CORRECTION_MIGRATIONS, CorrectionStore } from '../../actors/corrections/store.js';
+import { openStore } from '../../core/store/db.js';
+import { openAppStore } from '../../core/store/appStore.js';
+import { CorrectionStore } from '../../actors/corrections/store.js';
 import { autreReview, candidatePatterns, AUTRE_MIN, PATTERN_MIN, PATTERN_WINDOW } from '../../actors/corrections/patterns.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
@@ -8,7 +9,7 @@ import { parseCommand, usageError } from '../parse.js';
 
 const WINDOW_NOTE = `A pattern: a code in ≥ ${PATTERN_MIN} of the candidate's last ${PATTERN_WINDOW} productions; --autre lists descriptions seen ≥ ${AUTRE_MIN} times.`;
 
-/** Reads the corrections store (DB_PATH or DATA_DIR/palabre.db) and prints patterns. */
+/** Reads the corrections store (DATABASE_URL, else DB_PATH or DATA_DIR/palabre.db) and prints patterns. */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
   const parsed = parseCommand('patterns', args, io, WINDOW_NOTE);
   if ('exit' in parsed) return parsed.exit;
@@ -18,11 +19,11 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   if ('exit' in loaded) return loaded.exit;
   const { config } = loaded;
   const db = openStore({ path: config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db') });
+  const port = await openAppStore({ databaseUrl: config.DATABASE_URL, db });
   try {
-    migrate(db, CORRECTION_MIGRATIONS);
-    const store = new CorrectionStore(db);
+    const store = new CorrectionStore(port);
     if (values.candidate) {
-      const p = candidatePatterns(store, values.candidate);
+      const p = await candidatePatterns(store, values.candidate);
       if (values.json) {
         io.stdout.write(`${JSON.stringify(p)}\n`);
         return EXIT.ok;
@@ -35,7 +36,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       }
       return EXIT.ok;
     }
-    const groups = autreReview(store);
+    const groups = await autreReview(store);
     if (values.json) {
       io.stdout.write(`${JSON.stringify(groups)}\n`);
       return EXIT.ok;
@@ -47,6 +48,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     }
     return EXIT.ok;
   } finally {
+    await port.close();
     db.close();
   }
 }

@@ -40,6 +40,7 @@ export type ConfigKey = keyof typeof configShape;
 /** Keys whose values are never printed, logged or sent to a page. */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'OPENAI_API_KEY',
+  'DATABASE_URL',
   'ANTHROPIC_API_KEY',
   'GEMINI_API_KEY',
   'SKULL_API_KEY',

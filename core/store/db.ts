@@ -18,7 +18,11 @@ export interface Migration {
 
 const registry = new Map<number, Migration>();
 
-/** Surfaces call this at module load; `openStore` applies everything registered. */
+/**
+ * Core's own migrations are registered here at module load (below) and applied by `openStore`.
+ * Surfaces do not register: each applies its own list with `migrate(db, …)` when it starts
+ * (corrections, T2, docs settings, admin and visitor sessions).
+ */
 export function registerMigrations(...migrations: Migration[]): void {
   for (const m of migrations) {
     const existing = registry.get(m.version);

@@ -1,5 +1,5 @@
 /**
- * The docs assistant's prompts and fixed sentences (specs/docs-assistant.fr.md §4). The system
+ * The docs assistant's prompts and fixed sentences (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on, step 3). The system
  * block is stable across questions — it is the block Anthropic caches — so nothing per question
  * goes into it; both refusal sentences are in it, the model picks the question's language.
  */

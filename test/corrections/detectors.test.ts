@@ -69,6 +69,24 @@ describe('deterministic detectors', () => {
     expect(tu('Salut Paul,\nTu viens ce soir ?\nÀ plus,\nAna')).toBe(0);
   });
 
+  it('style detectors tightened on unseen texts: no repetition finding in writing (an argument repeats its topic), « et » counted per length', () => {
+    // tu-27 of test/corrections/eval/: « enfants » six times in an argument about advertising for children — not an error an examiner counts.
+    const topic = 'Les enfants regardent la télévision. Les enfants aiment les dessins animés. Les publicités visent les enfants. Les parents protègent les enfants. Les écoles parlent aux enfants. Les enfants apprennent vite.';
+    expect(codes(ee(topic))).not.toContain('repetition_lexicale');
+    const oral: Production = { epreuve: 'EO', tache: 'EO_T3', consigne: 'x', transcript: [{ speaker: 'candidate', text: 'le téléphone le téléphone en classe le téléphone pendant le cours le téléphone toujours le téléphone et encore le téléphone' }] };
+    expect(runDetectors(oral).map((f) => f.code)).toContain('repetition_lexicale');
+    // Nine « et » in 160 words is ordinary French; eleven in 124 is a loop.
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `mot${i}`).join(' ');
+    const withEt = (et: number, words: number) => `${Array.from({ length: et }, () => 'la ville et').join(' ')} ${filler(words - 3 * et)}.`;
+    expect(codes(ee(withEt(9, 160)))).not.toContain('connecteurs_repetes');
+    expect(codes(ee(withEt(11, 124)))).toContain('connecteurs_repetes');
+  });
+
+  it('« il y à » is a homophone error; an imperative\'s « y » before « à » is not (« allez-y à midi »)', () => {
+    expect(codes(ee('Il y à beaucoup de monde au marché le samedi.'))).toContain('confusion_homophones');
+    expect(codes(ee('Si vous passez dans le quartier, allez-y à midi, avant la foule. Vas-y à pied.'))).not.toContain('confusion_homophones');
+  });
+
   it('written-only detectors do not run on oral transcripts (ASR punctuation and spelling)', () => {
     const oral: Production = { epreuve: 'EO', tache: 'EO_T1', consigne: 'Présentez-vous.', transcript: [{ speaker: 'candidate', text: 'bonjour je m apelle ana je viens du brésil' }, { speaker: 'interlocutor', text: 'bjr' }] };
     expect(codes(oral)).toEqual([]);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { correctionsSurface } from '../../transports/http/corrections.js';
+import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surface.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
@@ -36,7 +36,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     expect(none.status).toBe(401);
     expect(await none.json()).toMatchObject({ error: 'missing_token' });
     expect((await post('/corrections/eo', {}, 'not.a.jwt')).status).toBe(401);
-    expect(running.health!()).toMatchObject({ productions: 0, provider: 'offline' });
+    expect(await running.health!()).toMatchObject({ productions: 0, provider: 'offline' });
   });
 
   it('400 with the zod issues for a bad body, a bad JSON or a transcript without candidate turns', async () => {
@@ -49,7 +49,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     const eo = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'interlocutor', text: 'Bonjour' }] });
     expect(eo.status).toBe(400);
     expect(JSON.stringify(await eo.json())).toContain('aucun tour du candidat');
-    expect(running.health!()).toMatchObject({ productions: 0 });
+    expect(await running.health!()).toMatchObject({ productions: 0 });
   });
 
   it('POST /corrections/ee and /eo return a valid detectors-only report (offline) and store it', async () => {
@@ -66,11 +66,11 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     const oral = (await eo.json()) as { report: { criteres: Record<string, { evalue: boolean }>; erreurs: Array<{ code: string }> } };
     expect(oral.report.criteres.phonologie!.evalue).toBe(false);
     expect(oral.report.erreurs.map((e) => e.code).sort()).toEqual(['anglicisme', 'negation_incomplete']);
-    expect(running.health!()).toMatchObject({ productions: 2 });
+    expect(await running.health!()).toMatchObject({ productions: 2 });
   });
 
   it('422 not_french for English, Spanish, Chinese and Arabic productions: nothing graded, nothing stored', async () => {
-    const before = (running.health!() as { productions: number }).productions;
+    const before = ((await running.health!()) as { productions: number }).productions;
     const texts = [
       'Hello Mark, I wanted to tell you that the meeting tomorrow is cancelled because the manager is sick. We will reschedule it next week. Best regards, John',
       'Hola Marta, te escribo para invitarte a mi cumpleaños el sábado. Vamos a cenar en un restaurante cerca de mi casa y después bailar. Un abrazo, Lucía',
@@ -86,14 +86,14 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     }
     const oral = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'candidate', text: texts[0]! }] });
     expect(oral.status).toBe(422);
-    expect((running.health!() as { productions: number }).productions).toBe(before);
+    expect(((await running.health!()) as { productions: number }).productions).toBe(before);
     // French with a few English words is French.
     const mixed = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: "Hey Sarah,\nJe pense qu'on devrait organiser un lunch avec le manager pour fêter la fin du projet. On peut commander des snacks et réserver un food truck pour vendredi midi. Tu peux demander à Marc s'il est libre ?\nÀ plus tard,\nJohn" });
     expect(mixed.status).toBe(200);
   });
 
-  it('/healthz names the correction engine and how to install the other', () => {
-    const h = running.health!() as { engine: { engine: string; install?: string } };
+  it('/healthz names the correction engine and how to install the other', async () => {
+    const h = (await running.health!()) as { engine: { engine: string; install?: string } };
     expect(['grammalecte', 'detectors']).toContain(h.engine.engine);
     if (h.engine.engine === 'detectors') expect(h.engine.install).toContain('install.sh');
     expect(running.notes!()[0]).toMatch(/^corrections engine: /);

@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CorrectionStore, CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
+import { CorrectionStore } from '../../actors/corrections/store.js';
 import { candidatePatterns, groupAutre, autreReview } from '../../actors/corrections/patterns.js';
 import { assembleReport, mergeErrors } from '../../actors/corrections/assemble.js';
 import { runDetectors } from '../../actors/corrections/detectors/index.js';
 import type { Production } from '../../actors/corrections/production.js';
 import type { ReportErrorWithOrigin } from '../../actors/corrections/report.js';
-import { migrate } from '../../core/store/db.js';
+import { storeOf } from '../../core/store/appStore.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
 
 const production: Production = { epreuve: 'EE', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE };
@@ -20,44 +20,43 @@ describe('patterns: a code in ≥ 3 of the last 5 productions', () => {
   });
 
   /** Saves productions oldest → newest, each with the given codes. */
-  function seed(candidate: string, codesPerProduction: string[][]): CorrectionStore {
+  async function seed(candidate: string, codesPerProduction: string[][]): Promise<CorrectionStore> {
     env ??= makeContext();
-    migrate(env.ctx.db, CORRECTION_MIGRATIONS);
-    const store = new CorrectionStore(env.ctx.db);
-    codesPerProduction.forEach((codes, i) => {
+    const store = new CorrectionStore(storeOf(env.ctx));
+    for (const [i, codes] of codesPerProduction.entries()) {
       const report = assembleReport({ production, findings: [], fallback: { reason: 'offline_provider' } });
       report.erreurs = codes.map((c) => (c === 'autre' ? err('autre', 'competence_lexicale', 'tournure familière') : err(c)));
-      store.save({ candidateId: candidate, production, report, createdAt: `2026-01-0${i + 1}T10:00:00.000Z` });
-    });
+      await store.save({ candidateId: candidate, production, report, createdAt: `2026-01-0${i + 1}T10:00:00.000Z` });
+    }
     return store;
   }
-  const confirmed = (store: CorrectionStore, candidate: string) => candidatePatterns(store, candidate).confirmed.map((c) => c.code);
+  const confirmed = async (store: CorrectionStore, candidate: string) => (await candidatePatterns(store, candidate)).confirmed.map((c) => c.code);
 
-  it('3 of the last 5: confirmed; 2 of 5: not', () => {
-    const store = seed('a', [['negation_incomplete'], [], ['negation_incomplete', 'anglicisme'], ['anglicisme'], ['negation_incomplete']]);
-    expect(confirmed(store, 'a')).toEqual(['negation_incomplete']);
-    const p = candidatePatterns(store, 'a');
+  it('3 of the last 5: confirmed; 2 of 5: not', async () => {
+    const store = await seed('a', [['negation_incomplete'], [], ['negation_incomplete', 'anglicisme'], ['anglicisme'], ['negation_incomplete']]);
+    expect(await confirmed(store, 'a')).toEqual(['negation_incomplete']);
+    const p = await candidatePatterns(store, 'a');
     expect(p.productions).toBe(5);
     expect(p.counts.find((c) => c.code === 'anglicisme')!.productions).toBe(2);
   });
 
-  it('an occurrence older than the last 5 does not count', () => {
-    const store = seed('b', [['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], [], ['accord_sujet_verbe']]);
-    expect(confirmed(store, 'b')).toEqual([]);
-    const store2 = seed('b2', [[], ['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], ['accord_sujet_verbe']]);
-    expect(confirmed(store2, 'b2')).toEqual(['accord_sujet_verbe']);
+  it('an occurrence older than the last 5 does not count', async () => {
+    const store = await seed('b', [['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], [], ['accord_sujet_verbe']]);
+    expect(await confirmed(store, 'b')).toEqual([]);
+    const store2 = await seed('b2', [[], ['accord_sujet_verbe'], ['accord_sujet_verbe'], [], [], ['accord_sujet_verbe']]);
+    expect(await confirmed(store2, 'b2')).toEqual(['accord_sujet_verbe']);
   });
 
-  it('a code repeated inside one production counts once; 3 of 3 productions is a pattern; autre never is', () => {
-    const store = seed('c', [['genre_incorrect', 'genre_incorrect', 'genre_incorrect', 'autre'], ['autre'], ['autre']]);
-    expect(confirmed(store, 'c')).toEqual([]);
-    const store2 = seed('d', [['genre_incorrect'], ['genre_incorrect'], ['genre_incorrect']]);
-    expect(confirmed(store2, 'd')).toEqual(['genre_incorrect']);
+  it('a code repeated inside one production counts once; 3 of 3 productions is a pattern; autre never is', async () => {
+    const store = await seed('c', [['genre_incorrect', 'genre_incorrect', 'genre_incorrect', 'autre'], ['autre'], ['autre']]);
+    expect(await confirmed(store, 'c')).toEqual([]);
+    const store2 = await seed('d', [['genre_incorrect'], ['genre_incorrect'], ['genre_incorrect']]);
+    expect(await confirmed(store2, 'd')).toEqual(['genre_incorrect']);
     // Other candidates' productions never count.
-    expect(confirmed(store2, 'c')).toEqual([]);
+    expect(await confirmed(store2, 'c')).toEqual([]);
   });
 
-  it('autre review: recurring (≥ 3) similar descriptions grouped, rare ones left out', () => {
+  it('autre review: recurring (≥ 3) similar descriptions grouped, rare ones left out', async () => {
     const groups = groupAutre([
       { critere: 'competence_lexicale', description: 'Tournure familière dans un courriel formel' },
       { critere: 'competence_lexicale', description: 'tournure familière dans un courriel formel' },
@@ -67,8 +66,8 @@ describe('patterns: a code in ≥ 3 of the last 5 productions', () => {
     ]);
     expect(groups).toHaveLength(1);
     expect(groups[0]).toMatchObject({ critere: 'competence_lexicale', count: 3 });
-    const store = seed('e', [['autre'], ['autre'], ['autre']]);
-    expect(autreReview(store)).toMatchObject([{ count: 3, representative: 'tournure familière' }]);
+    const store = await seed('e', [['autre'], ['autre'], ['autre']]);
+    expect(await autreReview(store)).toMatchObject([{ count: 3, representative: 'tournure familière' }]);
   });
 });
 
@@ -101,12 +100,11 @@ describe('palabre patterns', () => {
     const { run } = await import('../../cli/commands/patterns.js');
     const env = makeContext();
     try {
-      migrate(env.ctx.db, CORRECTION_MIGRATIONS);
-      const store = new CorrectionStore(env.ctx.db);
+      const store = new CorrectionStore(storeOf(env.ctx));
       for (let i = 0; i < 3; i++) {
         const report = assembleReport({ production, findings: [], fallback: { reason: 'offline_provider' } });
         report.erreurs = [err('negation_incomplete'), err('autre', 'competence_lexicale', 'Tournure familière dans un courriel')];
-        store.save({ candidateId: 'cli-1', production, report });
+        await store.save({ candidateId: 'cli-1', production, report });
       }
       const capture = () => {
         let text = '';

@@ -59,7 +59,7 @@ describe('correction service over the real OpenAI provider and the wire fake', (
     expect(report.erreurs.find((e) => e.code === 'anglicisme')).toMatchObject({ extrait: 'checker', origine: 'detecteur' });
     expect(report.scoreGlobal).toBe(13.5);
     expect(report.nclc.niveau).toBe('8');
-    expect(service.store.get(out.productionId)!.report).toEqual(report);
+    expect((await service.store.get(out.productionId))!.report).toEqual(report);
   });
 
   it('first answer invalid, second valid: one repair round with the validation errors, the valid report stored', async () => {
@@ -97,7 +97,7 @@ describe('correction service over the real OpenAI provider and the wire fake', (
       transcript: [{ speaker: 'candidate', text: "Bonjour, je sais pas si c'est ouvert samedi ?" }, { speaker: 'interlocutor', text: 'Oui, de 9 h à 17 h.' }],
     });
     expect(out.report).toMatchObject({ detectorsOnly: true, detectorsOnlyReason: 'model_unreachable: server' });
-    const stored = service.store.get(out.productionId)!;
+    const stored = (await service.store.get(out.productionId))!;
     expect(stored).toMatchObject({ kind: 'EO_T2_LIVE', tache: 'EO_T2', audioPath: '/tmp/s1.wav', meta: { sessionId: 's1' } });
     const r = reportSchema.parse(stored.report);
     expect(r.criteres.phonologie).toMatchObject({ score: 0, evalue: false });

@@ -58,6 +58,18 @@ describe('offline extractive answer: informative words only', () => {
     expect(answer.text).toContain(SINGLE_SENTENCE_NOTES.fr);
   });
 
+  it('quotes the best-ranked passage when one of its sentences carries a question word', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'Quels principes de sécurité et de consentement impose la spécification ?' }],
+      documents: [
+        { id: 'top', title: 'Key Principles', source: 'spec.md#key-principles', text: 'Users must explicitly consent to and understand all data access and operations.' },
+        { id: 'low', title: 'Authorization', source: 'auth.md#security', text: 'Proxy servers must obtain user consent for each registered client, for security reasons, before any request.' },
+      ],
+    });
+    expect(answer.citations?.map((c) => c.sourceId)).toContain('top');
+  });
+
   it('answers in the question\'s language', () => {
     const answer = extractiveAnswer({ model: 'offline', messages: [{ role: 'user', content: 'How long are the informations collectées par les traceurs kept?' }], documents: docs });
     expect(answer.text.startsWith(OFFLINE_PREFIXES.en)).toBe(true);

@@ -65,6 +65,25 @@ describe('analysis and anchors', () => {
     expect(analyzeQuery('requests')[0]!.variants).toContain('request');
   });
 
+  it('two-word glossary terms pair word by word: « médical » alone never means « record » or « dossier »', () => {
+    const [medical] = analyzeQuery('médical');
+    expect(medical!.variants).not.toContain('record');
+    expect(medical!.variants).not.toContain('dossi');
+    const [dossier, med] = analyzeQuery('dossier médical');
+    expect(dossier!.variants).toContain('record');
+    expect(med!.variants).toContain('medic');
+    expect(med!.variants).not.toContain('record');
+    const [screen, reader] = analyzeQuery('screen reader');
+    expect(screen!.variants).toContain('ecran');
+    expect(reader!.variants).toContain('lecteur');
+    expect(screen!.variants).not.toContain('lecteur');
+  });
+
+  it('« combien de temps » asks for a duration: searched as « durée », not as the word « temps »', () => {
+    expect(analyzeQuery('Combien de temps conserver un dossier ?').map((t) => t.word)).toEqual(['duree', 'conserver', 'dossier']);
+    expect(analyzeQuery('Le temps de réponse du serveur').map((t) => t.word)).toContain('temps');
+  });
+
   it('slugs headings like the viewer and keeps them unique per document', () => {
     expect(slugify('Fiche n°14 : Gérer la durée')).toBe('fiche-n-14-gerer-la-duree');
     expect(slugify('H2 `code` **bold**')).toBe('h2-code-bold');
@@ -232,7 +251,7 @@ describe('relevance cues', () => {
       { word: 'lyon', df: 0, weight: 5 },
       { word: 'server', df: 40, weight: 1 },
     ];
-    expect(relevanceSignals('What is the weather forecast for Lyon on the server?', words)).toEqual({ unseenShare: 0.938, unknownNames: ['lyon'], liveData: false });
+    expect(relevanceSignals('What is the weather forecast for Lyon on the server?', words)).toEqual({ unseenShare: 0.938, unknownNames: ['lyon'], namesNotRetrieved: ['lyon'], liveData: false });
     expect(relevanceSignals('Lyon weather', words).unknownNames).toEqual([]); // first word: any question starts with a capital
     for (const q of ["What's the weather forecast for Paris tomorrow?", 'Quel temps fera-t-il demain ?', "Le cours de l’action aujourd’hui ?", 'Book a flight for next Tuesday']) {
       expect(relevanceSignals(q, words).liveData).toBe(true);
@@ -240,5 +259,21 @@ describe('relevance cues', () => {
     for (const q of ['Combien de temps garder les journaux ?', 'Which progress token types are allowed?', 'Que contient la prochaine étape ?']) {
       expect(relevanceSignals(q, words).liveData).toBe(false);
     }
+  });
+
+  it('a name the corpus knows but no retrieved passage holds is "not retrieved"', async () => {
+    const { relevanceSignals } = await import('../../actors/retrieval/relevance.js');
+    const words = [
+      { word: 'cnil', df: 12, weight: 3 },
+      { word: 'iban', df: 2, weight: 5 },
+      { word: 'fine', df: 4, weight: 4 },
+    ];
+    const faker = [{ word: 'cnil', matched: false }, { word: 'iban', matched: true }, { word: 'fine', matched: false }];
+    const guide = [{ word: 'cnil', matched: true }, { word: 'iban', matched: false }, { word: 'fine', matched: false }];
+    const q = "What is the CNIL's IBAN for paying a fine?";
+    expect(relevanceSignals(q, words, [faker])).toMatchObject({ unknownNames: [], namesNotRetrieved: ['cnil'] });
+    expect(relevanceSignals(q, words, [faker, guide]).namesNotRetrieved).toEqual([]);
+    // Not a query word (a stop word, or a one-letter token): never counted.
+    expect(relevanceSignals('Where should I keep The keys?', [{ word: 'keys', df: 3, weight: 2 }], []).namesNotRetrieved).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
 import { silentLogger } from '../../core/log.js';
 import { openStore, type Db } from '../../core/store/db.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
-import { mountDocsPages } from '../../transports/http/pages/mount.js';
+import { mountDocsPages } from '../../web/docs/mount.js';
 
 /**
  * One SSE writer (transports/http/sse.ts) for the API and the pages: a retried model call's

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
-import { docsSurface, getDocsAssistant } from '../../transports/http/docsSurface.js';
+import { docsSurface, getDocsAssistant } from '../../actors/docs/surface.js';
 import { makeCorpus } from './fixtures.js';
 
 /** The docs surface inside `palabre serve`: index at start, API mounted, health, watch, stop. */

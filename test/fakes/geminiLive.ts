@@ -9,7 +9,8 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
  * It records the setup frame and every client message, answers `setupComplete`, decodes
  * `realtimeInput` audio, and lets each test script the server side: PCM in several
  * `modelTurn.parts[].inlineData` per message, input/output transcriptions, `turnComplete`,
- * `interrupted`, `goAway`, `sessionResumptionUpdate`, `usageMetadata`, closes and delays.
+ * `interrupted`, `goAway`, `sessionResumptionUpdate`, `usageMetadata`, closes and delays. A setup
+ * resuming from a handle (`sessionResumption.handle`) must name one the fake issued, or is refused.
  *
  *   const fake = await startGeminiLiveFake({ onConnection: (c) => c.autoReply({ … }) });
  *   const ai = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: fake.baseUrl, apiVersion: 'v1beta' } });
@@ -48,6 +49,8 @@ export interface FakeLiveConnection {
   readonly key: string | null;
   /** The `setup` object of the first client message (undefined until it arrives). */
   setup: Json | undefined;
+  /** The resumption handle this connection's setup resumed from (one the fake issued), if any. */
+  resumedFrom: string | undefined;
   /** Every parsed client message in order (setup included). */
   readonly messages: Json[];
   /** Every realtimeInput audio chunk, decoded, in order. */
@@ -85,6 +88,12 @@ export interface GeminiLiveFakeOptions {
   keepAudio?: boolean;
 }
 
+/**
+ * Handles the fake issued (`sessionResumptionUpdate`), across its connections: as the Live API
+ * does, a setup resuming from a handle it never gave out is refused (close 1008).
+ */
+type IssuedHandles = Set<string>;
+
 export interface GeminiLiveFake {
   readonly baseUrl: string;
   readonly connections: FakeLiveConnection[];
@@ -108,6 +117,7 @@ function toBuffer(data: RawData): Buffer {
 
 class Connection implements FakeLiveConnection {
   setup: Json | undefined;
+  resumedFrom: string | undefined;
   readonly messages: Json[] = [];
   readonly audioChunks: Buffer[] = [];
   readonly audioMimeTypes: string[] = [];
@@ -126,6 +136,7 @@ class Connection implements FakeLiveConnection {
     private readonly ws: WebSocket,
     private readonly opts: GeminiLiveFakeOptions,
     private readonly onSetup: () => void,
+    private readonly issued: IssuedHandles,
   ) {
     ws.on('message', (data, isBinary) => this.receive(toBuffer(data), isBinary));
     ws.on('close', () => {
@@ -144,6 +155,14 @@ class Connection implements FakeLiveConnection {
     if (this.opts.keepAudio !== false || !msg.realtimeInput) this.messages.push(msg);
     if (msg.setup && !this.setup) {
       this.setup = msg.setup as Json;
+      const handle = (this.setup.sessionResumption as { handle?: string } | undefined)?.handle;
+      if (handle !== undefined) {
+        if (!this.issued.has(handle)) {
+          this.ws.close(1008, 'unknown session resumption handle');
+          return;
+        }
+        this.resumedFrom = handle;
+      }
       if (this.opts.rejectSetup) {
         this.ws.close(this.opts.rejectSetup.code, this.opts.rejectSetup.reason);
         return;
@@ -233,6 +252,7 @@ class Connection implements FakeLiveConnection {
     this.send({ goAway: { timeLeft } });
   }
   resumptionUpdate(newHandle: string, resumable = true): void {
+    if (resumable) this.issued.add(newHandle);
     this.send({ sessionResumptionUpdate: { newHandle, resumable } });
   }
   usage(prompt: number, response: number): void {
@@ -258,6 +278,7 @@ export async function startGeminiLiveFake(opts: GeminiLiveFakeOptions = {}): Pro
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   const connections: FakeLiveConnection[] = [];
+  const issued: IssuedHandles = new Set();
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   let setups = 0;
   const onSetup = (): void => {
@@ -280,7 +301,7 @@ export async function startGeminiLiveFake(opts: GeminiLiveFakeOptions = {}): Pro
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const conn = new Connection(connections.length, match[1]!, key, ws, opts, onSetup);
+      const conn = new Connection(connections.length, match[1]!, key, ws, opts, onSetup, issued);
       connections.push(conn);
       opts.onConnection?.(conn);
     });

@@ -13,6 +13,8 @@ export interface Contribution {
   paths: { shortest: number; simple: number; transition: number; replayed: number; failed: number };
   /** `xstate.after.*` steps that had to be sent as events because no timer was pending. */
   injectedAfterEvents: number;
+  /** Expectations on what the world observed (`oracle` of the spec) checked along the replays. */
+  oracleChecks: number;
   coveredStates: string[];
   coveredTransitions: string[];
 }
@@ -42,6 +44,7 @@ export class MachineCoverage {
   readonly variants: string[] = [];
   paths = { shortest: 0, simple: 0, transition: 0, replayed: 0, failed: 0 };
   injectedAfterEvents = 0;
+  oracleChecks = 0;
 
   constructor(
     readonly name: string,
@@ -82,6 +85,7 @@ export class MachineCoverage {
       variants: [...this.variants],
       paths: { ...this.paths },
       injectedAfterEvents: this.injectedAfterEvents,
+      oracleChecks: this.oracleChecks,
       coveredStates: [...this.states].sort(),
       coveredTransitions: [...this.transitions].sort(),
     };
@@ -103,6 +107,7 @@ export function summarize(machine: string, runId: string, inv: Inventory, contri
     variants: all.flatMap((c) => c.variants),
     paths: { shortest: sum('shortest'), simple: sum('simple'), transition: sum('transition'), replayed: sum('replayed'), failed: sum('failed') },
     injectedAfterEvents: all.reduce((n, c) => n + c.injectedAfterEvents, 0),
+    oracleChecks: all.reduce((n, c) => n + (c.oracleChecks ?? 0), 0),
     states: { total: inv.states.length, covered: states.size, uncovered: inv.states.filter((s) => !states.has(s)) },
     transitions: { total: inv.transitions.length, covered: transitions.size, uncovered: inv.transitions.filter((t) => !transitions.has(t)) },
     contributions,
@@ -139,7 +144,7 @@ const pct = (covered: number, total: number) => (total === 0 ? 100 : Math.floor(
 /** One line per machine, as printed by the harness and the reporter. */
 export function formatCoverageLine(c: CoverageFile): string {
   const paths = c.paths.shortest + c.paths.simple + c.paths.transition;
-  return `${c.machine}: ${paths} paths (${c.paths.replayed} replayed, ${c.paths.failed} failed), states ${c.states.covered}/${c.states.total} (${pct(c.states.covered, c.states.total)} %), transitions ${c.transitions.covered}/${c.transitions.total} (${pct(c.transitions.covered, c.transitions.total)} %)`;
+  return `${c.machine}: ${paths} paths (${c.paths.replayed} replayed, ${c.paths.failed} failed), states ${c.states.covered}/${c.states.total} (${pct(c.states.covered, c.states.total)} %), transitions ${c.transitions.covered}/${c.transitions.total} (${pct(c.transitions.covered, c.transitions.total)} %), ${c.oracleChecks ?? 0} oracle checks`;
 }
 
 export { pct };

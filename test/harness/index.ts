@@ -1,7 +1,7 @@
 import { SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom } from 'xstate';
 import { MachineCoverage, formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';
 import { generatePaths, type EventSamples, type ModelPath } from './paths.js';
-import { replayPath, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
+import { replayPath, type Oracle, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
 
 /**
  * Model-based testing of a production statechart: see test/harness/README.md.
@@ -41,6 +41,19 @@ export interface ModelSpec<M extends AnyStateMachine> {
   /** Build the real wired actor (runtime, transport); default `createActor(machine, {input, clock, inspect})`. */
   start?: (ctx: StartContext<M>) => RunningActor | Promise<RunningActor>;
   describeEvent?: (event: EventObject) => string;
+  /**
+   * Expectations on what the outside world observed (published, sent, stored, model calls),
+   * derived from the specs and not from the chart; checked after every step and at the end of
+   * each path. Give `world` from `start` for what the transport or the store recorded.
+   */
+  oracle?: Oracle;
+  /**
+   * Event sequences written from the spec, replayed after the generated paths on every variant
+   * (or the one named). The graph is generated from the chart under test, so a chart that forgets
+   * a rule never generates the path that would show it; a scenario does, and the oracle judges it
+   * (there is no model state to compare). A done/error step with no such invocation running fails.
+   */
+  scenarios?: Array<{ name: string; variant?: string; events: Array<EventObject & Record<string, unknown>> }>;
   /** Print the coverage line (default true). */
   print?: boolean;
   /** Write coverage/model/<name>.json (default true; the harness's own tests turn it off). */
@@ -88,9 +101,13 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
       cov.paths.simple += generated.counts.simple;
       cov.paths.transition += generated.counts.transition;
     }
-    for (const path of generated.paths) {
+    const scenarios: ModelPath[] = (spec.scenarios ?? [])
+      .filter((sc) => !sc.variant || sc.variant === variant.name)
+      .map((sc) => ({ kind: 'scenario', description: `scenario: ${sc.name}`, steps: [{ event: { type: 'xstate.init' } }, ...sc.events.map((event) => ({ event }))] }));
+    for (const path of [...generated.paths, ...scenarios]) {
       allPaths.push(path);
       const injectedBefore = own.injectedAfterEvents;
+      const checksBefore = own.oracleChecks;
       const failure = await replayPath(path, {
         machine: spec.machine,
         variant: variant.name,
@@ -100,8 +117,10 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
         project: spec.project ?? ((s) => s.value),
         stepMs: spec.stepMs ?? 0,
         coverage: own,
+        ...(spec.oracle ? { oracle: spec.oracle } : {}),
       });
       coverage.injectedAfterEvents += own.injectedAfterEvents - injectedBefore;
+      coverage.oracleChecks += own.oracleChecks - checksBefore;
       for (const cov of [coverage, own]) {
         cov.paths.replayed++;
         if (failure) cov.paths.failed++;
@@ -118,6 +137,6 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
 
 export { Controls, settle, type Invocation } from './controls.js';
 export { generatePaths, type EventSamples, type ModelPath } from './paths.js';
-export { replayPath, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
+export { replayPath, type Oracle, type OracleContext, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
 export { inventory, transitionId } from './inventory.js';
 export { formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';

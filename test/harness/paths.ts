@@ -16,11 +16,11 @@ export type EventSamples = Record<string, readonly EventPayload[] | ((snapshot: 
 
 export interface ModelStep {
   event: EventObject;
-  /** The state the model reaches after `event`. */
-  state: AnyMachineSnapshot;
+  /** The state the model reaches after `event`; absent in a scenario (only the oracle judges it). */
+  state?: AnyMachineSnapshot;
 }
 
-export type PathKind = 'shortest' | 'simple' | 'transition';
+export type PathKind = 'shortest' | 'simple' | 'transition' | 'scenario';
 
 export interface ModelPath {
   kind: PathKind;
@@ -133,7 +133,7 @@ export function generatePaths(machine: AnyStateMachine, opts: GenerateOptions): 
   };
   const seen = new Set<string>();
   const paths: ModelPath[] = [];
-  const counts: Record<PathKind, number> = { shortest: 0, simple: 0, transition: 0 };
+  const counts: Record<PathKind, number> = { shortest: 0, simple: 0, transition: 0, scenario: 0 };
   const add = (p: ModelPath) => {
     const key = pathKey(p);
     if (seen.has(key)) return;

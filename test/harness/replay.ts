@@ -29,7 +29,35 @@ export interface RunningActor {
   /** How plain events reach it (e.g. an MQTT publish); default `actor.send`. */
   send?: (event: EventObject) => void | Promise<void>;
   stop?: () => void | Promise<void>;
+  /** What the outside world observed on this path (messages published, calls made, rows stored), for the oracle. */
+  world?: unknown;
+  /** Resolves once what the actor sent so far has reached the world (e.g. a WebSocket ping/pong). */
+  sync?: () => Promise<void>;
 }
+
+/**
+ * What an oracle sees after each step: the events sent so far, what the world observed, the
+ * controllable invocations (calls to the boundary, with their inputs). It states expectations
+ * derived from the specs with `check`; each call counts as one oracle check.
+ */
+export interface OracleContext {
+  variant: string;
+  input: unknown;
+  /** The path's events up to and including this step (without `xstate.init`). */
+  events: EventObject[];
+  step: number;
+  /** True on the extra call made once the path's last step is replayed. */
+  end: boolean;
+  controls: Controls;
+  world: unknown;
+  /** The actor's snapshot (read only for what the outside could see, e.g. a final output). */
+  snapshot: AnyMachineSnapshot;
+  check(ok: boolean, message: string): void;
+}
+
+export type Oracle = (ctx: OracleContext) => void;
+
+class OracleFailure extends Error {}
 
 export interface ReplayFailure {
   variant: string;
@@ -51,6 +79,8 @@ export interface ReplayOptions<M extends AnyStateMachine> {
   /** Simulated ms between two steps (so that timers armed by different steps do not fire together). */
   stepMs: number;
   coverage: MachineCoverage;
+  /** Expectations on what the world observed, checked after every step and at the end of the path. */
+  oracle?: Oracle;
 }
 
 /** Due times of the scheduler's pending events, on the simulated clock. */
@@ -134,14 +164,40 @@ export async function replayPath<M extends AnyStateMachine>(path: ModelPath, opt
         await settle();
         timers.refresh();
       }
-      const actual = opts.project(actor.getSnapshot() as AnyMachineSnapshot);
-      const expected = opts.project(state);
-      if (!isDeepStrictEqual(actual, expected)) {
-        return fail(`after ${event.type}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+      if (running.sync) await running.sync();
+      if (state) {
+        const actual = opts.project(actor.getSnapshot() as AnyMachineSnapshot);
+        const expected = opts.project(state);
+        if (!isDeepStrictEqual(actual, expected)) {
+          return fail(`after ${event.type}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+        }
       }
+      if (opts.oracle) askOracle(false);
+    }
+    if (opts.oracle) {
+      step = path.steps.length - 1;
+      askOracle(true);
     }
     return null;
+
+    function askOracle(end: boolean): void {
+      opts.oracle!({
+        variant: opts.variant,
+        input,
+        events: path.steps.slice(1, step + 1).map((s) => s.event),
+        step,
+        end,
+        controls,
+        world: running!.world,
+        snapshot: running!.actor.getSnapshot() as AnyMachineSnapshot,
+        check: (ok, message) => {
+          opts.coverage.oracleChecks++;
+          if (!ok) throw new OracleFailure(message);
+        },
+      });
+    }
   } catch (error) {
+    if (error instanceof OracleFailure) return fail(`oracle${step === path.steps.length - 1 ? '' : ` after ${path.steps[step]!.event.type}`}: ${error.message}`);
     return fail(`threw: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   } finally {
     try {

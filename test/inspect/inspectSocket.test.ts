@@ -52,7 +52,7 @@ describe('/inspect over HTTP and WebSocket', () => {
   let srv: InspectServer;
   let cookie: string;
   beforeAll(async () => {
-    srv = await startInspectServer([() => import('../../transports/http/inspect.js').then((m) => m.inspectSurface)]);
+    srv = await startInspectServer([() => import('../../actors/inspect/surface.js').then((m) => m.inspectSurface)]);
     cookie = await adminLogin(srv.url);
   });
   afterAll(async () => {

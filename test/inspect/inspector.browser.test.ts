@@ -19,9 +19,9 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector in Chromium (${chromiumRequi
   beforeAll(async () => {
     srv = await startInspectServer(
       [
-        () => import('../../transports/http/corrections.js').then((m) => m.correctionsSurface),
+        () => import('../../actors/corrections/surface.js').then((m) => m.correctionsSurface),
         () => import('../../actors/t2/surface.js').then((m) => m.t2Surface),
-        () => import('../../transports/http/inspect.js').then((m) => m.inspectSurface),
+        () => import('../../actors/inspect/surface.js').then((m) => m.inspectSurface),
       ],
       { JWT_SECRET },
     );

@@ -36,9 +36,9 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector keeps ended conversations ($
     corpus = makeCorpus();
     srv = await startInspectServer(
       [
-        () => import('../../transports/http/docsSurface.js').then((m) => m.docsSurface),
+        () => import('../../actors/docs/surface.js').then((m) => m.docsSurface),
         () => import('../../actors/t2/surface.js').then((m) => m.t2Surface),
-        () => import('../../transports/http/inspect.js').then((m) => m.inspectSurface),
+        () => import('../../actors/inspect/surface.js').then((m) => m.inspectSurface),
       ],
       { JWT_SECRET, CORPUS_DIR: corpus, CHAT_PROVIDER: 'offline' },
     );

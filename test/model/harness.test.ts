@@ -104,6 +104,7 @@ describe('model harness', () => {
       variants: [],
       paths: { shortest: 1, simple: 0, transition: 0, replayed: 1, failed: 0 },
       injectedAfterEvents: 0,
+      oracleChecks: 0,
       states: { total: 1, covered: 1, uncovered: [] },
       transitions: { total: 3, covered: 3 - uncovered.length, uncovered },
       contributions: {},

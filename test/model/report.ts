@@ -66,9 +66,10 @@ export function formatReport(verdicts: MachineVerdict[]): string {
     String(c.paths.failed),
     `${c.states.covered}/${c.states.total} (${pct(c.states.covered, c.states.total)} %)`,
     `${c.transitions.covered}/${c.transitions.total} (${pct(c.transitions.covered, c.transitions.total)} %)`,
+    String(c.oracleChecks ?? 0),
     ok ? 'ok' : 'FAIL',
   ]);
-  const header = ['machine', 'paths', 'short/simple/trans', 'failed', 'states', 'transitions', ''];
+  const header = ['machine', 'paths', 'short/simple/trans', 'failed', 'states', 'transitions', 'oracle checks', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => pad(cell, widths[i]!)).join('  ').trimEnd();
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
@@ -122,7 +123,7 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const verdicts = judge(files, loadUnreachable());
-  console.log('\nModel-based coverage (paths: shortest/simple/transition; replayed on the wired actors)\n');
+  console.log('\nModel-based coverage (paths: shortest/simple/transition; replayed on the wired actors; oracle checks: expectations on what the world observed)\n');
   console.log(formatReport(verdicts));
   for (const m of stale) console.log(`  ${m}: coverage file from an earlier run, ignored`);
   const excused = excusedMachines();

@@ -28,13 +28,16 @@ function portOpen(port: number): Promise<boolean> {
 }
 
 describe('startServer (in process, with test surfaces)', () => {
-  it('answers 503 while surfaces start, then serves their routes, URLs and health', async () => {
+  it('while surfaces start: /healthz is live and says what warms up, /readyz and other routes 503; then serves their routes, URLs and health', async () => {
     const { config, logger } = setup('surfaces');
-    let during: number | undefined;
+    let during: { health: number; body: unknown; ready: number; other: number; retryAfter: string | null } | undefined;
     const surface: Surface = {
       name: 'demo',
       async start(ctx, http) {
-        during = (await fetch(`${ctx.publicUrl}/healthz`)).status;
+        const health = await fetch(`${ctx.publicUrl}/healthz`);
+        const other = await fetch(`${ctx.publicUrl}/api/anything`);
+        await other.arrayBuffer();
+        during = { health: health.status, body: await health.json(), ready: (await fetch(`${ctx.publicUrl}/readyz`)).status, other: other.status, retryAfter: other.headers.get('retry-after') };
         http!.app.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqttUrl.startsWith('mqtt://') }); });
         http!.app.get('/api/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
         return { stop: async () => {}, health: () => ({ sessions: 3 }), urls: { page: '/demo' } };
@@ -42,7 +45,7 @@ describe('startServer (in process, with test surfaces)', () => {
     };
     const server = await startServer({ config, logger, surfaces: [async () => surface] });
     try {
-      expect(during).toBe(503);
+      expect(during).toMatchObject({ health: 200, body: { status: 'warming', ready: false, warming: ['demo'] }, ready: 503, other: 503, retryAfter: '5' });
       const base = server.ctx.publicUrl;
       expect(server.urls.demo).toEqual({ page: `${base}/demo` });
       expect(await (await fetch(`${base}/api/demo`)).json()).toEqual({ ok: true, mqtt: true });
@@ -55,6 +58,7 @@ describe('startServer (in process, with test surfaces)', () => {
       expect(JSON.parse(text)).toEqual({ error: 'Internal Server Error' });
       expect(text).not.toContain('secret internals');
       expect(server.timings).toHaveProperty('surfaces.demo');
+      expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ ready: true, status: 'ok', store: 'sqlite' });
     } finally {
       expect(await server.shutdown('test')).toEqual({ forced: false });
     }

@@ -2,6 +2,7 @@ import { fromPromise, SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { skullMachine, type SkullActorRef } from '../../machines/skull.js';
+import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { ScriptedProvider, testConfig } from './support.js';
@@ -41,6 +42,7 @@ export function startChart(opts: { settings?: Partial<SkullSettings>; provider?:
     deviceId: 'test',
     settings,
     defaultPrompt: 'Tu es Skull.',
+    tokens: o200k,
     now: () => clock.now(),
     random: () => 0,
   }) as SkullActorRef;

@@ -3,10 +3,12 @@ import type { AnyMachineSnapshot, EventObject, InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { effectiveModel, skullMachine, type SkullContext, type SkullInput } from '../../machines/skull.js';
+import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import { startSkullService } from '../../transports/mqtt/skull.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { runModel } from '../harness/index.js';
+import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
 
 /**
@@ -17,7 +19,9 @@ import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } 
  * Coverage is read from the actor's inspection stream and written to coverage/model/skull.json.
  */
 const usage = { inputTokens: 12, outputTokens: 7, cachedTokens: 0, cacheCreationTokens: 0, latencyMs: 5 };
-const ok = (text: string, model: string): LlmCallOutput => ({ ok: true, result: { text, model, provider: 'offline', usage }, attempts: 1, model });
+const cachedUsage = { ...usage, cachedTokens: 1 };
+// The provider answers with a dated id; the configured id is what ai/usage names.
+const ok = (text: string, model: string): LlmCallOutput => ({ ok: true, result: { text, model: `${model}-2025-08-07`, provider: 'openai', usage }, attempts: 1, model });
 const failed = (model: string): LlmCallOutput => ({ ok: false, error: { kind: 'server', message: 'HTTP 503', status: 503 }, attempts: 4, model });
 
 /** Where each plain event goes on the bus, and its payload. */
@@ -39,6 +43,12 @@ function toMqtt(event: EventObject): { topic: string; payload: string } {
   }
 }
 
+const req = { type: 'ai.request', text: 'question' };
+const asr = { type: 'asr.text', text: 'bonjour' };
+const llm = (output: LlmCallOutput) => ({ type: 'xstate.done.actor.llm', output });
+const published = { type: 'xstate.done.actor.publish', output: undefined };
+const cancelled = [{ type: 'ai.cancel' }, published];
+
 function abstract(s: AnyMachineSnapshot): unknown {
   const c = s.context as SkullContext;
   return [s.value, c.queue.length, c.emptyRetries];
@@ -49,7 +59,7 @@ describe('skull model', () => {
     const broker = await embeddedBroker();
     const config = testConfig();
     const settings = { ...skullSettings(config), breaker: { failureThreshold: 100, windowMs: 60_000, cooldownMs: 30_000 } };
-    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: 'Tu es Skull.', random: () => 0 });
+    const input = (): SkullInput => ({ deviceId: 'model', settings, defaultPrompt: DEFAULT_PROMPT, random: () => 0, tokens: o200k });
     // Primary = fallback: a final failure cannot fall back and goes straight to the apology.
     const nanoOnly = (): SkullInput => ({ ...input(), settings: { ...settings, model: settings.fallbackModel } });
     const pub = await Listener.open(broker.url, []);
@@ -64,10 +74,10 @@ describe('skull model', () => {
           { name: 'nano only', input: nanoOnly },
         ],
         events: {
-          'asr.text': [{ text: 'bonjour' }, { text: 'argent' }],
+          'asr.text': [{ text: 'bonjour' }, { text: SENSITIVE_SAMPLE }],
           'ai.request': [{ text: 'question' }],
           'ai.cancel': [{}],
-          'config.ia': [{ config: null }],
+          'config.ia': [{ config: null }, { config: { model: 'gpt-5-nano' } }],
           // Raised by the chart itself, never sent from outside.
           'asr.accepted': [],
           // Time only moves forward: a window opens in idle, before publishing starts, and the
@@ -79,14 +89,38 @@ describe('skull model', () => {
             const model = effectiveModel(s.context as SkullContext);
             return [{ output: ok('Bonjour !', model) }, { output: ok('```\n```', model) }, { output: failed(model) }];
           },
-          'xstate.done.actor.llmFallback': [{ output: ok('Secours.', 'gpt-5-nano') }, { output: failed('gpt-5-nano') }],
+          'xstate.done.actor.llmFallback': [{ output: { ...ok('Secours.', 'gpt-5-nano'), result: { text: 'Secours.', model: 'offline', provider: 'offline', usage: cachedUsage } } }, { output: failed('gpt-5-nano') }],
           'xstate.done.actor.publish': [{ output: undefined }],
           'xstate.error.actor.publish': [{ error: new Error('mqtt connection lost before the ack') }],
         },
         // Coarse vertices keep the graph small (counters and texts are left out); what is compared
         // after each step is exactly what identifies a vertex: state, queue length, empty retries.
+        // Sequences of docs/skull.md that a chart forgetting a rule would never generate itself.
+        scenarios: [
+          { name: 'an empty reply is asked again once, then apologised for', variant: 'mini primary, nano fallback', events: [req, llm(ok('```\n```', 'gpt-5-mini')), llm(ok('```\n```', 'gpt-5-mini')), published] },
+          {
+            name: 'retained prompt and model apply to the next turn, and clearing them restores the defaults',
+            variant: 'mini primary, nano fallback',
+            events: [
+              { type: 'config.prompt', text: 'Tu es poli.' },
+              { type: 'config.ia', config: { model: 'gpt-5-nano' } },
+              req,
+              llm(failed('gpt-5-nano')),
+              published,
+              { type: 'config.ia', config: null },
+              req,
+              llm(ok('Bonjour !', 'gpt-5-mini')),
+              published,
+            ],
+          },
+          { name: 'a failed publish ends the turn; the queued request goes on', variant: 'mini primary, nano fallback', events: [req, req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.error.actor.publish', error: new Error('lost') }, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'an unacknowledged publish times out and frees the device', variant: 'mini primary, nano fallback', events: [req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.after.publishTimeout.skull.turn.publishing' }, req, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'the same ASR text is one generation within the window, a new one after it', variant: 'mini primary, nano fallback', events: [asr, llm(ok('Bonjour !', 'gpt-5-mini')), published, asr, { type: 'xstate.after.debounce.skull.debounce.window' }, asr, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          { name: 'a failed primary falls back once, then apologises', variant: 'mini primary, nano fallback', events: [req, llm(failed('gpt-5-mini')), { type: 'xstate.done.actor.llmFallback', output: failed('gpt-5-nano') }, published, req, ...cancelled] },
+        ],
         serializeState: (s) => JSON.stringify(abstract(s)),
         project: abstract,
+        oracle: expectSkull,
         start: async ({ machine, input: inp, clock, inspect }) => {
           const prefix = uniquePrefix();
           const runtime = new Runtime({ clock });
@@ -102,7 +136,9 @@ describe('skull model', () => {
             machine,
             input: inp,
           });
+          const world: SkullWorld = { health: () => svc.health() };
           return {
+            world,
             actor: svc.actor,
             stop: async () => {
               await svc.stop();
@@ -129,6 +165,7 @@ describe('skull model', () => {
       expect(paths.length).toBeGreaterThan(30);
       expect(coverage.states.uncovered).toEqual([]);
       expect(coverage.transitions.uncovered).toEqual([]);
+      expect(coverage.oracleChecks).toBeGreaterThan(paths.length * 10);
     } finally {
       await pub.close();
       await broker.close();

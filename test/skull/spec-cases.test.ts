@@ -6,7 +6,7 @@ import { startChart, type ChartRig } from './chartHarness.js';
 import { ScriptedProvider, serverError, timeoutError } from './support.js';
 
 /**
- * The 8 unit-test cases of specs/skull-ai.fr.md ("Plan de tests unitaires"), against the real
+ * The 8 unit-test cases of the Skull spec's unit-test plan (docs/skull.md#tests-and-measurements), against the real
  * skull chart with real llmCall/breaker machines, a scripted provider and simulated time.
  * Case 1 (prompt assembly) is also in prompt.test.ts; case 8 (capabilities after restart) needs a
  * broker and is in e2e.test.ts.

@@ -41,3 +41,17 @@ export function requireBinary(binary: string, debianPackage: string): Requiremen
   }
   return { ok: false, path: '', reason };
 }
+
+/**
+ * A Postgres server for the store conformance suite and the two-instance test: DATABASE_URL_TEST
+ * (`.ci/run` starts a throw-away cluster; locally: eval "$(bash deploy/pg-throwaway.sh start)").
+ */
+export function requirePostgres(): Requirement {
+  const url = process.env.DATABASE_URL_TEST;
+  if (url) return { ok: true, path: url, reason: 'Postgres at DATABASE_URL_TEST' };
+  const reason = 'needs Postgres: eval "$(bash deploy/pg-throwaway.sh start)" exports DATABASE_URL_TEST (apt-get install -y postgresql)';
+  if (process.env.CI === 'true') {
+    throw new Error(`CI=true and ${reason} (.ci/run should have started it)`);
+  }
+  return { ok: false, path: '', reason };
+}

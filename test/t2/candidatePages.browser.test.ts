@@ -9,7 +9,7 @@ import { startT2, type T2Env } from './support.js';
 
 /**
  * The candidate's T2 pages in Chromium, text mode (offline interlocutor): Start refused while a
- * session runs, a reload mid-session explained, « Mes séances » opening a past report, the
+ * session runs, a reload or a dropped connection mid-session resumed (or, past the grace period, explained), « Mes séances » opening a past report, the
  * report's readable sections, the dev sign-in, the Premium refusal with what helps — each state
  * axe-clean at 1280 px and 375 px. SCREENSHOTS=1 writes docs/img/t2-report.png.
  */
@@ -26,6 +26,9 @@ async function axeAt(page: Page): Promise<string[]> {
   await page.setViewportSize({ width: 1280, height: 900 });
   return out;
 }
+
+/** Chromium logs each reconnect the test's "unreachable server" refuses: expected, not a page error. */
+const notRefusedReconnect = (p: string): boolean => !/WebSocket connection to '.*resume=1' failed: Connection closed before receiving a handshake response/.test(p);
 
 describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chromiumRequirement.reason})`, () => {
   let browser: Browser;
@@ -57,7 +60,7 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     return { page, problems };
   }
 
-  it('Start is refused while a session runs (one session on the server); a reload mid-session says the session is graded and where its report will be', async () => {
+  it('Start is refused while a session runs (one session on the server); a reload mid-session resumes it within the grace period', async () => {
     env = await startT2();
     const { page, problems } = await newPage(env);
     await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-double')}`);
@@ -76,20 +79,77 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     expect(await page.locator('#t2-transcript li').count()).toBe(2);
     expect(await axeAt(page)).toEqual([]);
 
-    // Reload in the middle: the server still grades the session; the page says so.
+    // Reload in the middle: the page reconnects with the same token and the server resumes the
+    // same session (T2_RESUME_GRACE_MS), transcript and timer included.
+    const timerBefore = await page.textContent('#t2-timer');
     await page.reload();
-    await page.waitForSelector('#t2-interrupted:not([hidden])');
-    expect(await page.textContent('#t2-interrupted')).toMatch(/évalué.*Mes séances/s);
+    await page.waitForSelector('#t2-reconnecting:has-text("Séance reprise")');
+    expect(await page.locator('#t2-transcript li').count()).toBe(2);
+    expect(await page.textContent('#t2-transcript li[data-speaker="candidate"]')).toContain('quels sont vos horaires');
+    expect(await page.isHidden('#t2-interrupted')).toBe(true);
+    expect(await page.isDisabled('#t2-start-button')).toBe(true);
+    expect(await page.isDisabled('#t2-end')).toBe(false);
+    // The exam clock kept running on the server: the timer goes on from where it was, not from 5:30.
+    expect(await page.textContent('#t2-timer')).not.toBe('5:30');
+    expect(timerBefore).not.toBeNull();
     expect(await axeAt(page)).toEqual([]);
-    await expect.poll(() => env!.corrections.oral.length, { timeout: 15_000 }).toBe(1);
+    expect(env.ctx.runtime.countByKind().t2live).toBe(1);
+    await page.fill('#t2-text', 'Combien coûte l’abonnement ?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]').count()).toBe(2);
+    await page.click('#t2-end');
+    await page.waitForSelector('#t2-report:not([hidden])');
+    // One session, graded once, with all four turns.
+    expect(env.corrections.oral).toHaveLength(1);
+    expect(env.corrections.oral[0]!.transcript).toHaveLength(4);
     expect(problems).toEqual([]);
   }, 60_000);
 
-  it('a dropped connection mid-session says « Connexion perdue… », that the session is graded, and where its report is', async () => {
+  it('a dropped connection shows « Connexion perdue, reprise… » and resumes when the server is reachable again', async () => {
     env = await startT2();
-    // Record the raw sockets of upgrades, to cut one as a network failure would (the page sees 1006).
+    // Cut the page's socket as a network failure would (the page sees 1006), and refuse its
+    // reconnects while `unreachable` holds.
     const sockets: Array<{ destroy(): void }> = [];
-    env.server.on('upgrade', (_req, socket: { destroy(): void }) => sockets.push(socket));
+    let unreachable = false;
+    env.server.prependListener('upgrade', (_req, socket: { destroy(): void }) => {
+      if (unreachable) socket.destroy();
+      else sockets.push(socket);
+    });
+    const { page, problems } = await newPage(env);
+    await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-flaky')}`);
+    await page.click('#t2-start-button');
+    await page.waitForSelector('#t2-text-form:not([hidden])');
+    await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    unreachable = true;
+    for (const s of sockets.splice(0)) s.destroy();
+    await page.waitForSelector('#t2-reconnecting:has-text("Connexion perdue, reprise")');
+    expect(await page.isDisabled('#t2-end')).toBe(true);
+    expect(await page.isDisabled('#t2-start-button')).toBe(true);
+    expect(await axeAt(page)).toEqual([]);
+    unreachable = false;
+    await page.waitForSelector('#t2-reconnecting:has-text("Séance reprise")', { timeout: 15_000 });
+    expect(await page.locator('#t2-transcript li').count()).toBe(2);
+    expect(await axeAt(page)).toEqual([]);
+    await page.fill('#t2-text', 'Combien coûte l’abonnement ?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]').count()).toBe(2);
+    await page.click('#t2-end');
+    await page.waitForSelector('#t2-report:not([hidden])');
+    expect(env.corrections.oral).toHaveLength(1);
+    expect(problems.filter(notRefusedReconnect)).toEqual([]);
+  }, 60_000);
+
+  it('a connection lost past the grace period says « Connexion perdue… », that the session is graded, and where its report is', async () => {
+    env = await startT2({ env: { T2_RESUME_GRACE_MS: '2500' } });
+    // The server stays unreachable: every upgrade after the cut is refused.
+    const sockets: Array<{ destroy(): void }> = [];
+    let unreachable = false;
+    env.server.prependListener('upgrade', (_req, socket: { destroy(): void }) => {
+      if (unreachable) socket.destroy();
+      else sockets.push(socket);
+    });
     const { page, problems } = await newPage(env);
     await page.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-drop')}`);
     await page.click('#t2-start-button');
@@ -97,18 +157,21 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
-    for (const s of sockets) s.destroy();
+    unreachable = true;
+    for (const s of sockets.splice(0)) s.destroy();
     await page.waitForSelector('#t2-error:not([hidden])');
+    unreachable = false;
     expect(await page.textContent('#t2-error-title')).toBe('Connexion perdue…');
     expect(await page.textContent('#t2-error-help')).toMatch(/évaluée.*Mes séances/s);
     expect(await page.isDisabled('#t2-start-button')).toBe(false);
     expect(await axeAt(page)).toEqual([]);
-    // The server graded what was said; the report is in « Mes séances ».
+    // The server graded what was said once the grace period ended; the report is in « Mes séances ».
     await expect.poll(() => env!.corrections.oral.length, { timeout: 15_000 }).toBe(1);
+    expect(env.corrections.oral[0]!.meta).toMatchObject({ endReason: 'disconnected' });
     await page.click('#t2-error-help a');
     await page.waitForSelector('#t2-sessions-list li');
     expect(await page.textContent('#t2-sessions-list')).toContain('évaluée');
-    expect(problems).toEqual([]);
+    expect(problems.filter(notRefusedReconnect)).toEqual([]);
   }, 60_000);
 
   it('« Mes séances » lists past sessions and opens a report with readable sections; print stylesheet hides the chrome', async () => {

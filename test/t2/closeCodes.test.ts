@@ -140,8 +140,8 @@ describe('close codes of /t2/live', () => {
     c.ws.close();
   });
 
-  it('a client that disconnects mid-session still gets its production saved with what exists', async () => {
-    env = await startT2({ gemini: { onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: 'Quels sont les horaires', replyText: 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.' }) } });
+  it('a client that disconnects mid-session and does not come back within T2_RESUME_GRACE_MS still gets its production saved with what exists', async () => {
+    env = await startT2({ env: { T2_RESUME_GRACE_MS: '200' }, gemini: { onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: 'Quels sont les horaires', replyText: 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.' }) } });
     const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-gone'), sujet: 'club-de-sport' });
     await c.until(() => c.states().includes('listening'), 'listening');
     c.ws.send(pcm16k(100));

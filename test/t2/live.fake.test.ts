@@ -2,7 +2,7 @@ import { describe, expect, it, afterEach } from 'vitest';
 import { GoogleGenAI } from '@google/genai';
 import { createActor, waitFor } from 'xstate';
 import { geminiInterlocutor, liveConfig } from '../../actors/t2/geminiInterlocutor.js';
-import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../actors/t2/prompt.js';
+import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { subjectInputSchema, type Subject } from '../../actors/t2/subjects.js';
 import { silentLogger } from '../../core/log.js';

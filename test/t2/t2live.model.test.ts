@@ -24,6 +24,7 @@ function serialize(s: AnyMachineSnapshot): string {
     facts: c.facts !== null,
     cand: c.candidateId !== null,
     end: c.endReason,
+    live: c.liveAt !== null,
   });
 }
 
@@ -42,6 +43,9 @@ describe('t2live model', () => {
       variants: [
         { name: 'idle 60 s before the exam ends', input: () => input },
         { name: 'exam 5 min 30 s before idle', input: () => ({ ...input, idleMs: 600_000 }) },
+        // A dropped socket waits 30 s for its candidate (T2_RESUME_GRACE_MS); idle (60 s) and the
+        // exam come later, so only the grace timer is offered while the session waits.
+        { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => clock.now() }) },
       ],
       serializeState: serialize,
       simplePaths: false,
@@ -56,9 +60,10 @@ describe('t2live model', () => {
         'xstate.error.actor.evaluate': [{ error: new Error('contract broken') }],
         'xstate.done.actor.save': [{ output: { audioUrl: '/t2/productions/p1/audio.wav' } }],
         'xstate.error.actor.save': [{ error: new Error('db locked') }],
-        'xstate.after.idleTimeout.t2live.session.live.idle.watching': (snap) => (idleFirst(snap) ? [{}] : []),
-        'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) ? [] : [{}]),
-        'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) ? [] : [{}]),
+        'xstate.after.idleTimeout.t2live.session.live.idle.watching': (snap) => (idleFirst(snap) && !snap.hasTag('awaitingClient') ? [{}] : []),
+        'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
+        'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
+        'conversation.resume': [{ systemId: 't2:older' }],
         'client.audio': [{ pcm: new Uint8Array(4) }],
         'client.activity': [{}],
         'client.text': [{ text: 'Quels sont les horaires', atMs: 5 }],
@@ -173,5 +178,159 @@ describe('t2live timers on SimulatedClock', () => {
     expect(actor.getSnapshot().context.endReason).toBe('disconnected');
     expect(actor.getSnapshot().context.transcript.map((t) => [t.speaker, t.final])).toEqual([['candidate', true], ['interlocutor', true]]);
     expect(emitted.some((e) => e.type === 'client.report')).toBe(true);
+  });
+});
+
+describe('t2live: a dropped socket waits T2_RESUME_GRACE_MS for its candidate (SimulatedClock)', () => {
+  const grace = (clock: SimulatedClock) => ({ graceMs: 30_000, now: () => clock.now(), idleMs: 600_000 });
+
+  it('a reconnect within the grace period resumes: transcript replayed, exam clock kept running', async () => {
+    const clock = new SimulatedClock();
+    const { actor, emitted } = wired(clock, grace(clock));
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    actor.send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: REPLY, atMs: 2 });
+    actor.send({ type: 'interlocutor.turnComplete' });
+    clock.increment(100_000);
+    actor.send({ type: 'client.disconnected' });
+    await settle();
+    expect(actor.getSnapshot().hasTag('awaitingClient')).toBe(true);
+    expect(actor.getSnapshot().matches({ session: { live: { link: 'away' } } })).toBe(true);
+    // The interlocutor goes on meanwhile: what it says is kept for the replay.
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Et le prix', atMs: 3 });
+    clock.increment(29_999);
+    await settle();
+    actor.send({ type: 'client.resumed' });
+    await settle();
+    expect(actor.getSnapshot().matches({ session: { live: { link: 'present' } } })).toBe(true);
+    const resume = emitted.find((e) => e.type === 'client.resume');
+    expect(resume).toMatchObject({ state: 'listening', remainingMs: 330_000 - 129_999 });
+    expect(resume?.type === 'client.resume' && resume.transcript.map((t) => [t.speaker, t.text, t.final])).toEqual([
+      ['candidate', 'Bonjour', true],
+      ['interlocutor', REPLY, true],
+      ['candidate', 'Et le prix', false],
+    ]);
+    // The grace timer was cancelled, the exam timer was not: the warning comes at 5 min, the end at 5 min 30 s.
+    clock.increment(300_000 - 129_999 - 1);
+    await settle();
+    expect(actor.getSnapshot().matches({ session: 'live' })).toBe(true);
+    expect(emitted.some((e) => e.type === 'client.warning')).toBe(false);
+    clock.increment(1);
+    await settle();
+    expect(emitted.some((e) => e.type === 'client.warning')).toBe(true);
+    clock.increment(30_000);
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ended');
+    expect(actor.getSnapshot().context.endReason).toBe('time');
+  });
+
+  it('a reconnect while the interlocutor speaks says so, with the reply so far still open', async () => {
+    const clock = new SimulatedClock();
+    const { actor, emitted } = wired(clock, grace(clock));
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    actor.send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: 'Le club ouvre', atMs: 2 });
+    actor.send({ type: 'client.disconnected' });
+    actor.send({ type: 'client.resumed' });
+    await settle();
+    const resume = emitted.find((e) => e.type === 'client.resume');
+    expect(resume).toMatchObject({ state: 'interlocutor_speaking', remainingMs: 330_000 });
+    expect(resume?.type === 'client.resume' && resume.transcript.at(-1)).toMatchObject({ speaker: 'interlocutor', text: 'Le club ouvre', final: false });
+  });
+
+  it('past the grace period the session ends as disconnected and is graded', async () => {
+    const clock = new SimulatedClock();
+    const { actor, emitted } = wired(clock, grace(clock));
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    actor.send({ type: 'client.disconnected' });
+    clock.increment(29_999);
+    await settle();
+    expect(actor.getSnapshot().matches({ session: 'live' })).toBe(true);
+    clock.increment(1);
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ended');
+    expect(actor.getSnapshot().context.endReason).toBe('disconnected');
+    expect(emitted.some((e) => e.type === 'client.report')).toBe(true);
+    expect(emitted.some((e) => e.type === 'client.resume')).toBe(false);
+  });
+
+  it('the exam may end during the grace period: it is graded as time, not disconnected', async () => {
+    const clock = new SimulatedClock();
+    const { actor } = wired(clock, grace(clock));
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    clock.increment(300_000);
+    await settle();
+    clock.increment(20_000);
+    actor.send({ type: 'client.disconnected' });
+    clock.increment(10_000);
+    await settle();
+    expect(actor.getSnapshot().value).toBe('ended');
+    expect(actor.getSnapshot().context.endReason).toBe('time');
+  });
+
+  it('without a grace period (0) a dropped socket finishes at once, as before', async () => {
+    const clock = new SimulatedClock();
+    const { actor } = wired(clock, { graceMs: 0 });
+    await settle();
+    actor.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    actor.send({ type: 'client.disconnected' });
+    await settle();
+    expect(actor.getSnapshot().context.endReason).toBe('disconnected');
+  });
+
+  it('under the root: a claim of the same candidate resumes a waiting session (no replace), a resume-only claim with none is refused 4410', async () => {
+    const clock = new SimulatedClock();
+    const runtime = new Runtime({ clock });
+    const emittedBy = (ref: { on: (t: string, fn: (e: unknown) => void) => unknown }): T2Emitted[] => {
+      const out: T2Emitted[] = [];
+      ref.on('*', (e) => out.push(e as T2Emitted));
+      return out;
+    };
+    const machine = t2liveMachine.provide({
+      actors: {
+        authorize: fromPromise(async () => ({ sub: 'cand', features: ['oral_t2_live'] })),
+        loadSubject: fromPromise<SubjectSummary | null, { sujetId: string }>(async () => subject),
+        interlocutor: fromCallback(({ sendBack }) => {
+          sendBack({ type: 'interlocutor.ready' });
+        }),
+      },
+    });
+    const older = runtime.start('t2live', 't2:older', machine, { ...input, ...grace(clock), sessionId: 'older' });
+    const olderOut = emittedBy(older);
+    await settle();
+    older.send({ type: 'interlocutor.transcript', speaker: 'candidate', text: 'Bonjour', atMs: 1 });
+    // While the older one still has its socket, a resume-only claim takes it over (a network drop
+    // the server has not seen yet); a fresh claim would replace it.
+    const taker = runtime.start('t2live', 't2:taker', machine, { ...input, ...grace(clock), sessionId: 'taker', resumeOnly: true });
+    const takerOut = emittedBy(taker);
+    await settle();
+    expect(takerOut).toContainEqual({ type: 'client.handover', systemId: 't2:older' });
+    expect(taker.getSnapshot().value).toBe('handedOver');
+    older.send({ type: 'client.disconnected' });
+    await settle();
+    expect(older.getSnapshot().hasTag('awaitingClient')).toBe(true);
+    const fresh = runtime.start('t2live', 't2:fresh', machine, { ...input, ...grace(clock), sessionId: 'fresh' });
+    const freshOut = emittedBy(fresh);
+    await settle();
+    // Same candidate, plain claim, during the grace period: it resumes, the older is not replaced.
+    expect(freshOut).toContainEqual({ type: 'client.handover', systemId: 't2:older' });
+    expect(older.getSnapshot().context.endReason).toBeNull();
+    older.send({ type: 'client.resumed' });
+    expect(olderOut.some((e) => e.type === 'client.resume')).toBe(true);
+    // Once it ended, a resume-only claim finds nothing (4410) and a plain one starts fresh.
+    older.send({ type: 'client.end' });
+    await settle();
+    expect(older.getSnapshot().status).toBe('done');
+    runtime.stop('t2:older');
+    const late = runtime.start('t2live', 't2:late', machine, { ...input, ...grace(clock), sessionId: 'late', resumeOnly: true });
+    const lateOut = emittedBy(late);
+    await settle();
+    expect(lateOut).toContainEqual({ type: 'client.close', code: 4410, reason: 'NOTHING_TO_RESUME' });
+    const next = runtime.start('t2live', 't2:next', machine, { ...input, ...grace(clock), sessionId: 'next' });
+    await settle();
+    expect(next.getSnapshot().matches({ session: 'live' })).toBe(true);
+    runtime.shutdown();
   });
 });

@@ -13,7 +13,8 @@ import { ADMIN_PASSWORD, FIXTURE_CORPUS, startPagesServer, type PagesServer } fr
  * walk, admin CSRF rejection, and a hostile corpus document.
  */
 
-const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils conservés ?';
+// « gardés » is not the fixture's word (« conservés »): the best score stays under 1, so a high bound of 0.99 is out of reach.
+const IN_SCOPE = 'Combien de temps les journaux techniques sont-ils gardés ?';
 const MCP = 'Comment le client découvre-t-il les outils MCP ?';
 const OUT_OF_SCOPE = 'Quelle est la recette de la tarte tatin aux pommes caramélisées ?';
 
@@ -263,7 +264,7 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages in Chromium (${chromiumRequ
     await page.fill('#p_k', '3');
     await Promise.all([page.waitForURL('**/admin/chat/params?saved=1'), page.click('form[action="/admin/chat/params"] button')]);
     expect(srv.pages.chatConfig.get()?.settings.k).toBe(3);
-    srv.pages.chatConfig.reset();
+    await srv.pages.chatConfig.reset();
   });
 
   it('a hostile document (<script>, onerror, javascript:, prompt injection) runs nothing and does not move the guard', async () => {

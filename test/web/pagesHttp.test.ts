@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docHref } from '../../transports/http/pages/markdown.js';
+import { docHref } from '../../web/docs/markdown.js';
 import { ADMIN_PASSWORD, startPagesServer, type PagesServer } from './support/server.js';
 
 /** The pages over real HTTP without a browser: what a client without JavaScript gets. */
@@ -250,7 +250,7 @@ describe('/admin/chat/params', () => {
 
     // The embedded chat now uses the ChatConfig, /assistant the configuration defaults.
     const ask = async (path: string): Promise<string> =>
-      ((await (await fetch(`${srv.url}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: form({ question: 'Combien de temps les journaux techniques sont-ils conservés ?' }) })).json()) as { state: string }).state;
+      ((await (await fetch(`${srv.url}${path}`, { method: 'POST', headers: { accept: 'application/json' }, body: form({ question: 'Combien de temps les journaux techniques sont-ils gardés ?' }) })).json()) as { state: string }).state;
     expect(await ask('/docs/ask')).toBe('outOfScope');
     expect(await ask('/assistant/ask')).toBe('answered');
 

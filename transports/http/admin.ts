@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
-import { migrate, type Db, type Migration } from '../../core/store/db.js';
+import type { Db } from '../../core/store/db.js';
+import type { Store } from '../../core/store/store.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { AdminSessionStore, loginLimiter } from './adminStore.js';
 import { html, renderPage, sendPage, type SafeHtml } from '../../web/layout.js';
 import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from './cookies.js';
 
@@ -29,19 +31,6 @@ const FAILURE_WINDOW_S = 10 * 60;
 /** There is one admin account (ADMIN_PASSWORD); a multi-user login would key by user name. */
 const ADMIN_ACCOUNT = 'admin';
 
-export const adminMigrations: Migration[] = [
-  {
-    version: 300,
-    name: 'docs_admin_sessions',
-    up: `CREATE TABLE admin_sessions (
-      id_hash TEXT PRIMARY KEY,
-      csrf TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL
-    )`,
-  },
-];
-
 export interface AdminSession {
   csrf: string;
 }
@@ -58,13 +47,15 @@ export interface AdminAuth {
   /** The hidden CSRF input for forms of an authenticated page. */
   csrfField(res: Response): SafeHtml;
   /** The admin session of a raw request (e.g. a WebSocket upgrade for /inspect), if any. */
-  sessionOf(req: Pick<Request, 'headers'>): AdminSession | undefined;
+  sessionOf(req: Pick<Request, 'headers'>): Promise<AdminSession | undefined>;
   csrfToken(res: Response): string;
 }
 
 export interface AdminDeps {
   app: Express;
   db: Db;
+  /** The store port (sessions and throttle counters); default: SQLite over `db`. */
+  store?: Store | undefined;
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
   /** For tests: a clock. */
@@ -105,8 +96,9 @@ export function adminAuth(deps: AdminDeps): AdminAuth {
   return auth;
 }
 
-function createAdminAuth({ app, db, config, logger, now = Date.now }: AdminDeps): AdminAuth {
-  migrate(db, adminMigrations, logger);
+function createAdminAuth({ app, db, store: given, config, logger, now = Date.now }: AdminDeps): AdminAuth {
+  const store = storeOf({ db, store: given });
+  const sessions = new AdminSessionStore(store);
   const secret = cookieSecret(config.SESSION_SECRET);
   const password = config.ADMIN_PASSWORD;
   const enabled = Boolean(password);
@@ -114,26 +106,22 @@ function createAdminAuth({ app, db, config, logger, now = Date.now }: AdminDeps)
   // proxy hops it skips), so one client does not lock the admin out for everyone; and per account,
   // so rotating X-Forwarded-For (or a botnet) gets MAX_ACCOUNT_FAILURES guesses per window in all,
   // not 5 per address. The price: a spray of wrong passwords locks the account for the window.
-  // rate-limiter-flexible keeps the counters in SQLite here (they survive a restart); its other
-  // stores (Postgres, Redis) take the same options for a multi-instance deployment.
-  const limiter = (tableName: string, points: number): RateLimiterAbstract =>
-    new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName, points, duration: FAILURE_WINDOW_S, clearExpiredByTimeout: false }, (err?: Error) => {
-      if (err) logger.error({ err: err.message, tableName }, 'admin login throttle table could not be created');
-    });
-  const byAddress = limiter('admin_login_failures_by_address', MAX_FAILURES);
-  const byAccount = limiter('admin_login_failures_by_account', MAX_ACCOUNT_FAILURES);
+  // rate-limiter-flexible keeps the counters in the store's engine (SQLite file, or Postgres shared
+  // by every instance), so they survive a restart and hold whichever instance answers.
+  const limiter = (tableName: string, points: number) => loginLimiter({ store, db, tableName, points, durationS: FAILURE_WINDOW_S, logger });
+  // Created one after the other: two CREATE TABLE IF NOT EXISTS at once can collide on Postgres.
+  const limiters = (async () => {
+    const address = await limiter('admin_login_failures_by_address', MAX_FAILURES);
+    return { byAddress: address, byAccount: await limiter('admin_login_failures_by_account', MAX_ACCOUNT_FAILURES) };
+  })();
+  limiters.catch(() => undefined); // logged by loginLimiter; the login answers 500 then
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
-  const insert = db.prepare('INSERT INTO admin_sessions (id_hash, csrf, created_at, expires_at) VALUES (?, ?, ?, ?)');
-  const select = db.prepare<[string, number], { csrf: string }>('SELECT csrf FROM admin_sessions WHERE id_hash = ? AND expires_at > ?');
-  const remove = db.prepare('DELETE FROM admin_sessions WHERE id_hash = ?');
-  const purge = db.prepare('DELETE FROM admin_sessions WHERE expires_at <= ?');
-
-  function currentSession(req: Request): AdminSession | undefined {
+  async function currentSession(req: Request): Promise<AdminSession | undefined> {
     const raw = readCookie(req, ADMIN_COOKIE);
     const id = raw ? unsign(secret, raw) : undefined;
     if (!id) return undefined;
-    const row = select.get(hashId(id), now());
+    const row = await sessions.find(hashId(id), now());
     return row ? { csrf: row.csrf } : undefined;
   }
 
@@ -160,10 +148,10 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     res.status(404).type('text/plain').send('Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
   }
 
-  app.get('/admin/login', (req, res) => {
+  app.get('/admin/login', async (req, res) => {
     if (!enabled) return disabled(res);
     const next = safeNext(typeof req.query.next === 'string' ? req.query.next : undefined);
-    if (currentSession(req)) return res.redirect(303, next);
+    if (await currentSession(req)) return res.redirect(303, next);
     loginPage(res, { next });
   });
 
@@ -178,6 +166,7 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     }
     const t = now();
     const client = req.ip ?? 'unknown';
+    const { byAddress, byAccount } = await limiters;
     const [address, account] = await Promise.all([byAddress.get(client), byAccount.get(ADMIN_ACCOUNT)]);
     const blocked = [address && address.consumedPoints >= MAX_FAILURES ? address : null, account && account.consumedPoints >= MAX_ACCOUNT_FAILURES ? account : null]
       .filter((r) => r !== null);
@@ -194,17 +183,17 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
       return loginPage(res, { next, error: 'Mot de passe incorrect.', status: 401 });
     }
     await Promise.all([byAddress.delete(client), byAccount.delete(ADMIN_ACCOUNT)]);
-    purge.run(t);
+    await sessions.purge(t);
     const id = newToken();
-    insert.run(hashId(id), newToken(), t, t + SESSION_TTL_MS);
+    await sessions.insert(hashId(id), newToken(), t, t + SESSION_TTL_MS);
     clearCookie(req, res, LOGIN_CSRF_COOKIE, '/admin');
     writeCookie(req, res, ADMIN_COOKIE, sign(secret, id), { sameSite: 'Strict', maxAgeS: SESSION_TTL_MS / 1000 });
     logger.info({ event: 'admin_login' }, 'admin logged in');
     res.redirect(303, next);
   });
 
-  app.post('/admin/logout', form, (req, res) => {
-    const session = currentSession(req);
+  app.post('/admin/logout', form, async (req, res) => {
+    const session = await currentSession(req);
     const token = (req.body as Record<string, unknown> | undefined)?._csrf;
     if (!session || typeof token !== 'string' || !safeEqual(token, session.csrf)) {
       res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
@@ -212,14 +201,14 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     }
     const raw = readCookie(req, ADMIN_COOKIE);
     const id = raw ? unsign(secret, raw) : undefined;
-    if (id) remove.run(hashId(id));
+    if (id) await sessions.remove(hashId(id));
     clearCookie(req, res, ADMIN_COOKIE);
     res.redirect(303, '/admin/login');
   });
 
-  const requireAdmin: RequestHandler = (req: Request, res: Response, next: NextFunction) => {
+  const requireAdmin: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     if (!enabled) return disabled(res);
-    const session = currentSession(req);
+    const session = await currentSession(req);
     if (session) {
       res.locals.admin = session;
       return next();
@@ -254,7 +243,7 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     verifyCsrf,
     form,
     csrfToken,
-    sessionOf: (req) => (enabled ? currentSession(req as Request) : undefined),
+    sessionOf: (req) => (enabled ? currentSession(req as Request) : Promise.resolve(undefined)),
     csrfField: (res) => html`<input type="hidden" name="_csrf" value="${csrfToken(res)}">`,
   };
 }

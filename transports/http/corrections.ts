@@ -1,10 +1,8 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
-import { migrate } from '../../core/store/db.js';
-import type { AppContext, Surface } from '../../core/surface.js';
-import { createCorrectionService, type CorrectionEngine } from '../../actors/corrections/service.js';
-import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
+import type { AppContext } from '../../core/surface.js';
+import type { CorrectionEngine } from '../../actors/corrections/service.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from '../../actors/corrections/report.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from '../../actors/corrections/language.js';
 
@@ -112,46 +110,18 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
     });
   });
 
-  router.get('/candidates/:id/patterns', bearer, (req, res) => {
+  router.get('/candidates/:id/patterns', bearer, async (req, res) => {
     const id = candidateId.safeParse(req.params.id);
     if (!id.success) return reject(res, 400, { error: 'invalid_candidate', issues: id.error.issues }, 'invalid_candidate');
     // A candidate reads their own patterns only.
     if (principalOf(res).sub !== id.data) return reject(res, 403, { error: 'forbidden', message: 'token subject is another candidate' }, 'forbidden');
-    res.json(service.patterns(id.data));
+    res.json(await service.patterns(id.data));
   });
 
   if (requireAdmin) {
-    router.get('/corrections/autre', requireAdmin, (_req, res) => {
-      res.json({ threshold: 3, groups: service.autreReview() });
+    router.get('/corrections/autre', requireAdmin, async (_req, res) => {
+      res.json({ threshold: 3, groups: await service.autreReview() });
     });
   }
   return router;
 }
-
-export const correctionsSurface: Surface = {
-  name: 'corrections',
-  async start(ctx: AppContext, http) {
-    migrate(ctx.db, CORRECTION_MIGRATIONS, ctx.logger);
-    const service = createCorrectionService(ctx);
-    if (http) {
-      let requireAdmin: express.RequestHandler | undefined;
-      if (ctx.config.ADMIN_PASSWORD) {
-        const { adminAuth } = await import('./admin.js');
-        requireAdmin = adminAuth({ app: http.app, db: ctx.db, config: ctx.config, logger: ctx.logger }).requireAdmin;
-      }
-      http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
-    }
-    // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
-    // process) before answering, bounded so a slow machine does not hold the start.
-    await Promise.race([service.startChecker(), new Promise((r) => setTimeout(r, 3_000).unref())]);
-    return {
-      async stop() {
-        // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
-        await service.close();
-      },
-      health: () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: service.store.count(), engine: service.checker.status() }),
-      notes: () => [service.engineNote()],
-      urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
-    };
-  },
-};

@@ -27,6 +27,8 @@ export interface T2HttpDeps {
   logger: Logger;
   textMode: boolean;
   examMs: number;
+  /** T2_RESUME_GRACE_MS: how long the page may try to resume a session whose socket dropped. */
+  graceMs?: number;
   /** Read side of past sessions (« Mes séances »). */
   queries: SessionQueries;
   /** Present only in development: mints a short-lived token for a chosen plan. */
@@ -118,7 +120,7 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
       res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
       return;
     }
-    page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
+    page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, graceMs: deps.graceMs ?? 0, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
   });
 
   app.get('/t2/seances', (req: Request, res: Response) => {

@@ -11,6 +11,7 @@ import { isBreakerOpen } from '../../machines/breaker.js';
 import { effectiveModel, inFlight, latencyP50, skullMachine, type SkullActorRef, type SkullEvent, type SkullInput } from '../../machines/skull.js';
 import { BUILTIN_PROMPT } from '../../actors/skull/prompt.js';
 import { readPromptFile } from '../../actors/skull/promptFile.js';
+import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
@@ -182,6 +183,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     settings,
     defaultPrompt: prompt.text,
     now,
+    tokens: o200k,
     ...(opts.random ? { random: opts.random } : {}),
   };
   const actor = runtime.start('skull', systemId, machine, { now, ...input }) as SkullActorRef;

@@ -14,6 +14,7 @@ import { skullFleetMachine } from '../../machines/skullFleet.js';
 import { BUILTIN_PROMPT } from '../../actors/skull/prompt.js';
 import { readPromptFile } from '../../actors/skull/promptFile.js';
 import { skullSettings } from '../../actors/skull/settings.js';
+import { o200k } from '../../actors/skull/tokens.js';
 import type { IaConfig, Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { connectMqtt } from './client.js';
@@ -194,7 +195,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
 
   const spawnDevice = (deviceId: string) => {
     const systemId = systemIdOf(deviceId);
-    const input: SkullInput = { deviceId, settings, defaultPrompt: prompt.text, now, ...(opts.random ? { random: opts.random } : {}) };
+    const input: SkullInput = { deviceId, settings, defaultPrompt: prompt.text, now, tokens: o200k, ...(opts.random ? { random: opts.random } : {}) };
     const actor = runtime.start('skull', systemId, deviceMachine, { now, ...input }) as SkullActorRef;
     const replies = new ReplyChannel({
       publish,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Every byte that enters the Skull service, validated. Payloads are JSON objects as in
- * specs/skull-ai.fr.md; unknown fields are rejected (strict) so that a typo in a device's payload
+ * docs/skull.md#topics; unknown fields are rejected (strict) so that a typo in a device's payload
  * is reported on ai/health instead of silently ignored.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The Skull's MQTT topics (specs/skull-ai.fr.md), optionally under a fleet prefix:
+ * The Skull's MQTT topics (docs/skull.md#topics), optionally under a fleet prefix:
  * `<prefix>/asr/text`, `<prefix>/ai/response`… With no prefix they are exactly the spec's.
  */
 export interface SkullTopics {

@@ -25,7 +25,7 @@ export interface InspectSocketDeps {
   hub: InspectorHub;
   logger: Logger;
   /** True when the upgrade request carries an admin session. */
-  isAdmin(req: IncomingMessage): boolean;
+  isAdmin(req: IncomingMessage): Promise<boolean>;
 }
 
 function sameOrigin(req: IncomingMessage): boolean {
@@ -49,10 +49,16 @@ export function attachInspectSocket({ server, hub, logger, isAdmin }: InspectSoc
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== INSPECT_WS_PATH) return; // another surface's socket
-    if (!isAdmin(req)) return reject(socket, 401, 'Unauthorized');
-    // Cookies ride along on cross-site WebSocket handshakes: refuse foreign origins.
-    if (!sameOrigin(req)) return reject(socket, 403, 'Forbidden');
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    // The admin session is a store read (async: the store may be Postgres).
+    void isAdmin(req).then((admin) => {
+      if (!admin) return reject(socket, 401, 'Unauthorized');
+      // Cookies ride along on cross-site WebSocket handshakes: refuse foreign origins.
+      if (!sameOrigin(req)) return reject(socket, 403, 'Forbidden');
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    }, (err: unknown) => {
+      logger.error({ err: (err as Error).message }, 'inspect socket: admin check failed');
+      reject(socket, 503, 'Service Unavailable');
+    });
   };
   server.on('upgrade', onUpgrade);
 

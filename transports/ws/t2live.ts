@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { z } from 'zod';
 import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { Logger } from '../../core/log.js';
@@ -28,6 +28,22 @@ export const MAX_TEXT_CHARS = 2000;
 /** Idle resets are sent at most this often while frames arrive. */
 export const ACTIVITY_EVERY_MS = 1000;
 
+/** Close code of a socket whose session was resumed by a newer socket of the same candidate. */
+export const RESUMED_ELSEWHERE = 4409;
+
+/** One session actor and the socket it is attached to (none while it waits for a reconnect). */
+interface Session {
+  systemId: string;
+  sessionId: string;
+  ref: AnyActorRef;
+  done: Promise<void>;
+  reported: boolean;
+  audio: SessionAudio | undefined;
+  ws: WebSocket | undefined;
+  /** Origin of text-mode turn times (`atMs`), kept across reconnects. */
+  openedAt: number;
+}
+
 export const FRAME_ERRORS = {
   BAD_FRAME: 4400,
   FRAME_TOO_LARGE: 4413,
@@ -37,6 +53,8 @@ const querySchema = z.object({
   token: z.string().max(8192).optional(),
   sujet: z.string().max(200).optional(),
   mode: z.enum(['audio', 'text']).optional(),
+  /** A reconnect: resume this candidate's session, never start a new one (close 4410 if none). */
+  resume: z.enum(['1']).optional(),
 });
 
 const clientFrameSchema = z.discriminatedUnion('type', [
@@ -50,6 +68,8 @@ export interface SessionRequest {
   sujetId: string;
   mode: 'audio' | 'text';
   token: string | undefined;
+  /** `resume=1`: only resume the candidate's session that lost its socket. */
+  resume: boolean;
 }
 
 export interface T2SocketOptions {
@@ -124,7 +144,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false });
   const live = new Map<WebSocket, string>();
   /** Every session actor until it completes (its socket may be gone while it saves). */
-  const running = new Map<string, { ref: AnyActorRef; done: Promise<void>; reported: boolean }>();
+  const running = new Map<string, Session>();
   let draining = false;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -152,6 +172,45 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     sendJson(ws, { type: 'error', code: FRAME_ERRORS[name], name, message });
   }
 
+  /** Serializes what a session emits to the socket it is attached to now (none while it waits). */
+  function forward(session: Session, e: T2Emitted): void {
+    const ws = session.ws;
+    if (e.type === 'client.report') session.reported = true;
+    if (!ws) return;
+    switch (e.type) {
+      case 'client.audio':
+        if (ws.readyState === ws.OPEN) ws.send(e.pcm, { binary: true });
+        break;
+      case 'client.state':
+        sendJson(ws, { type: 'state', value: e.value });
+        break;
+      case 'client.transcript':
+        sendJson(ws, { type: 'transcript', speaker: e.speaker, text: e.text, final: e.final });
+        break;
+      case 'client.interrupted':
+        sendJson(ws, { type: 'interrupted' });
+        break;
+      case 'client.warning':
+        sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
+        break;
+      case 'client.report':
+        // A close reason holds 123 bytes: the report travels as a message before the 1000 close.
+        sendJson(ws, { type: 'report', report: e.report, productionId: e.productionId, audioUrl: e.audioUrl });
+        break;
+      case 'client.error':
+        sendJson(ws, { type: 'error', code: e.code, name: e.name, message: e.message });
+        break;
+      case 'client.resume':
+        sendJson(ws, { type: 'resume', state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs });
+        break;
+      case 'client.close':
+        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(e.code, e.reason);
+        break;
+      case 'client.handover':
+        break; // handled where the socket is routed (accept)
+    }
+  }
+
   function accept(ws: WebSocket, url: URL): void {
     const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
     if (!q.success) {
@@ -167,11 +226,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
     const sessionId = randomUUID();
     const systemId = `t2:${sessionId}`;
-    const openedAt = Date.now();
-    const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token });
-    audio?.attachClient((pcm) => {
-      if (ws.readyState === ws.OPEN) ws.send(pcm, { binary: true });
-    });
+    const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token, resume: q.data.resume === '1' });
     let actor: AnyActorRef;
     try {
       actor = opts.runtime.start('t2live', systemId, logic, input);
@@ -182,9 +237,18 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
     live.set(ws, systemId);
     let finished!: () => void;
-    const entry = { ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false };
-    running.set(systemId, entry);
-    const send = (e: T2Event): void => actor.send(e);
+    const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now() };
+    running.set(systemId, own);
+    audio?.attachClient((pcm) => {
+      const to = own.ws;
+      if (to && to.readyState === to.OPEN) to.send(pcm, { binary: true });
+    });
+    /**
+     * The session this socket's frames go to: its own, or, after a handover, the older session of
+     * the same candidate it resumed (whose emitted events then come to this socket).
+     */
+    let bound: Session = own;
+    const send = (e: T2Event): void => bound.ref.send(e);
     // Idle detection needs to know frames arrive, not each one: one activity event per second.
     let lastActivity = 0;
     const activity = (): void => {
@@ -195,54 +259,47 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     };
     const candidateAudio = (pcm: Buffer, base64?: string): void => {
       activity();
-      if (audio) audio.candidate(pcm, base64);
+      if (bound.audio) bound.audio.candidate(pcm, base64);
       else send({ type: 'client.audio', pcm });
+    };
+
+    const handover = (olderId: string): void => {
+      const older = running.get(olderId);
+      if (!older) {
+        ws.close(CLOSE.INTERNAL, 'INTERNAL');
+        return;
+      }
+      // The older session's previous socket (if the server still thought it open) is let go first,
+      // so its close is not taken for this client leaving.
+      const stale = older.ws;
+      older.ws = ws;
+      own.ws = undefined;
+      bound = older;
+      live.set(ws, older.systemId);
+      if (stale && stale !== ws && (stale.readyState === stale.OPEN || stale.readyState === stale.CONNECTING)) stale.close(RESUMED_ELSEWHERE, 'RESUMED_ELSEWHERE');
+      opts.logger.info({ session: older.sessionId }, 't2 session resumed by a reconnect');
+      older.ref.send({ type: 'client.resumed' } satisfies T2Event);
     };
 
     actor.on('*', (raw: unknown) => {
       const e = raw as T2Emitted;
-      switch (e.type) {
-        case 'client.audio':
-          if (ws.readyState === ws.OPEN) ws.send(e.pcm, { binary: true });
-          break;
-        case 'client.state':
-          sendJson(ws, { type: 'state', value: e.value });
-          break;
-        case 'client.transcript':
-          sendJson(ws, { type: 'transcript', speaker: e.speaker, text: e.text, final: e.final });
-          break;
-        case 'client.interrupted':
-          sendJson(ws, { type: 'interrupted' });
-          break;
-        case 'client.warning':
-          sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
-          break;
-        case 'client.report':
-          entry.reported = true;
-          // A close reason holds 123 bytes: the report travels as a message before the 1000 close.
-          sendJson(ws, { type: 'report', report: e.report, productionId: e.productionId, audioUrl: e.audioUrl });
-          break;
-        case 'client.error':
-          sendJson(ws, { type: 'error', code: e.code, name: e.name, message: e.message });
-          break;
-        case 'client.close':
-          if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(e.code, e.reason);
-          break;
-      }
+      if (e.type === 'client.handover') handover(e.systemId);
+      else forward(own, e);
     });
+    const ended = (): void => {
+      opts.runtime.stop(systemId);
+      running.delete(systemId);
+      finished();
+    };
     const sub = actor.subscribe({
       complete: () => {
         sub.unsubscribe();
-        opts.runtime.stop(systemId);
-        running.delete(systemId);
-        finished();
+        ended();
       },
       error: (err: unknown) => {
         opts.logger.error({ err: (err as Error).message, session: sessionId }, 't2 session failed');
-        if (ws.readyState === ws.OPEN) ws.close(CLOSE.INTERNAL, 'INTERNAL');
-        opts.runtime.stop(systemId);
-        running.delete(systemId);
-        finished();
+        if (own.ws?.readyState === WebSocket.OPEN) own.ws.close(CLOSE.INTERNAL, 'INTERNAL');
+        ended();
       },
     });
 
@@ -276,16 +333,19 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           send({ type: 'client.end' });
           return;
         case 'text':
-          send({ type: 'client.text', text: frame.data.text, atMs: Date.now() - openedAt });
+          send({ type: 'client.text', text: frame.data.text, atMs: Date.now() - bound.openedAt });
           return;
       }
     });
     ws.on('close', () => {
       live.delete(ws);
-      // The machine still saves what exists (finishing → evaluating → saving) without a client.
-      if (actor.getSnapshot().status === 'active') send({ type: 'client.disconnected' });
+      // Only the socket the session is attached to speaks for its client (not one it let go).
+      if (bound.ws !== ws) return;
+      bound.ws = undefined;
+      // The machine waits for a reconnect, or saves what exists, without a client.
+      if (bound.ref.getSnapshot().status === 'active') send({ type: 'client.disconnected' });
     });
-    ws.on('error', (err) => opts.logger.warn({ err: err.message, session: sessionId }, 't2 socket error'));
+    ws.on('error', (err) => opts.logger.warn({ err: err.message, session: bound.sessionId }, 't2 socket error'));
   }
 
   return {

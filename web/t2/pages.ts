@@ -68,7 +68,7 @@ ${subjects.map((s) => html`<li><a href="/t2/sujets/${encodeURIComponent(s.id)}">
   });
 }
 
-export function preparationPage(subject: Subject, opts: { textMode: boolean; examMs: number; signin: SigninOptions }): string {
+export function preparationPage(subject: Subject, opts: { textMode: boolean; examMs: number; graceMs?: number; signin: SigninOptions }): string {
   const minutes = Math.floor(opts.examMs / 60000);
   const seconds = Math.round((opts.examMs % 60000) / 1000);
   return renderPage({
@@ -89,7 +89,7 @@ ${signinSection(opts.signin)}
 <p id="t2-consigne">${subject.consigne}</p>
 <p>${subject.contexte}</p>
 <p>Durée : ${minutes} min ${seconds ? `${seconds} s` : ''}. Un avertissement est donné 30 secondes avant la fin.</p>
-<form id="t2-start" data-sujet="${subject.id}" data-titre="${subject.titre}" data-mode="${opts.textMode ? 'text' : 'audio'}" data-exam-ms="${opts.examMs}">
+<form id="t2-start" data-sujet="${subject.id}" data-titre="${subject.titre}" data-mode="${opts.textMode ? 'text' : 'audio'}" data-exam-ms="${opts.examMs}" data-grace-ms="${opts.graceMs ?? 0}">
 <p><button type="submit" id="t2-start-button" aria-describedby="t2-start-help">Démarrer le dialogue</button>
 <span id="t2-start-help" class="hint">Connectez-vous d’abord.</span></p>
 </form>
@@ -99,6 +99,7 @@ ${signinSection(opts.signin)}
 <p>État : <strong id="t2-state" role="status" aria-live="polite">connexion…</strong></p>
 <p>Temps restant : <span id="t2-timer" aria-live="off">–</span></p>
 <p id="t2-warning" role="alert" hidden></p>
+<div id="t2-link" role="status" aria-live="polite"><p id="t2-reconnecting" class="t2-callout" hidden></p></div>
 <form id="t2-text-form" hidden>
 <p><label for="t2-text">Votre question</label>
 <input id="t2-text" name="text" type="text" maxlength="2000" autocomplete="off">

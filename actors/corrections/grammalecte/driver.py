@@ -8,12 +8,13 @@ Protocol (one JSON object per line, UTF-8):
   out, once at start:  {"type": "ready", "version": "...", "warmMs": 812}
   in:                  {"id": 1, "text": "..."}
   out:                 {"id": 1, "grammar": [{"start", "end", "rule", "type", "message", "suggestions"}],
-                        "spelling": [{"start", "end", "word"}]}
+                        "spelling": [{"start", "end", "word"}], "a": [{"start", "before"}]}
   out on a bad line:   {"id": 1 | null, "error": "..."}
 Offsets are in UTF-16 code units of the whole text (what JavaScript string indices count),
 paragraphs being the text's lines.
 """
 import json
+import re
 import sys
 import time
 
@@ -27,8 +28,44 @@ def send(obj):
     sys.stdout.flush()
 
 
+WORD = re.compile(r"[\w’'-]+")
+# Families whose taxonomy code depends on the words around the error (agreement: determiner,
+# adjective, noun or participle; « a » before an infinitive): each error carries the morphology
+# of the two words before it, of its own words and of the three after.
+MORPH_TYPES = {"gn", "ppas", "conj"}
+SENTENCE_START = re.compile(r"(^|[.!?…:]\s+|[«\"]\s*)$")
+
+
+def morph(speller, w):
+    try:
+        return list(speller.getMorph(w))[:4]
+    except Exception:  # an odd token must not fail the check
+        return []
+
+
+def around(speller, line, start, end):
+    before = [m for m in WORD.finditer(line[:start])][-2:]
+    inside = list(WORD.finditer(line[start:end]))
+    after = list(WORD.finditer(line, end))[:3]
+    words = [(m.group(0), "before") for m in before] + [(m.group(0), "flagged") for m in inside] + [(m.group(0), "after") for m in after]
+    return [{"w": w, "pos": p, "m": morph(speller, w)} for w, p in words]
+
+
+A_TOKEN = re.compile(r"(?<![\w’'-])a(?![\w’'-])")
+
+
+def a_tokens(speller, line, js):
+    """Every « a » of the line with the two words before it: avoir or a missed « à »? (palabre decides)."""
+    out = []
+    for m in A_TOKEN.finditer(line):
+        before = [w.group(0) for w in WORD.finditer(line[:m.start()])][-2:]
+        out.append({"start": js(m.start()), "before": [{"w": w, "pos": "before", "m": morph(speller, w)} for w in before]})
+    return out
+
+
 def check(checker, text):
-    grammar, spelling = [], []
+    speller = checker.getSpellChecker()
+    grammar, spelling, a_list = [], [], []
     offset = 0  # UTF-16 offset of the current line in the whole text
     for line in text.split("\n"):
         if line.strip():
@@ -41,11 +78,19 @@ def check(checker, text):
                     "start": js(e["nStart"]), "end": js(e["nEnd"]), "rule": e.get("sRuleId", ""),
                     "type": e.get("sType", ""), "message": e.get("sMessage", ""),
                     "suggestions": list(e.get("aSuggestions", []))[:5],
+                    **({"words": around(speller, line, e["nStart"], e["nEnd"])} if e.get("sType", "") in MORPH_TYPES else {}),
                 })
+            a_list.extend(a_tokens(speller, line, js))
             for e in spell:
-                spelling.append({"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": e.get("sValue", "")})
+                word = e.get("sValue", "")
+                item = {"start": js(e["nStart"]), "end": js(e["nEnd"]), "word": word}
+                # A capitalised unknown word opening a sentence may be a first name (Reza) or a
+                # misspelling (Tranquile): palabre decides from the suggestions (~10 ms, rare).
+                if word[:1].isupper() and SENTENCE_START.search(line[:e["nStart"]]):
+                    item["suggestions"] = [x for group in speller.suggest(word) for x in group][:8]
+                spelling.append(item)
         offset += utf16_len(line) + 1
-    return {"grammar": grammar, "spelling": spelling}
+    return {"grammar": grammar, "spelling": spelling, "a": a_list}
 
 
 def main():

@@ -1,7 +1,9 @@
 import type { Critere } from '../../../prompts/taxonomy.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
 import type { DetectorContext, Finding } from '../detectors/context.js';
-import type { CheckResult, GrammarError } from './sidecar.js';
+import { cannotBeSubjectOfA, decideAttribute, decideNounPhrase, isPrepositionA } from './agreement.js';
+import { isLikelyName } from './names.js';
+import type { CheckResult, GrammarError, SpellingError } from './sidecar.js';
 
 /**
  * Grammalecte's rules → the closed taxonomy (specs/error-taxonomy.fr.md).
@@ -32,10 +34,13 @@ export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
       if (rule.includes('conf_non_verbe')) return { code: 'autre', description: 'Forme verbale incorrecte après un pronom (conjugaison)' };
       return { code: 'accord_sujet_verbe' };
     case 'gn':
+      // Without the words' morphology (an older driver), the rule name decides; with it, decideNounPhrase in toFindings.
       if (rule.includes('quel_quelle')) return { code: 'accord_adjectif_nom' };
       if (/_1m/.test(rule)) return PLURAL_DET.test(rule) ? { code: 'nombre_incorrect' } : { code: 'accord_determinant_nom' };
       return { code: 'accord_adjectif_nom' };
     case 'ppas': {
+      // « donner a manger »: Grammalecte flags « a » as avoir before an infinitive; it is the preposition.
+      if (/^a$/i.test(flagged) && /écrivez “à”/.test(e.message)) return { code: 'confusion_homophones' };
       if (rule.includes('ppas_être_confusion') || (/er$/i.test(flagged) && e.suggestions.some((s) => /é(e|s|es)?$/.test(s)))) {
         return { code: 'autre', description: 'Infinitif employé à la place du participe passé' };
       }
@@ -44,6 +49,7 @@ export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
       if (e.suggestions.length > 0 && !e.suggestions.some((s) => stem(s) === stem(flagged))) return { code: 'autre', description: 'Participe passé mal formé' };
       // Measured on the tuning part: this one fires on adjectives agreeing with another clause.
       if (rule.includes('ppas_être_accord_sing')) return undefined;
+      if (e.words) return decideAttribute(e);
       if (rule.includes('avoir') || /é(e|s|es)?$/i.test(flagged)) return { code: 'accord_participe_passe' };
       return { code: 'accord_adjectif_nom' };
     }
@@ -51,6 +57,9 @@ export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
       // Fires on the adverb after a mistaken « on » (« ils on pourtant »): the « on » is already reported.
       if (rule.includes('conf_on_non_verbe')) return undefined;
       if (rule.includes('auxiliaire')) return { code: 'autre', description: 'Mauvais auxiliaire (avoir / être) au passé composé' };
+      // « notre arrivé », « goutté »: a near form of a longer word (an accent, a final e, a doubled
+      // letter) is a spelling slip, not a homophone pair (a/à, ou/où, ces/ses stay homophones).
+      if (isAccentSlip(flagged, e.suggestions)) return { code: 'faute_orthographe_courante' };
       return { code: 'confusion_homophones' };
     case 'vmode':
       if (/subjonctif/i.test(e.message)) return { code: 'subjonctif_absent' };
@@ -70,6 +79,14 @@ export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
   }
 }
 
+const plain = (w: string) => w.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+const undouble = (w: string) => w.replace(/(\p{L})\1/gu, '$1');
+export function isAccentSlip(flagged: string, suggestions: readonly string[]): boolean {
+  if (flagged.length < 4 || /\s|['’]/.test(flagged)) return false;
+  const a = plain(flagged);
+  return suggestions.some((s) => { const b = plain(s); return a === b || `${a}e` === b || undouble(a) === undouble(b); });
+}
+
 /**
  * Correct words missing from Grammalecte's dictionary and seen flagged in correct texts
  * (`résidant` is the noun for a resident of a building, as opposed to `résident`).
@@ -78,7 +95,8 @@ const SPELLING_ALLOW = new Set(['résidant', 'résidants', 'résidante', 'résid
 
 const SENTENCE_START = /(^|[.!?…:]\s+|\n\s*|[«"]\s*)$/u;
 
-function isProperNoun(ctx: DetectorContext, start: number, word: string): boolean {
+function isProperNoun(ctx: DetectorContext, s: SpellingError): boolean {
+  const { start, word } = s;
   if (!/^\p{Lu}/u.test(word)) return false;
   // Capitalised inside a sentence: a name (Reza, Wei, Gagnon). At a sentence start we cannot tell;
   // a one-line word (a signature, a greeting's name) is a name too.
@@ -87,11 +105,15 @@ function isProperNoun(ctx: DetectorContext, start: number, word: string): boolea
   if (/^\s+\p{Lu}\p{Ll}/u.test(ctx.text.slice(start + word.length, start + word.length + 3))) return true;
   const lineEnd = ctx.text.indexOf('\n', start);
   const line = ctx.text.slice(start, lineEnd < 0 ? undefined : lineEnd).trim();
-  return line.split(/\s+/).length <= 3;
+  if (line.split(/\s+/).length <= 3) return true;
+  // Opening a sentence (« Reza ne nous a pas… »): a name unless Grammalecte suggests a near form of the same word.
+  return s.suggestions !== undefined && isLikelyName(word, s.suggestions);
 }
 
 /** Determiners and subject pronouns: the other side of the disagreement is the word to quote. */
 const FUNCTION_WORD = /^(?:le|la|les|l'|l’|un|une|des|du|mon|ma|mes|ton|ta|tes|son|sa|ses|ce|cet|cette|ces|notre|nos|votre|vos|leur|leurs|quel|quelle|quels|quelles|je|j'|j’|tu|il|elle|on|nous|vous|ils|elles)$/i;
+
+const AGREEMENT_CODES = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect']);
 
 const norm = (s: string) => s.toLowerCase().replace(/’/g, "'");
 
@@ -110,6 +132,8 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     if (!extrait) return;
     const s = start + text.slice(start, end).indexOf(extrait);
     const critere: Critere = code === 'autre' ? 'competence_grammaticale' : CODE_CRITERE.get(code)!;
+    // Both sides of one disagreement quoted over the same words: one error.
+    if (AGREEMENT_CODES.has(code) && out.some((f) => AGREEMENT_CODES.has(f.code) && f.start < s + extrait.length && s < f.start + f.extrait.length)) return;
     out.push({ code, critere, extrait, correction, detecteur, start: s, ...(description ? { description } : {}) });
   };
   const grammar = result.grammar.filter((e) => e.end <= text.length && !(opts.oral && WRITTEN_ONLY.has(e.type)));
@@ -117,6 +141,15 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     const flagged = text.slice(e.start, e.end);
     // « ils nous on aidés »: the verb agreeing with the mistaken « on » is not a second error.
     if (e.type === 'conj' && e.rule.includes('conj_on') && grammar.some((g) => g.type === 'conf' && /^on$/i.test(text.slice(g.start, g.end)) && g.end <= e.start && e.start - g.end < 40)) continue;
+    // A set phrase quoted in the text (« bonne année ») agrees with nothing around it.
+    if (e.type === 'ppas' && /[«"“]\s*$/u.test(text.slice(Math.max(0, e.start - 3), e.start))) continue;
+    if (e.type === 'ppas' && isPrepositionA(e)) {
+      // The « a » before the infinitive is the error (the infinitive itself is right).
+      const a = /\ba(\s+)$/u.exec(text.slice(Math.max(0, e.start - 4), e.start));
+      const aStart = e.start - (a ? a[0].length : 0);
+      if (a && !out.some((f) => f.start === aStart)) push('confusion_homophones', aStart, aStart + 1, 'Préposition « à » devant un infinitif (« a » est le verbe avoir).', 'grammalecte:ppas');
+      continue;
+    }
     let m = mapRule(e, flagged);
     if (!m) continue;
     let { start, end } = e;
@@ -124,6 +157,20 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
       // « si il » → quote both words: the elision joins them.
       const next = /^\s*[\p{L}]+/u.exec(text.slice(e.end));
       if (next) end = e.end + next[0].length;
+    } else if (e.type === 'gn' && e.words) {
+      // The words' morphology says which word of the noun phrase is wrong (agreement.ts).
+      const partner = grammar.some((g) => g !== e && g.type === 'gn' && g.start >= e.end && /^\s*(?:[\p{L}'’-]+\s+)?$/u.test(text.slice(e.end, g.start)));
+      const d = decideNounPhrase(e, partner);
+      if (!d) continue;
+      m = { code: d.code };
+      if (d.withNext) {
+        const next = /^\s*[\p{L}'’-]+/u.exec(text.slice(e.end));
+        if (next) end = e.end + next[0].length;
+      }
+      if (d.withPrevious) {
+        const before = /[\p{L}'’]+\s*$/u.exec(text.slice(0, e.start));
+        if (before) start = e.start - before[0].length;
+      }
     } else if ((e.type === 'gn' || e.type === 'conj') && FUNCTION_WORD.test(flagged)) {
       // Grammalecte flags both sides of a disagreement (« Ils » and « croit », « la » and « nouvel »):
       // one error, quoted once, on the word to change.
@@ -140,13 +187,22 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     const sugg = e.suggestions.length ? ` Proposition : « ${e.suggestions.slice(0, 3).join(' », « ')} ».` : '';
     push(m.code, start, end, `${e.message}${sugg}`.trim(), `grammalecte:${e.type}`, m.description);
   }
+  // « rester a la maison », « les notes a Carmen »: an « a » Grammalecte left alone whose previous
+  // word cannot be the subject of avoir is a missed « à ».
+  for (const a of result.a ?? []) {
+    const [two, prev] = a.before.length === 2 ? a.before : [undefined, a.before[0]];
+    if (!prev || a.start + 1 > text.length || text[a.start] !== 'a') continue;
+    if (out.some((f) => f.start <= a.start && a.start < f.start + f.extrait.length)) continue;
+    if (grammar.some((g) => g.start <= a.start && a.start < g.end)) continue;
+    if (cannotBeSubjectOfA(prev, two)) push('confusion_homophones', a.start, a.start + 1, 'Préposition « à » (« a » est le verbe avoir : il a, elle a).', 'grammalecte:a');
+  }
   if (!opts.oral) {
     const counts = new Map<string, number>();
     for (const s of result.spelling) counts.set(norm(s.word), (counts.get(norm(s.word)) ?? 0) + 1);
     for (const s of result.spelling) {
       const w = norm(s.word);
       if (s.end > text.length || SPELLING_ALLOW.has(w) || opts.lexiconWords.has(w)) continue;
-      if (isProperNoun(ctx, s.start, s.word) || /\d/.test(s.word) || s.word.length < 2) continue;
+      if (isProperNoun(ctx, s) || /\d/.test(s.word) || s.word.length < 2) continue;
       // The same unknown word twice is a deliberate term (a dish, a place), not a slip.
       if ((counts.get(w) ?? 0) > 1) continue;
       push('faute_orthographe_courante', s.start, s.end, `Mot inconnu du dictionnaire : vérifiez l'orthographe de « ${s.word} ».`, 'grammalecte:orthographe');

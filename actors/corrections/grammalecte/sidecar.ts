@@ -18,6 +18,9 @@ import type { Logger } from '../../../core/log.js';
  * - every line it writes is parsed by zod: a malformed answer fails its request, nothing else.
  */
 
+/** A word and its morphology (Grammalecte's tags, e.g. `>sœur/:N:f:s/*`), placed around an error. */
+const wordSchema = z.object({ w: z.string(), pos: z.enum(['before', 'flagged', 'after']), m: z.array(z.string()) });
+
 export const grammarErrorSchema = z.object({
   start: z.number().int().min(0),
   end: z.number().int().min(0),
@@ -25,17 +28,26 @@ export const grammarErrorSchema = z.object({
   type: z.string(),
   message: z.string(),
   suggestions: z.array(z.string()),
+  /** Morphology (Grammalecte tags) of the two words before, the flagged words and three after (gn, ppas, conj). */
+  words: z.array(wordSchema).optional(),
 }).refine((e) => e.end >= e.start, 'end before start');
 
-export const spellingErrorSchema = z.object({ start: z.number().int().min(0), end: z.number().int().min(0), word: z.string() });
+export const spellingErrorSchema = z.object({
+  start: z.number().int().min(0), end: z.number().int().min(0), word: z.string(),
+  /** Only for a capitalised word opening a sentence: Grammalecte's suggestions (name or misspelling?). */
+  suggestions: z.array(z.string()).optional(),
+});
 
 const readySchema = z.object({ type: z.literal('ready'), version: z.string(), warmMs: z.number() });
-const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema) });
+/** Each « a » of the text with the morphology of the two words before it (a missed « à »?). */
+export const aTokenSchema = z.object({ start: z.number().int().min(0), before: z.array(wordSchema) });
+const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema), a: z.array(aTokenSchema).optional() });
 const failureSchema = z.object({ id: z.number().int().nullable(), error: z.string() });
 
 export type GrammarError = z.infer<typeof grammarErrorSchema>;
 export type SpellingError = z.infer<typeof spellingErrorSchema>;
-export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[] }
+export type AToken = z.infer<typeof aTokenSchema>;
+export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[]; a?: AToken[] }
 
 export interface SidecarOptions {
   python: string;
@@ -140,7 +152,7 @@ export class GrammalecteSidecar {
       if (!p) return; // answer to a request that already timed out
       this.pending.delete(ok.data.id);
       clearTimeout(p.timer);
-      p.resolve({ grammar: ok.data.grammar, spelling: ok.data.spelling });
+      p.resolve({ grammar: ok.data.grammar, spelling: ok.data.spelling, ...(ok.data.a ? { a: ok.data.a } : {}) });
       return;
     }
     const bad = failureSchema.safeParse(value);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
 
-/** Corrections (specs/error-taxonomy.fr.md). Owned by the corrections surface. */
+/** Corrections (docs/corrections.md#configuration). Owned by the corrections surface. */
 export const correctionsSection = {
   CORRECTION_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for graded reports'),
   CORRECTION_MODEL: z.string().min(1).default('deepseek-flash')

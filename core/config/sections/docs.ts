@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { positiveInt, secret } from './shared.js';
 
-/** Docs assistant (specs/docs-assistant.fr.md). Owned by the docs surface. */
+/** Docs assistant (docs/docs-assistant.md). Owned by the docs surface. */
 export const docsSection = {
   CORPUS_DIR: z.string().default('docs').describe('Folder of Markdown/MDX/text the assistant answers from (indexed under DATA_DIR/index, re-indexed when files change)'),
   CHAT_PROVIDER: z.enum(['auto', 'openai', 'anthropic', 'gemini', 'offline']).default('auto').describe('Provider for the docs assistant'),

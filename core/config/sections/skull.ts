@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
 import { deviceIdSchema, shardSchema } from '../../../transports/mqtt/skullFleetTopics.js';
 
-/** Skull device assistant (specs/skull-ai.fr.md). Owned by the Skull surface. */
+/** Skull device assistant (docs/skull.md#configuration). Owned by the Skull surface. */
 export const skullSection = {
   AI_MODEL: z.string().min(1).default('gpt-6.1-terra')
     .describe('Skull primary model (OpenAI\'s recommended replacement for the spec\'s gpt-5-mini, which shuts down on 2026-12-11; see docs/providers.md)'),

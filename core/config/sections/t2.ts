@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
 
-/** T2 live (specs/t2-live.fr.md). Owned by the T2 surface. */
+/** T2 live (docs/t2-live.md#configuration). Owned by the T2 surface. */
 export const t2Section = {
   T2_LIVE_MODEL: z.string().min(1).optional()
     .describe('Gemini Live model of the interlocutor; default depends on the backend: gemini-3.8-live on the Developer API, gemini-live-2.5-flash-native-audio (spec §10) with GEMINI_VERTEX=true'),
   T2_EXAM_DURATION_MS: ms.default(330000).describe('Exam timer (5 min 30 s), then the session ends by itself'),
   T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning sent this long before the automatic end'),
   T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame from the candidate'),
+  T2_RESUME_GRACE_MS: ms.default(30000).describe('A dropped /t2/live socket: the session waits this long for the same candidate to reconnect (then resumes), and after it ends as disconnected and is graded; 0 ends it at once'),
   T2_CONNECT_TIMEOUT_MS: ms.default(15000).describe('Limit for the Gemini Live connection (setupComplete)'),
   T2_MAX_FRAME_BYTES: positiveInt.default(65536).describe('Largest client frame accepted on /t2/live (bytes); larger ones get an error message'),
   T2_MAX_SESSIONS: positiveInt.default(500).describe('Concurrent /t2/live sessions; more are closed with 4429'),

@@ -21,8 +21,16 @@ const MARK = /\[\[([^|\]]+)\|([a-z_]+)\]\]/g;
 export interface Label { code: string; start: number; end: number; quote: string }
 export interface Item { id: string; natif: boolean; production: Production; labels: Label[]; words: number }
 
-export function loadEval(file: 'tune' | 'heldout'): Item[] {
-  const raw = z.array(itemSchema).parse(JSON.parse(readFileSync(new URL(`./${file}.json`, import.meta.url), 'utf8')));
+export type EvalPart = 'tune' | 'heldout' | 'fresh' | 'tuning';
+export const EVAL_PARTS: readonly EvalPart[] = ['tune', 'heldout', 'fresh', 'tuning'];
+
+/**
+ * One part of the set. `tuning` is the second round's tuning set: the first round's tune and
+ * (spent) held-out parts together; `fresh` is the second round's held-out part (README.md).
+ */
+export function loadEval(part: EvalPart): Item[] {
+  if (part === 'tuning') return [...loadEval('tune'), ...loadEval('heldout')];
+  const raw = z.array(itemSchema).parse(JSON.parse(readFileSync(new URL(`./${part}.json`, import.meta.url), 'utf8')));
   return raw.map((x) => {
     let text = '';
     let last = 0;

@@ -8,7 +8,7 @@ import express from 'express';
 import type { DocsAssistant } from '../../../actors/docs/contract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
-import { mountDocsPages, type DocsPages } from '../../../transports/http/pages/mount.js';
+import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
 import { loadConfig } from '../../../core/config/index.js';
@@ -42,6 +42,7 @@ export async function startPagesServer(opts: { corpus?: string; adminPassword?: 
   if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  await pages.chatConfig.ready;
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

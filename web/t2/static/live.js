@@ -26,9 +26,11 @@ const CLOSE_MESSAGES = {
   1011: 'L’interlocuteur est indisponible. Réessayez dans un instant.',
   1001: 'Le serveur redémarre. Réessayez dans un instant.',
   1006: 'La connexion a été coupée.',
+  4409: 'Cette séance a été reprise dans un autre onglet ou une autre fenêtre.',
+  4410: 'La séance n’a pas pu être reprise : elle s’était terminée entre-temps.',
 };
 
-/** Set while a session runs, so a reload can tell the candidate what became of it. */
+/** Set while a session runs, so a reload resumes it (or tells the candidate what became of it). */
 const ACTIVE_KEY = 'palabre.t2.active';
 
 /** Jitter buffer: each 24 kHz chunk is scheduled right after the previous one, at least JITTER_S ahead. */
@@ -125,6 +127,8 @@ function main() {
   const titre = form.dataset.titre || sujet;
   const mode = form.dataset.mode;
   const examMs = Number(form.dataset.examMs);
+  // How long the server keeps a session whose socket dropped (T2_RESUME_GRACE_MS).
+  const graceMs = Number(form.dataset.graceMs) || 0;
   const startButton = $('t2-start-button');
 
   let ws;
@@ -138,6 +142,12 @@ function main() {
   let currentSpeaker;
   let running = false;
   let turns = [];
+  // Resume after a dropped socket: when the loss began, the attempts so far, the pending one.
+  let liveStarted = false;
+  let lostAt = 0;
+  let attempts = 0;
+  let retryTimer;
+  let resumedNote;
 
   const signin = setupSignin({ onChange: () => syncStart() });
   function syncStart() {
@@ -150,14 +160,16 @@ function main() {
 
   // A reload (or a closed tab) during a session: the server still grades what was said.
   const previous = sessionStorage.getItem(ACTIVE_KEY);
-  if (previous) {
+  let info = {};
+  try {
+    info = previous ? JSON.parse(previous) : {};
+  } catch {
+    /* unreadable: say it without the title */
+  }
+  // The same subject's page, reloaded within the grace period: the server still holds the session.
+  const resumable = previous && info.sujet === sujet && graceMs > 0 && Date.now() - Number(info.at || 0) < graceMs - 1000 && Boolean(currentToken());
+  if (previous && !resumable) {
     sessionStorage.removeItem(ACTIVE_KEY);
-    let info = {};
-    try {
-      info = JSON.parse(previous);
-    } catch {
-      /* unreadable: say it without the title */
-    }
     $('t2-interrupted-text').textContent = `La séance${info.titre ? ` « ${info.titre} »` : ''} s’est arrêtée quand la page a été rechargée ou fermée. Elle n’est pas perdue : ce que vous avez dit est évalué, et son rapport sera dans « Mes séances » dans quelques instants.`;
     $('t2-interrupted').hidden = false;
   }
@@ -173,10 +185,41 @@ function main() {
     syncStart();
   };
 
-  const stopAudio = () => {
+  const stopCapture = () => {
     if (capture) capture.stop();
     capture = undefined;
+  };
+  const stopAudio = () => {
+    stopCapture();
     clearInterval(timer);
+  };
+
+  const startCapture = async () => {
+    if (mode !== 'audio' || capture) return;
+    const sock = ws;
+    try {
+      capture = await Capture.start((frame) => {
+        if (ws && ws.readyState === WebSocket.OPEN) ws.send(frame);
+      });
+    } catch (err) {
+      lastError = { message: `Micro indisponible (${err.name}). Autorisez le micro, ou utilisez le mode texte.` };
+      sock.close(4000, 'MICROPHONE');
+    }
+  };
+
+  const startTimer = (remainingMs) => {
+    clearInterval(timer);
+    deadline = Date.now() + remainingMs;
+    const tick = () => ($('t2-timer').textContent = formatMs(deadline - Date.now()));
+    tick();
+    timer = setInterval(tick, 250);
+  };
+
+  /** The live status line under the state (a polite live region): reconnecting, resumed. */
+  const linkNote = (text) => {
+    clearTimeout(resumedNote);
+    $('t2-reconnecting').textContent = text || '';
+    $('t2-reconnecting').hidden = !text;
   };
 
   const showError = (code) => {
@@ -191,6 +234,15 @@ function main() {
     let title = 'Erreur';
     // Known codes get the page's own words (the server's may speak of « le candidat »).
     let message = CLOSE_MESSAGES[code] || (lastError && lastError.message) || `Erreur (${code}).`;
+    clearTimeout(retryTimer);
+    lostAt = 0;
+    linkNote('');
+    if (code === 4410) {
+      title = 'Connexion perdue…';
+      const p = el('p', 'Si vous aviez parlé, ce que vous avez dit est évalué et son rapport est dans « Mes séances ».');
+      help.append(p, el('p'));
+      help.lastChild.append(el('a', 'Ouvrir Mes séances', { href: '/t2/seances' }));
+    }
     if (code === 1006 || code === 1001) {
       title = 'Connexion perdue…';
       if (wasLive) {
@@ -211,7 +263,7 @@ function main() {
     }
     $('t2-error-title').textContent = title;
     $('t2-error-message').textContent = `${message} (code ${code})`;
-    $('t2-retry').textContent = code === 1006 || code === 1001 ? 'Commencer une nouvelle séance' : 'Réessayer';
+    $('t2-retry').textContent = code === 1006 || code === 1001 || code === 4410 ? 'Commencer une nouvelle séance' : 'Réessayer';
     $('t2-error').hidden = false;
     $('t2-end').disabled = true;
     $('t2-error-title').setAttribute('tabindex', '-1');
@@ -248,6 +300,10 @@ function main() {
     report = undefined;
     currentLi = undefined;
     turns = [];
+    liveStarted = false;
+    lostAt = 0;
+    attempts = 0;
+    deadline = 0;
     $('t2-interrupted').hidden = true;
     $('t2-error').hidden = true;
     $('t2-report').hidden = true;
@@ -255,25 +311,88 @@ function main() {
     $('t2-end').disabled = false;
     $('t2-transcript').replaceChildren();
     $('t2-warning').hidden = true;
+    linkNote('');
     setState('connecting');
     $('t2-live-title').setAttribute('tabindex', '-1');
     $('t2-live-title').focus();
     sessionStorage.setItem(ACTIVE_KEY, JSON.stringify({ sujet, titre, at: Date.now() }));
+    connect(false);
+  };
+
+  /** The page came back (a reload) while the server may still hold the session. */
+  const resumeAfterReload = () => {
+    running = true;
+    syncStart();
+    $('t2-live').hidden = false;
+    $('t2-end').disabled = true;
+    setState('connecting');
+    lostAt = Date.now();
+    linkNote('Connexion perdue, reprise de votre séance…');
+    connect(true);
+  };
+
+  /** The socket dropped during the dialogue: try again with the same token while the server waits. */
+  const lost = () => {
+    stopCapture();
+    if (!lostAt) lostAt = Date.now();
+    $('t2-end').disabled = true;
+    $('t2-text-form').hidden = true;
+    if (Date.now() - lostAt > graceMs - 1000) {
+      showError(1006);
+      return;
+    }
+    linkNote('Connexion perdue, reprise…');
+    const delay = Math.min(4000, 250 * 2 ** attempts++);
+    retryTimer = setTimeout(() => connect(true), delay);
+  };
+
+  /** The session as the server has it, after a reconnect: transcript, state, time left. */
+  const onResume = (m) => {
+    lostAt = 0;
+    attempts = 0;
+    liveStarted = true;
+    $('t2-transcript').replaceChildren();
+    currentLi = undefined;
+    turns = [];
+    for (const t of m.transcript) onTranscript(t);
+    setState(m.state);
+    startTimer(m.remainingMs);
+    if (m.remainingMs <= 30000) {
+      $('t2-warning').textContent = `Il reste ${Math.ceil(m.remainingMs / 1000)} secondes.`;
+      $('t2-warning').hidden = false;
+    }
+    $('t2-end').disabled = false;
+    linkNote('Séance reprise : vous pouvez continuer.');
+    resumedNote = setTimeout(() => linkNote(''), 5000);
+    if (mode === 'text') $('t2-text-form').hidden = false;
+    void startCapture();
+  };
+
+  const connect = (resume) => {
+    const token = signin.token();
+    if (!token) {
+      showError(4001);
+      return;
+    }
     const q = new URLSearchParams({ token, sujet, mode });
-    ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`);
-    ws.binaryType = 'arraybuffer';
-    if (mode === 'audio') player = new Player();
-    ws.onmessage = (ev) => {
+    if (resume) q.set('resume', '1');
+    const sock = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`);
+    ws = sock;
+    sock.binaryType = 'arraybuffer';
+    if (mode === 'audio' && !player) player = new Player();
+    sock.onmessage = (ev) => {
+      if (sock !== ws) return;
       if (typeof ev.data !== 'string') {
         if (player) player.play(ev.data);
         return;
       }
       const m = JSON.parse(ev.data);
-      if (m.type === 'state') {
+      if (m.type === 'resume') onResume(m);
+      else if (m.type === 'state') {
         setState(m.value);
         if (m.value === 'listening' && !deadline) {
-          deadline = Date.now() + examMs;
-          timer = setInterval(() => ($('t2-timer').textContent = formatMs(deadline - Date.now())), 250);
+          liveStarted = true;
+          startTimer(examMs);
           if (mode === 'text') {
             $('t2-text-form').hidden = false;
             $('t2-text').focus();
@@ -288,14 +407,21 @@ function main() {
         $('t2-warning').hidden = false;
       } else if (m.type === 'report') report = m;
       else if (m.type === 'error') {
-        if (m.code >= 4400 && m.code < 4500 && m.code !== 4422 && m.code !== 4429) return; // a refused frame: nothing changes
+        if (m.code >= 4400 && m.code < 4500 && m.code !== 4422 && m.code !== 4429 && m.code !== 4410) return; // a refused frame: nothing changes
         lastError = m;
       }
     };
-    ws.onclose = (ev) => {
+    sock.onclose = (ev) => {
+      if (sock !== ws) return;
+      $('t2-text-form').hidden = true;
+      // A network drop or a restarting proxy mid-dialogue: the server keeps the session a while.
+      if ((ev.code === 1006 || ev.code === 1001) && running && graceMs > 0 && (liveStarted || lostAt)) {
+        lost();
+        return;
+      }
       deadline = 0;
       stopAudio();
-      $('t2-text-form').hidden = true;
+      linkNote('');
       if (ev.code === 1000 && report) {
         finished();
         setState('ended');
@@ -311,18 +437,15 @@ function main() {
         setState('ended');
       } else showError(ev.code);
     };
-    ws.onopen = async () => {
-      if (mode !== 'audio') return;
-      try {
-        capture = await Capture.start((frame) => {
-          if (ws.readyState === WebSocket.OPEN) ws.send(frame);
-        });
-      } catch (err) {
-        lastError = { message: `Micro indisponible (${err.name}). Autorisez le micro, ou utilisez le mode texte.` };
-        ws.close(4000, 'MICROPHONE');
-      }
-    };
+    // A fresh session opens the microphone at once; a resumed one when the server confirms it.
+    if (!resume) sock.onopen = () => void startCapture();
   };
+
+  // Leaving the page (a reload): when, so the next load knows whether the server still waits.
+  window.addEventListener('pagehide', () => {
+    if (running) sessionStorage.setItem(ACTIVE_KEY, JSON.stringify({ sujet, titre, at: Date.now() }));
+  });
+  if (resumable) resumeAfterReload();
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();

@@ -1,9 +1,9 @@
 import type { Express, Request, Response } from 'express';
-import type { DocsAssistant } from '../../../actors/docs/contract.js';
-import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
-import type { Logger } from '../../../core/log.js';
-import { html, renderPage, sendPage } from '../../../web/layout.js';
-import type { AdminAuth } from '../admin.js';
+import type { DocsAssistant } from '../../actors/docs/contract.js';
+import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import type { Logger } from '../../core/log.js';
+import { html, renderPage, sendPage } from '../layout.js';
+import type { AdminAuth } from '../../transports/http/admin.js';
 import { settingsFields, type SettingsFieldErrors } from './views.js';
 
 /**
@@ -55,7 +55,7 @@ export function mountAdminChatParamsPage(app: Express, d: AdminPageDeps): void {
     render(d, res, status ? { status } : {});
   });
 
-  app.post('/admin/chat/params', requireAdmin, form, verifyCsrf, (req: Request, res: Response) => {
+  app.post('/admin/chat/params', requireAdmin, form, verifyCsrf, async (req: Request, res: Response) => {
     const parsed = chatSettingsSchema.safeParse(req.body);
     if (!parsed.success) {
       const errors: SettingsFieldErrors = {};
@@ -65,13 +65,13 @@ export function mountAdminChatParamsPage(app: Express, d: AdminPageDeps): void {
       render(d, res, { errors, values, httpStatus: 400 });
       return;
     }
-    d.chatConfig.save(parsed.data);
+    await d.chatConfig.save(parsed.data);
     d.logger.info({ event: 'chat_config_saved', settings: parsed.data }, 'ChatConfig saved');
     res.redirect(303, '/admin/chat/params?saved=1');
   });
 
-  app.post('/admin/chat/params/reset', requireAdmin, form, verifyCsrf, (_req: Request, res: Response) => {
-    d.chatConfig.reset();
+  app.post('/admin/chat/params/reset', requireAdmin, form, verifyCsrf, async (_req: Request, res: Response) => {
+    await d.chatConfig.reset();
     d.logger.info({ event: 'chat_config_reset' }, 'ChatConfig reset');
     res.redirect(303, '/admin/chat/params?reset=1');
   });

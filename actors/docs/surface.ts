@@ -1,12 +1,12 @@
-import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.js';
+import { createDocsAssistant, type DocsCore } from './assistant.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Surface } from '../../core/surface.js';
-import { mountDocsApi } from './docsApi.js';
+import { mountDocsApi } from '../../transports/http/docsApi.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
  * persisted index up to date, watches the corpus, mounts the JSON API and the pages
- * (/assistant, /docs, /admin/chat/params — transports/http/pages/mount.ts).
+ * (/assistant, /docs, /admin/chat/params — web/docs/mount.ts).
  */
 let running: DocsCore | undefined;
 
@@ -74,15 +74,18 @@ export const docsSurface: Surface = {
     }
     metrics.passages.set(assistant.retriever.passageCount);
     const unwatch = assistant.watch();
+    let pages: import('../../web/docs/mount.js').DocsPages | undefined;
     running = assistant;
     if (http) {
       mountDocsApi(http.app, { assistant, logger: ctx.logger, metrics: ctx.metrics });
-      const { mountDocsPages } = await import('./pages/mount.js');
-      mountDocsPages({ app: http.app, db: ctx.db, config: ctx.config, logger: ctx.logger, assistant });
+      const { mountDocsPages } = await import('../../web/docs/mount.js');
+      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant });
+      await pages.chatConfig.ready;
     }
     return {
       async stop() {
         unwatch();
+        pages?.chatConfig.close();
         if (running === assistant) running = undefined;
       },
       health: () => ({

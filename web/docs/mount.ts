@@ -1,12 +1,14 @@
 import type { Express } from 'express';
-import type { DocsAssistant } from '../../../actors/docs/contract.js';
-import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
-import type { Config } from '../../../core/config/index.js';
-import type { Logger } from '../../../core/log.js';
-import type { Db } from '../../../core/store/db.js';
-import { addNavLink, mountHome, mountStatic } from '../../../web/layout.js';
-import { adminAuth, type AdminAuth } from '../admin.js';
-import { VisitorSessions } from '../session.js';
+import type { DocsAssistant } from '../../actors/docs/contract.js';
+import { storeOf } from '../../core/store/appStore.js';
+import type { Store } from '../../core/store/store.js';
+import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import type { Config } from '../../core/config/index.js';
+import type { Logger } from '../../core/log.js';
+import type { Db } from '../../core/store/db.js';
+import { addNavLink, mountHome, mountStatic } from '../layout.js';
+import { adminAuth, type AdminAuth } from '../../transports/http/admin.js';
+import { VisitorSessions } from '../../transports/http/session.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
@@ -16,6 +18,8 @@ import { mountDocsViewerPage } from './docsViewerPage.js';
 export interface DocsPagesDeps {
   app: Express;
   db: Db;
+  /** The store port; default: SQLite over `db`. */
+  store?: Store | undefined;
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
   assistant: DocsAssistant;
@@ -35,8 +39,9 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   mountStatic(d.app);
   mountHome(d.app);
   const sessions = new VisitorSessions(d.db, { ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
-  const chatConfig = new ChatConfigStore(d.db, d.logger);
-  const admin = adminAuth({ app: d.app, db: d.db, config: d.config, logger: d.logger });
+  const store = storeOf({ db: d.db, store: d.store });
+  const chatConfig = new ChatConfigStore(store, d.logger);
+  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger });
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);

@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
-import { createSlugger } from '../../../actors/docs/slug.js';
-import { splitFrontMatter } from '../../../actors/retrieval/markdown.js';
+import { createSlugger } from '../../actors/docs/slug.js';
+import { splitFrontMatter } from '../../actors/retrieval/markdown.js';
 import type { LinkResolver } from './corpusLinks.js';
 
 /**

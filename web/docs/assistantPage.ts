@@ -1,9 +1,9 @@
 import express, { type Express, type Request, type Response } from 'express';
-import type { DocsAssistant } from '../../../actors/docs/contract.js';
-import { chatSettingsSchema, forAssistant } from '../../../actors/docs/chatConfigStore.js';
-import type { Logger } from '../../../core/log.js';
-import { html, renderPage, sendPage } from '../../../web/layout.js';
-import type { VisitorSession, VisitorSessions } from '../session.js';
+import type { DocsAssistant } from '../../actors/docs/contract.js';
+import { chatSettingsSchema, forAssistant } from '../../actors/docs/chatConfigStore.js';
+import type { Logger } from '../../core/log.js';
+import { html, renderPage, sendPage } from '../layout.js';
+import type { VisitorSession, VisitorSessions } from '../../transports/http/session.js';
 import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
 import { chatBlock, providerNotice, settingsFields, type SettingsFieldErrors } from './views.js';
 

@@ -1,11 +1,11 @@
 import type { Surface, RunningSurface } from '../../core/surface.js';
 import { loadMachine, machineNames } from '../../core/machines.js';
-import { chartOf } from '../../actors/statecharts/chart.js';
-import { InspectorHub } from '../../actors/statecharts/inspectorHub.js';
-import { attachStatelyInspector } from '../../actors/statecharts/stately.js';
+import { chartOf } from '../statecharts/chart.js';
+import { InspectorHub } from '../statecharts/inspectorHub.js';
+import { attachStatelyInspector } from '../statecharts/stately.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
-import { adminAuth } from './admin.js';
-import { attachInspectSocket } from '../ws/inspect.js';
+import { adminAuth } from '../../transports/http/admin.js';
+import { attachInspectSocket } from '../../transports/ws/inspect.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
@@ -27,7 +27,7 @@ export const inspectSurface: Surface = {
     }
     const { app, server } = http;
     mountStatic(app);
-    const admin = adminAuth({ app, db: ctx.db, config: ctx.config, logger: ctx.logger });
+    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger });
     if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
 
     const svgCache = new Map<string, string>();
@@ -41,7 +41,7 @@ export const inspectSurface: Surface = {
       if (!svg) {
         const machine = await loadMachine(name);
         // elkjs is large: load it on the first chart request, not at start.
-        const { chartToSvg } = await import('../../actors/statecharts/svg.js');
+        const { chartToSvg } = await import('../statecharts/svg.js');
         svg = await chartToSvg(chartOf(name, machine!), { embedStyle: false, title: `Statechart ${name}` });
         svgCache.set(name, svg);
       }
@@ -96,7 +96,7 @@ export const inspectSurface: Surface = {
       sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
     });
 
-    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: (req) => Boolean(admin.sessionOf(req)) });
+    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
     return {
       urls: admin.enabled ? { inspector: '/inspect' } : {},
       health: () => ({ inspector: admin.enabled ? 'enabled' : 'disabled (set ADMIN_PASSWORD)', stately: Boolean(stately) }),

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../../actors/docs/contract.js';
-import type { Logger } from '../../../core/log.js';
-import type { Exchange } from '../session.js';
-import { openSse } from '../sse.js';
+import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../actors/docs/contract.js';
+import type { Logger } from '../../core/log.js';
+import type { Exchange } from '../../transports/http/session.js';
+import { openSse } from '../../transports/http/sse.js';
 import { exchangeId, exchangeView } from './views.js';
 
 /**

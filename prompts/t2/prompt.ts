@@ -1,4 +1,4 @@
-import type { Subject } from './subjects.js';
+import type { Subject } from '../../actors/t2/subjects.js';
 
 /**
  * The system prompt of spec §3, word for word. Only `{role}` and `{contexte}` are substituted;

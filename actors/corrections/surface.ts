@@ -1,0 +1,36 @@
+import type express from 'express';
+import type { AppContext, Surface } from '../../core/surface.js';
+import { correctionsRouter } from '../../transports/http/corrections.js';
+import { createCorrectionService } from './service.js';
+
+/**
+ * The corrections surface (composition root): the correction service (the `correction` chart with
+ * its model call, the detectors and the Grammalecte sidecar) behind the HTTP edge
+ * `POST /corrections/ee|eo` (transports/http/corrections.ts), plus `/corrections/autre` for admins.
+ */
+export const correctionsSurface: Surface = {
+  name: 'corrections',
+  async start(ctx: AppContext, http) {
+    const service = createCorrectionService(ctx);
+    if (http) {
+      let requireAdmin: express.RequestHandler | undefined;
+      if (ctx.config.ADMIN_PASSWORD) {
+        const { adminAuth } = await import('../../transports/http/admin.js');
+        requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger }).requireAdmin;
+      }
+      http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
+    }
+    // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
+    // process) before answering, bounded so a slow machine does not hold the start.
+    await Promise.race([service.startChecker(), new Promise((r) => setTimeout(r, 3_000).unref())]);
+    return {
+      async stop() {
+        // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
+        await service.close();
+      },
+      health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
+      notes: () => [service.engineNote()],
+      urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
+    };
+  },
+};

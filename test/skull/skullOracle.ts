@@ -1,0 +1,177 @@
+import type { EventObject } from 'xstate';
+import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
+import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../actors/skull/types.js';
+import type { OracleContext } from '../harness/index.js';
+
+/**
+ * What a Skull device must observe, per docs/skull.md, computed from the events of a path alone
+ * (a small reference of the rules, independent of the chart): which model calls start, with which
+ * model and timeout, and which replies are published, in order; counters as ai/health shows them.
+ *
+ * The texts of the samples are chosen so that the reference needs no classifier: `argent` is the
+ * sensitive one, `Bonjour !` / `Secours.` survive post-processing unchanged, "```\n```" is empty
+ * after it.
+ */
+export const SENSITIVE_SAMPLE = 'argent';
+const REDIRECT = 'Sujet sensible, changeons de thème amusant !';
+/** The model test's default prompt (its input's `defaultPrompt`). */
+export const DEFAULT_PROMPT = 'Tu es Skull.';
+
+export interface SkullWorld {
+  /** What ai/health would say now. */
+  health(): { latency_p50: number | null; dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number; queued: number; in_flight: number };
+}
+
+interface Expected {
+  calls: Array<{ id: 'llm' | 'llmFallback'; model: string; prompt: string }>;
+  /** Model replies published so far (ai/health's latency_p50 is null until the first). */
+  modelReplies: number;
+  replies: Array<{ text: string; usage?: { model: string; inputTokens: number; outputTokens: number; cached: boolean } }>;
+  accepted: number;
+  counters: { dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number };
+  phase: 'idle' | 'llm' | 'fallback' | 'publishing';
+  queue: string[];
+}
+
+type Payload = EventObject & { text?: string; output?: LlmCallOutput };
+
+const usableText = (text: string): string => (/[\p{L}\p{N}]/u.test(text.replace(/```[^`]*```/g, '')) ? text : '');
+
+export function expectedSkull(events: readonly EventObject[], settings: SkullSettings): Expected {
+  const x: Expected = {
+    calls: [],
+    modelReplies: 0,
+    replies: [],
+    accepted: 0,
+    counters: { dropped: 0, busy_ignored: 0, duplicates: 0, redirected: 0, cancelled: 0, apologies: 0, fallbacks: 0 },
+    phase: 'idle',
+    queue: [],
+  };
+  let lastAsr: string | null = null;
+  let window = false;
+  let emptyRetried = false;
+  // Retained config applies to the next turn (docs/skull.md): model and system prompt.
+  let iaModel: string | null = null;
+  let prompt: string | null = null;
+  const primary = () => iaModel ?? settings.model;
+  const call = (id: 'llm' | 'llmFallback', model: string) => x.calls.push({ id, model, prompt: prompt ?? DEFAULT_PROMPT });
+  const reply = (text: string, out?: LlmCallOutput) => {
+    // A model's reply goes with its usage (ai/usage): tokens, the model that answered, cache hit.
+    const u = out?.ok ? out.result.usage : undefined;
+    if (out) x.modelReplies++;
+    // The configured id names the model; the offline provider names itself instead.
+    const model = out?.ok && out.result.provider === 'offline' ? out.result.model : out?.model;
+    x.replies.push(out && u && model ? { text, usage: { model, inputTokens: u.inputTokens, outputTokens: u.outputTokens, cached: u.cachedTokens > 0 } } : { text });
+    x.phase = 'publishing';
+  };
+  const apologise = () => {
+    x.counters.apologies++;
+    reply(APOLOGY_TEXT);
+  };
+  const route = (text: string) => {
+    emptyRetried = false;
+    if (text === SENSITIVE_SAMPLE) {
+      x.counters.redirected++;
+      reply(REDIRECT);
+    } else {
+      call('llm', primary());
+      x.phase = 'llm';
+    }
+  };
+  const accept = (e: Payload) => {
+    const inFlight = x.queue.length + (x.phase === 'idle' ? 0 : 1);
+    if (x.phase === 'idle') {
+      x.accepted++;
+      route(e.text!);
+    } else if (inFlight < settings.maxInFlight) {
+      x.accepted++;
+      x.queue.push(e.text!);
+    } else x.counters.dropped++;
+  };
+  const endTurn = () => {
+    const next = x.queue.shift();
+    if (next !== undefined) route(next);
+    else x.phase = 'idle';
+  };
+  for (const event of events) {
+    const e = event as Payload;
+    const t = event.type;
+    if (t === 'asr.text') {
+      const norm = e.text!.trim().toLowerCase();
+      if (x.phase !== 'idle') x.counters.busy_ignored++;
+      else if (window && norm === lastAsr) x.counters.duplicates++;
+      else {
+        lastAsr = norm;
+        window = true;
+        accept(e);
+      }
+    } else if (t === 'ai.request') accept(e);
+    else if (t === 'ai.cancel') {
+      if (x.phase === 'llm' || x.phase === 'fallback') {
+        x.counters.cancelled++;
+        reply(INTERRUPTED_TEXT);
+      }
+    } else if (t === 'xstate.done.actor.llm' || t === 'xstate.done.actor.llmFallback') {
+      const out = e.output!;
+      const text = out.ok ? usableText(out.result.text) : '';
+      if (text) reply(text, out);
+      else if (t === 'xstate.done.actor.llm' && out.ok && !emptyRetried) {
+        // An empty reply is asked again once, on the same model.
+        emptyRetried = true;
+        call('llm', primary());
+      } else if (t === 'xstate.done.actor.llm' && !out.ok && out.model !== settings.fallbackModel) {
+        x.counters.fallbacks++;
+        call('llmFallback', settings.fallbackModel);
+        x.phase = 'fallback';
+      } else apologise();
+    } else if (t === 'xstate.done.actor.publish' || t === 'xstate.error.actor.publish' || t.startsWith('xstate.after.publishTimeout')) {
+      if (x.phase === 'publishing') endTurn();
+    } else if (t.startsWith('xstate.after.debounce')) window = false;
+    else if (t === 'config.ia') iaModel = (e as EventObject & { config: { model?: string } | null }).config?.model ?? null;
+    else if (t === 'config.prompt') prompt = e.text ?? null;
+  }
+  return x;
+}
+
+/** The oracle of the Skull model test: observed calls, replies and counters against the reference. */
+export function expectSkull({ events, controls, world, end, check, input }: OracleContext): void {
+  const settings = (input as { settings: SkullSettings }).settings;
+  const x = expectedSkull(events, settings);
+  const calls = controls.invocations.filter((i) => i.src === 'llmCall');
+  const seen = calls.map((c) => {
+    const { request } = c.input as LlmCallInput;
+    // The system prompt in force: the retained one, else the default (the rules are appended).
+    const system = (request.system ?? '').replace(/^\[SYSTEM\] /, '');
+    const prompt = system.startsWith('Tu es poli.') ? 'Tu es poli.' : system.startsWith(DEFAULT_PROMPT) ? DEFAULT_PROMPT : system;
+    return { id: c.id, model: request.model, prompt };
+  });
+  check(JSON.stringify(seen) === JSON.stringify(x.calls), `model calls ${JSON.stringify(x.calls)}, got ${JSON.stringify(seen)}`);
+  for (const c of calls) {
+    const inp = c.input as LlmCallInput;
+    const small = c.id === 'llmFallback' || inp.request.model === settings.fallbackModel;
+    // The small model gets the short timeout; only a call on the primary model may fall back.
+    check(inp.attemptTimeoutMs === (small ? settings.fallbackTimeoutMs : settings.timeoutMs), `${c.id} on ${inp.request.model}: attempt timeout ${inp.attemptTimeoutMs}`);
+    check(inp.fallbackModel === (small ? undefined : settings.fallbackModel), `${c.id}: fallback model ${inp.fallbackModel}`);
+  }
+  const running = calls.filter((c) => !c.settled && !c.signal.aborted).length;
+  check(running === (x.phase === 'llm' || x.phase === 'fallback' ? 1 : 0), `one model call runs while responding, none otherwise (cancelled ones aborted): ${running} running in ${x.phase}`);
+  const published = controls.invocations
+    .filter((i) => i.src === 'publishReply')
+    .map((i) => {
+      const o = i.input as Outgoing;
+      // French punctuation puts a narrow no-break space before `!`: compare words, not spaces.
+      const text = o.response.text.replace(/[\s\u202f\u00a0]+/g, ' ');
+      const u = o.usage;
+      return u ? { text, usage: { model: u.model, inputTokens: u.input_tokens, outputTokens: u.output_tokens, cached: u.cached } } : { text };
+    });
+  check(JSON.stringify(published) === JSON.stringify(x.replies), `replies ${JSON.stringify(x.replies)}, got ${JSON.stringify(published)}`);
+  const h = (world as SkullWorld).health();
+  check((h.latency_p50 === null) === (x.modelReplies === 0), `ai/health latency_p50 is null until a model reply, got ${h.latency_p50}`);
+  for (const [k, v] of Object.entries(x.counters)) check(h[k as keyof typeof x.counters] === v, `ai/health ${k} = ${v}, got ${h[k as keyof typeof x.counters]}`);
+  check(h.queued === x.queue.length && h.in_flight === x.queue.length + (x.phase === 'idle' ? 0 : 1), `ai/health queued ${x.queue.length}`);
+  if (end) {
+    // Every accepted request yields exactly one reply (those still in flight get theirs later).
+    const pending = x.queue.length + (x.phase === 'llm' || x.phase === 'fallback' ? 1 : 0);
+    check(published.length === x.accepted - pending, `${x.accepted} accepted, ${pending} pending: ${x.accepted - pending} replies expected, got ${published.length}`);
+  }
+}

@@ -1,0 +1,288 @@
+import type { EventObject } from 'xstate';
+import { CLOSE, type EndReason, type T2Emitted, type T2Input } from '../../machines/t2live.js';
+import type { OracleContext } from '../harness/index.js';
+
+/**
+ * What the candidate's client and the boundary must observe in a T2 live session, per
+ * docs/t2-live.md, computed from the path's events alone (a reference of the rules, not the chart):
+ * who is called and when, that a session where the candidate said nothing is never graded, what
+ * is relayed, and how the socket closes.
+ */
+export interface T2World {
+  /** Every `client.*` event the chart emitted (what the WebSocket edge serializes), in order. */
+  emitted: T2Emitted[];
+  /** What the interlocutor received (`candidate.*`), in order. */
+  toInterlocutor: EventObject[];
+  /** Inputs the interlocutor (Gemini Live or offline) was opened with. */
+  interlocutors: unknown[];
+  /** What the rule monitor was handed (an interlocutor reply as it closes). */
+  monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
+  /**
+   * Replayed through the WebSocket edge: the edge stamps a text turn's `atMs` with its own clock,
+   * so turns are compared without it.
+   */
+  edge?: boolean;
+}
+
+interface Turn {
+  speaker: 'candidate' | 'interlocutor';
+  text: string;
+  atMs: number;
+  final: boolean;
+}
+
+type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled';
+
+interface Expected {
+  phase: Phase;
+  error: { code: number; name: string } | null;
+  endReason: EndReason | null;
+  spoke: boolean;
+  warned: boolean;
+  graded: { productionId: string } | null;
+  relayed: Array<{ speaker: string; text: string }>;
+  toInterlocutor: string[];
+  audioOut: number;
+  /** Calls to the boundary that must have started by now. */
+  calls: { authorize: number; loadSubject: number; interlocutor: number; finishSession: number; evaluate: number; save: number };
+  report: { productionId: string; audioUrl: string | null } | null;
+  /** The transcript as it stands (fragments of one speaker joined into one open turn). */
+  transcript: Turn[];
+  /** Turns completed, as the client is told (`client.transcript` with `final: true`). */
+  finals: Array<{ speaker: string; text: string }>;
+  monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
+  /** What the client is told about the dialogue, consecutive repeats folded. */
+  announced: string[];
+  interrupted: number;
+}
+
+type Payload = EventObject & { output?: unknown; text?: string; speaker?: string };
+
+export function expectedT2(events: readonly EventObject[]): Expected {
+  const x: Expected = {
+    phase: 'authorizing',
+    error: null,
+    endReason: null,
+    spoke: false,
+    warned: false,
+    graded: null,
+    relayed: [],
+    toInterlocutor: [],
+    audioOut: 0,
+    calls: { authorize: 1, loadSubject: 0, interlocutor: 0, finishSession: 0, evaluate: 0, save: 0 },
+    report: null,
+    transcript: [],
+    finals: [],
+    monitored: [],
+    announced: [],
+    interrupted: 0,
+  };
+  let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
+  // Read through a call: the type checker does not see the closures below change it.
+  const now = () => dialogue;
+  const announce = (value: string) => {
+    if (x.announced[x.announced.length - 1] !== value) x.announced.push(value);
+  };
+  const setDialogue = (d: typeof dialogue) => {
+    dialogue = d;
+    announce(d === 'interlocutor' ? 'interlocutor_speaking' : 'listening');
+  };
+  const last = () => x.transcript[x.transcript.length - 1];
+  const close = (t: Turn): Turn => ({ ...t, text: t.text.trim(), final: true });
+  // The rule monitor sees the interlocutor's reply as it closes (empty when none is open).
+  const monitor = () => {
+    const l = last();
+    const open = l && !l.final && l.speaker === 'interlocutor';
+    x.monitored.push(open ? { text: l.text.trim(), candidateSpokeBefore: x.transcript.slice(0, -1).some((t) => t.speaker === 'candidate') } : { text: '', candidateSpokeBefore: true });
+  };
+  const closeReply = () => {
+    const l = last();
+    if (!l || l.final || l.speaker !== 'interlocutor') return;
+    x.transcript = [...x.transcript.slice(0, -1), close(l)];
+    x.finals.push({ speaker: 'interlocutor', text: l.text.trim() });
+  };
+  const fragment = (speaker: Turn['speaker'], text: string, atMs: number) => {
+    const l = last();
+    if (l && !l.final && l.speaker !== speaker) {
+      x.finals.push({ speaker: l.speaker, text: l.text.trim() });
+      x.transcript = [...x.transcript.slice(0, -1), close(l)];
+    }
+    const open = last();
+    x.transcript = open && !open.final && open.speaker === speaker ? [...x.transcript.slice(0, -1), { ...open, text: open.text + text }] : [...x.transcript, { speaker, text, atMs, final: false }];
+  };
+  const fail = (code: number, name: string) => {
+    x.phase = 'error';
+    x.error = { code, name };
+    announce('error');
+  };
+  const finish = (reason: EndReason) => {
+    monitor();
+    // Every turn is closed; empty ones are dropped.
+    x.transcript = x.transcript.map((t) => (t.final ? t : close(t))).filter((t) => t.text.length > 0);
+    announce('finishing');
+    x.phase = 'finishing';
+    x.endReason = reason;
+    x.calls.finishSession++;
+  };
+  const afterFinish = () => {
+    // A session where the candidate said nothing is never graded.
+    if (x.spoke) {
+      x.phase = 'evaluating';
+      x.calls.evaluate++;
+    } else fail(CLOSE.NOTHING_TO_GRADE, 'NOTHING_TO_GRADE');
+  };
+  for (const event of events) {
+    const e = event as Payload;
+    const t = event.type;
+    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
+    if (final) continue;
+    if (t === 'client.disconnected' && ['authorizing', 'loading', 'connecting'].includes(x.phase)) {
+      x.phase = 'cancelled';
+      continue;
+    }
+    switch (x.phase) {
+      case 'authorizing':
+        if (t === 'xstate.done.actor.authorize') {
+          if ((e.output as { features: string[] }).features.includes('oral_t2_live')) {
+            x.phase = 'loading';
+            x.calls.loadSubject++;
+          } else fail(CLOSE.PLAN_INSUFFICIENT, 'PLAN_INSUFFICIENT');
+        } else if (t === 'xstate.error.actor.authorize') fail(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
+        break;
+      case 'loading':
+        if (t === 'xstate.done.actor.loadSubject') {
+          if (e.output) {
+            x.phase = 'connecting';
+            x.calls.interlocutor++;
+            announce('connecting');
+          } else fail(CLOSE.SUJET_NOT_FOUND, 'SUJET_NOT_FOUND');
+        } else if (t === 'xstate.error.actor.loadSubject') fail(CLOSE.INTERNAL, 'INTERNAL');
+        break;
+      case 'connecting':
+        if (t === 'interlocutor.ready') {
+          x.phase = 'live';
+          // Waiting for the candidate: the interlocutor never speaks first.
+          announce('listening');
+        }
+        else if (t === 'interlocutor.failed') fail(CLOSE.INTERNAL, 'INTERLOCUTOR_UNAVAILABLE');
+        else if (t === 'client.end') x.phase = 'cancelled';
+        else if (t.startsWith('xstate.after.connectTimeout')) fail(CLOSE.INTERNAL, 'INTERLOCUTOR_TIMEOUT');
+        break;
+      case 'live':
+        if (t === 'client.text') {
+          // Text mode: one message is one complete candidate turn.
+          x.spoke ||= e.text!.trim().length > 0;
+          x.toInterlocutor.push(`text:${e.text}`);
+          x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
+          x.finals.push({ speaker: 'candidate', text: e.text! });
+          setDialogue('interlocutor');
+        } else if (t === 'client.audio') x.toInterlocutor.push('audio');
+        else if (t === 'interlocutor.audio') x.audioOut++;
+        else if (t === 'interlocutor.transcript') {
+          const speaker = e.speaker as Turn['speaker'];
+          if (speaker === 'candidate') x.spoke ||= e.text!.trim().length > 0;
+          x.relayed.push({ speaker, text: e.text! });
+          fragment(speaker, e.text!, (e as Payload & { atMs: number }).atMs);
+          // The interlocutor never speaks first; if it does, it is relayed all the same.
+          if (now() === 'awaiting' || now() === 'candidate') setDialogue(speaker === 'candidate' ? 'candidate' : 'interlocutor');
+        } else if (t === 'interlocutor.turnComplete' && now() !== 'awaiting') {
+          monitor();
+          closeReply();
+          if (now() === 'interlocutor') setDialogue('candidate');
+        } else if (t === 'interlocutor.interrupted' && now() === 'interlocutor') {
+          // Barge-in: the reply is cut short, the page drops the audio it still has queued.
+          monitor();
+          closeReply();
+          x.interrupted++;
+          setDialogue('candidate');
+        } else if (t === 'client.end') finish('candidate');
+        else if (t === 'client.disconnected') finish('disconnected');
+        else if (t === 'interlocutor.failed') finish('interlocutor_lost');
+        else if (t.startsWith('xstate.after.idleTimeout')) finish('idle');
+        else if (t.startsWith('xstate.after.untilWarning')) x.warned = true;
+        else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
+        break;
+      case 'finishing':
+        if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') {
+          afterFinish();
+          if ((x.phase as Phase) === 'evaluating') announce('evaluating');
+        }
+        break;
+      case 'evaluating':
+        if (t === 'xstate.done.actor.evaluate' || t === 'xstate.error.actor.evaluate') {
+          x.graded = t.includes('.done.') ? (e.output as { productionId: string }) : null;
+          x.phase = 'saving';
+          x.calls.save++;
+        }
+        break;
+      case 'saving':
+        if (t === 'xstate.done.actor.save') {
+          if (x.graded) {
+            x.phase = 'ended';
+            announce('ended');
+            x.report = { productionId: x.graded.productionId, audioUrl: (e.output as { audioUrl: string | null }).audioUrl };
+          } else fail(CLOSE.INTERNAL, 'GRADING_FAILED');
+        } else if (t === 'xstate.error.actor.save') fail(CLOSE.INTERNAL, 'SAVE_FAILED');
+        break;
+    }
+  }
+  return x;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+export function expectT2({ events, controls, world, end, check, input }: OracleContext): void {
+  const x = expectedT2(events);
+  const w = world as T2World;
+  const i = input as T2Input;
+  for (const [src, n] of Object.entries(x.calls)) {
+    const got = src === 'interlocutor' ? w.interlocutors.length : controls.all(src).length;
+    check(got === n, `${src} called ${n} time(s), got ${got}`);
+  }
+  if (x.calls.evaluate > 0) check(x.spoke, 'never graded without candidate speech');
+  for (const opened of w.interlocutors) check(same(opened, { sessionId: i.sessionId, sujetId: i.sujetId, mode: i.mode }), 'the interlocutor is opened for this session and subject');
+  for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) {
+    const given = inv.input as { endReason: EndReason | null; transcript: Turn[]; graded?: unknown };
+    check(given.endReason === x.endReason, `${inv.id} gets the end reason ${x.endReason}, got ${given.endReason}`);
+    const turns = (ts: readonly Turn[]) => (w.edge ? ts.map((t) => ({ ...t, atMs: 0 })) : ts);
+    check(same(turns(given.transcript), turns(x.transcript)), `${inv.id} gets the closed transcript ${JSON.stringify(x.transcript)}, got ${JSON.stringify(given.transcript)}`);
+  }
+  // The grade and the stored session belong to the authorized candidate, on the subject loaded.
+  const sub = (events.find((e) => e.type === 'xstate.done.actor.authorize') as Payload | undefined)?.output as { sub: string } | undefined;
+  const subject = (events.find((e) => e.type === 'xstate.done.actor.loadSubject') as Payload | undefined)?.output as { consigne: string } | undefined;
+  for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) check((inv.input as { candidateId: string }).candidateId === sub?.sub, `${inv.id} is for candidate ${sub?.sub}`);
+  for (const inv of controls.all('evaluate')) check((inv.input as { consigne: string }).consigne === subject?.consigne, 'the grading knows the subject’s instructions');
+  // The recording's facts (audio, rule counts) go with the grade and the stored session.
+  const finished = events.find((e) => e.type === 'xstate.done.actor.finishSession') as Payload | undefined;
+  for (const inv of [...controls.all('evaluate'), ...controls.all('save')]) check(same((inv.input as { facts: unknown }).facts, finished?.output ?? null), `${inv.id} gets the session's facts`);
+  for (const inv of controls.all('save')) check(same((inv.input as { graded: unknown }).graded, x.graded), 'the saved session carries the grade, or null when grading failed');
+  // Relayed to the client: each transcription fragment as it comes, the interlocutor's audio.
+  const fragments = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.transcript' }> => e.type === 'client.transcript' && !e.final).map((e) => ({ speaker: e.speaker, text: e.text }));
+  check(same(fragments, x.relayed), `transcript fragments relayed ${JSON.stringify(x.relayed)}, got ${JSON.stringify(fragments)}`);
+  check(w.emitted.filter((e) => e.type === 'client.audio').length === x.audioOut, 'every interlocutor audio chunk is relayed while live');
+  const sent = w.toInterlocutor.map((e) => (e.type === 'candidate.text' ? `text:${(e as Payload).text}` : 'audio'));
+  check(same(sent, x.toInterlocutor), `the interlocutor gets ${JSON.stringify(x.toInterlocutor)}, got ${JSON.stringify(sent)}`);
+  const warnings = w.emitted.filter((e) => e.type === 'client.warning');
+  check(warnings.length === (x.warned ? 1 : 0) && warnings.every((e) => e.remainingMs === i.warningMs), 'one warning, 30 s before the end');
+  const announced = w.emitted.flatMap((e) => (e.type === 'client.state' ? [e.value] : [])).filter((v, k, all) => k === 0 || all[k - 1] !== v);
+  check(same(announced, x.announced), `states announced ${x.announced.join(',')}, got ${announced.join(',')}`);
+  const finals = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.transcript' }> => e.type === 'client.transcript' && e.final).map((e) => ({ speaker: e.speaker, text: e.text }));
+  check(same(finals, x.finals), `completed turns sent ${JSON.stringify(x.finals)}, got ${JSON.stringify(finals)}`);
+  check(same(w.monitored, x.monitored), `the rule monitor gets ${JSON.stringify(x.monitored)}, got ${JSON.stringify(w.monitored)}`);
+  check(w.emitted.filter((e) => e.type === 'client.interrupted').length === x.interrupted, 'a barge-in tells the page to drop its queued audio');
+  const reports = w.emitted.filter((e) => e.type === 'client.report');
+  check(reports.length === (x.report ? 1 : 0), `${x.report ? 'one report' : 'no report'} sent, got ${reports.length}`);
+  for (const r of reports) check(r.type === 'client.report' && r.productionId === x.report?.productionId && r.audioUrl === x.report.audioUrl, 'the report names the production and its audio');
+  const closes = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.close' }> => e.type === 'client.close');
+  const errors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
+  check(closes.length === (final ? 1 : 0), `the socket is closed ${final ? 'once' : 'not yet'}, got ${closes.length}`);
+  if (x.phase === 'error') {
+    check(errors.length === 1 && errors[0]!.code === x.error!.code && errors[0]!.name === x.error!.name, `error ${x.error!.name} (${x.error!.code}), got ${JSON.stringify(errors)}`);
+    // The message tells the candidate what happened, never the generic fallback.
+    check(errors[0]!.message.length > 0 && errors[0]!.message !== 'Erreur interne.', `a specific message for ${x.error!.name}, got ${errors[0]!.message}`);
+    check(closes[0]?.code === x.error!.code, `closed with ${x.error!.code}`);
+  } else check(errors.length === 0, 'no error sent');
+  if (x.phase === 'ended' || x.phase === 'cancelled') check(closes[0]?.code === CLOSE.NORMAL && closes[0].reason === x.phase, `closed normally (${x.phase})`);
+  if (end) check(!final || !controls.invocations.some((inv) => !inv.settled && !inv.signal.aborted), 'nothing is left running once the session is over');
+}
