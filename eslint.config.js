@@ -64,7 +64,6 @@ export default tseslint.config(
       'transports/http/corrections.ts',
       'transports/http/session.ts',
       'transports/http/t2.ts',
-      'transports/mqtt/skullSurface.ts',
       'transports/mqtt/skullFleet.ts',
     ],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', transportImports] },

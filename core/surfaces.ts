@@ -6,12 +6,12 @@ import type { Surface } from './surface.js';
  * start it (`palabre skull` on a Pi must not pull in the web server).
  *
  * Surface engineers: add ONE line for your surface, e.g.
- *   () => import('../transports/mqtt/skullSurface.js').then((m) => m.skullSurface),
+ *   () => import('../actors/skull/surface.js').then((m) => m.skullSurface),
  */
 export type SurfaceLoader = () => Promise<Surface>;
 
 export const surfaces: SurfaceLoader[] = [
-  () => import('../transports/mqtt/skullSurface.js').then((m) => m.skullSurface),
+  () => import('../actors/skull/surface.js').then((m) => m.skullSurface),
   () => import('../actors/docs/surface.js').then((m) => m.docsSurface),
   () => import('../actors/corrections/surface.js').then((m) => m.correctionsSurface),
   () => import('../actors/t2/surface.js').then((m) => m.t2Surface),

@@ -6,7 +6,7 @@ import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../core/config/index.js';
 import { createLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
-import { skullSurface } from '../../transports/mqtt/skullSurface.js';
+import { skullSurface } from '../../actors/skull/surface.js';
 import type { ModelStatus } from '../../actors/llm/modelStatus.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { Listener } from '../skull/support.js';

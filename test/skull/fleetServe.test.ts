@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../core/server.js';
-import { skullSurface } from '../../transports/mqtt/skullSurface.js';
+import { skullSurface } from '../../actors/skull/surface.js';
 import { Listener } from './support.js';
 
 /** `palabre serve` with SKULL_FLEET_PREFIX: the Skull surface serves a fleet on the process's broker. */

@@ -1,8 +1,8 @@
 import type { Surface } from '../../core/surface.js';
-import { startSkullService } from './skull.js';
-import { startSkullFleet } from './skullFleet.js';
-import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
-import { routeSkullPrimary } from '../../actors/llm/modelRoute.js';
+import { startSkullService } from '../../transports/mqtt/skull.js';
+import { startSkullFleet } from '../../transports/mqtt/skullFleet.js';
+import { surfaceProvider } from '../llm/surfaceEndpoints.js';
+import { routeSkullPrimary } from '../llm/modelRoute.js';
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
