@@ -8,7 +8,7 @@ import { LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } fro
 import { runModel, type OracleContext } from '../harness/index.js';
 
 /** Model-based test of the `chat` chart: every generated path replayed on a real actor. */
-const passage = (id: string, score: number): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor: 'durees', lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
+const passage = (id: string, score: number, anchor = 'durees'): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor, lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
 const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, ...signals } });
 
 const input = (canJudge: boolean): ChatInput => ({
@@ -86,7 +86,7 @@ function expectChat({ events, controls, snapshot, end, check, input: given }: Or
     check(JSON.stringify(req.messages.slice(0, -1)) === JSON.stringify(history), `the last ${input.settings.historyTurns} exchange(s) of history go with the question`);
   }
   if (!end || snapshot.status !== 'done') return;
-  const out = snapshot.output as { state: string; answer: string; cited: Passage[]; flagged: string[]; error?: string; confidence: string; notice?: string; removedMarks: number };
+  const out = snapshot.output as { state: string; answer: string; cited: Passage[]; flagged: string[]; error?: string; confidence: string; notice?: string; removedMarks: number; band?: string; verdict?: JudgeOutput };
   if (cancelled) check(out.error === 'cancelled', `a cancelled question says so, got error ${out.error}`);
   const generated = (events.find((e) => e.type === 'xstate.done.actor.generate') as Done<LlmCallOutput> | undefined)?.output;
   const refusal = OUT_OF_SCOPE_ANSWERS[input.lang];
@@ -108,8 +108,14 @@ function expectChat({ events, controls, snapshot, end, check, input: given }: Or
     for (const n of valid) add(sent[n - 1]!);
     const named = (generated.result.citations ?? []).map((c) => c.sourceId);
     for (const id of named) { const p = sent.find((q) => q.id === id); if (p) add(p); }
+    // Mark n names passage n sent; it becomes the place of that passage's section among the sources.
+    const answer = generated.result.text.replace(/\s?\[(\d+)\]/g, (whole, n: string) => {
+      const p = sent[Number(n) - 1];
+      return p ? `${whole.startsWith('[') ? '' : whole[0]}[${sections.indexOf(`${p.path}#${p.anchor}`) + 1}]` : '';
+    }).trim();
     expected = {
       state: 'answered',
+      answer,
       confidence: lowConfidence ? 'low' : 'high',
       cited: sections.map((k) => firstOf.get(k)!),
       flagged: [...new Set(named.filter((id) => !sent.some((p) => p.id === id)))],
@@ -117,6 +123,12 @@ function expectChat({ events, controls, snapshot, end, check, input: given }: Or
     };
   }
   check(out.state === expected.state, `the question ends ${expected.state}, got ${out.state}`);
+  const band = got === undefined ? undefined : refuse ? 'refuse' : high ? 'answer' : 'ask';
+  if (!cancelled && got !== undefined) check(out.band === band, `band ${band}, got ${out.band}`);
+  // The relevance call's verdict is reported (metrics count verdicts): as returned, or why there was none.
+  if (judged) check(JSON.stringify(out.verdict) === JSON.stringify(judged.output), `the verdict is kept, got ${JSON.stringify(out.verdict)}`);
+  else if (judgeFailed) check(out.verdict?.ok === false, `a failed relevance call is a verdict-less one, got ${JSON.stringify(out.verdict)}`);
+  else check(out.verdict === undefined, `no relevance call, no verdict, got ${JSON.stringify(out.verdict)}`);
   if (expected.state === 'failed' && !cancelled) {
     const crash = events.find((e) => e.type.startsWith('xstate.error.actor.') && e.type !== 'xstate.error.actor.judge') as (EventObject & { error: Error }) | undefined;
     const why = crash ? crash.error.message : generated && !generated.ok ? `${generated.error.kind}: ${generated.error.message}` : undefined;
@@ -150,6 +162,11 @@ describe('chat model', () => {
         'xstate.done.actor.retrieve': [
           { output: retrieved([passage('p1', 0.8), passage('p2', 0.1)]) },
           { output: retrieved([passage('p3', 0.3)]) },
+          // On the bounds exactly (0.2 is kept, 0.5 is confident), with a passage under the threshold.
+          { output: retrieved([passage('p3', 0.2), passage('p8', 0.19, 'autre')]) },
+          { output: retrieved([passage('p1', 0.5), passage('p9', 0.3, 'autre'), passage('p2', 0.1)]) },
+          { output: retrieved([passage('p1', 0.9)], { unseenShare: 0.5 }) },
+          { output: retrieved([passage('p1', 0.9)], { unseenShare: 0.75 }) },
           { output: retrieved([passage('p4', 0.9)], { unknownNames: ['lyon'] }) },
           { output: retrieved([passage('p6', 0.9)], { liveData: true }) },
           { output: retrieved([passage('p7', 0.9)], { namesNotRetrieved: ['cnil'] }) },
@@ -161,6 +178,8 @@ describe('chat model', () => {
         'xstate.error.actor.judge': [{ error: new Error('judge bug') }],
         'xstate.done.actor.generate': [
           { output: generated('Vingt ans [1] [7].', [{ sourceId: 'p1' }, { sourceId: 'invented' }]) },
+          // Marks in another order than the passages: renumbered in order of first use.
+          { output: generated('Dix ans [2], puis vingt [1][9].', []) },
           { output: generated(OUT_OF_SCOPE_ANSWER, []) },
           { output: { ok: false, attempts: 1, model: 'm', error: { kind: 'server', message: 'HTTP 503' } } satisfies LlmCallOutput },
         ],
