@@ -17,6 +17,11 @@ export interface T2World {
   interlocutors: unknown[];
   /** What the rule monitor was handed (an interlocutor reply as it closes). */
   monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
+  /**
+   * The tags the root reads on a claim (machines/root.ts): `awaitingClient` (a claim by the same
+   * candidate resumes this session) and `resumable` (a `resume=1` claim may take it over).
+   */
+  tags?: () => { awaitingClient: boolean; resumable: boolean };
   /** What the session asked the store to do as it went (`persistOpen`, `persistTurn`, `persistDiscard`). */
   persisted: string[];
   /**
@@ -268,7 +273,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
             transcript: x.transcript.map((turn) => ({ speaker: turn.speaker, text: turn.text, final: turn.final })),
             remainingMs: Math.max(0, rules.examMs - sinceLive),
           });
-        } else if (t.startsWith('xstate.after.resumeGrace')) finish('disconnected');
+        // Nobody came back within the grace period (a socket that is present has no such timer).
+        } else if (t.startsWith('xstate.after.resumeGrace') && x.away) finish('disconnected');
         else if (t === 'interlocutor.failed') finish('interlocutor_lost');
         else if (t === 'conversation.replaced') finish('replaced');
         // The drain: as if the candidate had pressed « Terminer ».
@@ -361,6 +367,11 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   check(same(resumes, x.resumes), `on reconnect the page gets ${JSON.stringify(x.resumes)}, got ${JSON.stringify(resumes)}`);
   const handovers = w.emitted.flatMap((e) => (e.type === 'client.handover' ? [e.systemId] : []));
   check(same(handovers, x.handover ? [x.handover] : []), `the socket is handed over to ${x.handover ?? 'nobody'}, got ${JSON.stringify(handovers)}`);
+  if (w.tags) {
+    const tags = w.tags();
+    check(tags.awaitingClient === x.away, `the root sees the session ${x.away ? '' : 'not '}waiting for its candidate`);
+    check(tags.resumable === (x.phase === 'live'), `the root sees the session ${x.phase === 'live' ? '' : 'not '}resumable`);
+  }
   check(same(w.persisted, x.persisted), `the store is asked ${JSON.stringify(x.persisted)}, got ${JSON.stringify(w.persisted)}`);
   const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
   // A session handed over closes nothing itself: the socket lives on with the older session. At the

@@ -27,6 +27,7 @@ describe('t2live model', () => {
         // Stopped through the runtime, as the transport does (a child cannot be stopped directly).
         const actor = runtime.start('t2live', systemId, machine, i);
         actor.on('*', (e) => observed.emitted.push(e as T2Emitted));
+        observed.tags = () => ({ awaitingClient: actor.getSnapshot().hasTag('awaitingClient'), resumable: actor.getSnapshot().hasTag('resumable') });
         return { actor: actor as never, stop: () => runtime.shutdown(), world: observed };
       },
       // Everything the vertex identity keeps (the transcript itself is abstracted to who spoke and
