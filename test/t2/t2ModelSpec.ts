@@ -68,13 +68,15 @@ const idleFirst = (snap: AnyMachineSnapshot): boolean => {
 
 // Timers race in real time but not in the graph: each variant lets only the timer that
 // really fires first be offered (idle shorter than the exam, or longer). The chart reads the
-// simulated clock (`now`), so the exam time left sent on a reconnect is exact.
+// simulated clock (`now`), so the exam time left sent on a reconnect is exact; the clock reads a
+// wall-clock time (as `Date.now` would), so a session that forgot when it went live is told so.
+const T0 = Date.UTC(2026, 0, 5, 9);
 export const variants: ModelVariant<typeof wiredForModel>[] = [
-  { name: 'idle 60 s before the exam ends', input: ({ clock }) => ({ ...input, now: () => clock.now() }) },
-  { name: 'exam 5 min 30 s before idle', input: ({ clock }) => ({ ...input, idleMs: 600_000, now: () => clock.now() }) },
+  { name: 'idle 60 s before the exam ends', input: ({ clock }) => ({ ...input, now: () => T0 + clock.now() }) },
+  { name: 'exam 5 min 30 s before idle', input: ({ clock }) => ({ ...input, idleMs: 600_000, now: () => T0 + clock.now() }) },
   // A dropped socket waits 30 s for its candidate (T2_RESUME_GRACE_MS); idle (60 s) and the
   // exam come later, so only the grace timer is offered while the session waits.
-  { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => clock.now() }) },
+  { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => T0 + clock.now() }) },
 ];
 
 export const samples: EventSamples = {
