@@ -34,9 +34,9 @@ export function serialize(s: AnyMachineSnapshot): string {
 
 /** The world of the path being replayed (paths run one after the other). */
 export const recorder: { world: T2World; reset(): T2World } = {
-  world: { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [] },
+  world: { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [], recorded: [] },
   reset() {
-    this.world = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [] };
+    this.world = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [], recorded: [] };
     return this.world;
   },
 };
@@ -47,11 +47,16 @@ const interlocutor = fromCallback<ToInterlocutor, InterlocutorInput>(({ receive,
   receive((event) => recorder.world.toInterlocutor.push(event));
 });
 
-/** The production chart with the interlocutor, the rule monitor and the store recording what they get. */
+/** The production chart with the interlocutor, the rule monitor, the recording and the store recording what they get. */
 export const wiredForModel = t2liveMachine.provide({
   actors: { interlocutor },
   actions: {
     monitorReply: (_, reply: { text: string; candidateSpokeBefore: boolean }) => void recorder.world.monitored.push(reply),
+    openAudio: () => void recorder.world.recorded.push('open'),
+    closeAudio: () => void recorder.world.recorded.push('close'),
+    recordCandidate: () => void recorder.world.recorded.push('candidate'),
+    recordInterlocutor: () => void recorder.world.recorded.push('interlocutor'),
+    recordUsage: () => void recorder.world.recorded.push('usage'),
     persistOpen: (_, { candidateId }: { candidateId: string }) => void recorder.world.persisted.push(`open:${candidateId}`),
     persistTurn: (_, { turn }: { turn: Turn }) => void recorder.world.persisted.push(`turn:${turn.speaker}:${turn.text}`),
     persistDiscard: (_, { keep }: { keep: boolean }) => void recorder.world.persisted.push(keep ? 'discard:keep' : 'discard'),

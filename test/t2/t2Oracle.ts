@@ -22,6 +22,12 @@ export interface T2World {
    * candidate resumes this session) and `resumable` (a `resume=1` claim may take it over).
    */
   tags?: () => { awaitingClient: boolean; resumable: boolean };
+  /**
+   * What the recording side was asked, in order: `open`/`close` (the direct audio pipe, open
+   * exactly while the dialogue lasts), `candidate`/`interlocutor` (an audio chunk written to the
+   * WAV), `usage` (the interlocutor's token counts).
+   */
+  recorded: string[];
   /** What the session asked the store to do as it went (`persistOpen`, `persistTurn`, `persistDiscard`). */
   persisted: string[];
   /**
@@ -77,6 +83,7 @@ interface Expected {
   resumes: Resume[];
   /** The older session this one handed its socket to. */
   handover: string | null;
+  recorded: string[];
   /** Store writes in order: `open:<candidate>`, `turn:<speaker>:<text>`, `discard` or `discard:keep`. */
   persisted: string[];
 }
@@ -105,6 +112,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     resumes: [],
     handover: null,
     persisted: [],
+    recorded: [],
   };
   // Simulated time since the dialogue began: only a timer firing moves the clock, and of those only
   // the warning leaves the session live (idle, the exam's end and the grace period finish it).
@@ -169,6 +177,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     x.endReason = reason;
     x.calls.finishSession++;
     x.away = false;
+    x.recorded.push('close');
   };
   const afterFinish = () => {
     // A session where the candidate said nothing is never graded.
@@ -224,6 +233,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
       case 'connecting':
         if (t === 'interlocutor.ready') {
           x.phase = 'live';
+          x.recorded.push('open');
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
         }
@@ -239,8 +249,13 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
           x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
           completed('candidate', e.text!);
           setDialogue('interlocutor');
-        } else if (t === 'client.audio') x.toInterlocutor.push('audio');
-        else if (t === 'interlocutor.audio') x.audioOut++;
+        } else if (t === 'client.audio') {
+          x.toInterlocutor.push('audio');
+          x.recorded.push('candidate');
+        } else if (t === 'interlocutor.audio') {
+          x.audioOut++;
+          x.recorded.push('interlocutor');
+        } else if (t === 'interlocutor.usage') x.recorded.push('usage');
         else if (t === 'interlocutor.transcript') {
           const speaker = e.speaker as Turn['speaker'];
           if (speaker === 'candidate') x.spoke ||= e.text!.trim().length > 0;
@@ -372,6 +387,7 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
     check(tags.awaitingClient === x.away, `the root sees the session ${x.away ? '' : 'not '}waiting for its candidate`);
     check(tags.resumable === (x.phase === 'live'), `the root sees the session ${x.phase === 'live' ? '' : 'not '}resumable`);
   }
+  check(same(w.recorded, x.recorded), `the recording is asked ${JSON.stringify(x.recorded)}, got ${JSON.stringify(w.recorded)}`);
   check(same(w.persisted, x.persisted), `the store is asked ${JSON.stringify(x.persisted)}, got ${JSON.stringify(w.persisted)}`);
   const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
   // A session handed over closes nothing itself: the socket lives on with the older session. At the
