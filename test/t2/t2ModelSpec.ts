@@ -1,5 +1,5 @@
 import { fromCallback, type AnyMachineSnapshot } from 'xstate';
-import { t2liveMachine, type InterlocutorInput, type T2Context, type T2Input, type ToInterlocutor } from '../../machines/t2live.js';
+import { t2liveMachine, type InterlocutorInput, type T2Context, type T2Input, type ToInterlocutor, type Turn } from '../../machines/t2live.js';
 import type { EventSamples, ModelVariant } from '../harness/index.js';
 import type { T2World } from './t2Oracle.js';
 
@@ -28,14 +28,15 @@ export function serialize(s: AnyMachineSnapshot): string {
     facts: c.facts !== null,
     cand: c.candidateId !== null,
     end: c.endReason,
+    live: c.liveAt !== null,
   });
 }
 
 /** The world of the path being replayed (paths run one after the other). */
 export const recorder: { world: T2World; reset(): T2World } = {
-  world: { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [] },
+  world: { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [], recorded: [] },
   reset() {
-    this.world = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [] };
+    this.world = { emitted: [], toInterlocutor: [], interlocutors: [], monitored: [], persisted: [], recorded: [] };
     return this.world;
   },
 };
@@ -46,10 +47,20 @@ const interlocutor = fromCallback<ToInterlocutor, InterlocutorInput>(({ receive,
   receive((event) => recorder.world.toInterlocutor.push(event));
 });
 
-/** The production chart with the interlocutor and the rule monitor recording what they get. */
+/** The production chart with the interlocutor, the rule monitor, the recording and the store recording what they get. */
 export const wiredForModel = t2liveMachine.provide({
   actors: { interlocutor },
-  actions: { monitorReply: (_, reply: { text: string; candidateSpokeBefore: boolean }) => void recorder.world.monitored.push(reply) },
+  actions: {
+    monitorReply: (_, reply: { text: string; candidateSpokeBefore: boolean }) => void recorder.world.monitored.push(reply),
+    openAudio: () => void recorder.world.recorded.push('open'),
+    closeAudio: () => void recorder.world.recorded.push('close'),
+    recordCandidate: () => void recorder.world.recorded.push('candidate'),
+    recordInterlocutor: () => void recorder.world.recorded.push('interlocutor'),
+    recordUsage: () => void recorder.world.recorded.push('usage'),
+    persistOpen: (_, { candidateId }: { candidateId: string }) => void recorder.world.persisted.push(`open:${candidateId}`),
+    persistTurn: (_, { turn }: { turn: Turn }) => void recorder.world.persisted.push(`turn:${turn.speaker}:${turn.text}`),
+    persistDiscard: (_, { keep }: { keep: boolean }) => void recorder.world.persisted.push(keep ? 'discard:keep' : 'discard'),
+  },
 });
 
 /** The invoked actors made controllable (the interlocutor stays the recorder above). */
@@ -61,10 +72,16 @@ const idleFirst = (snap: AnyMachineSnapshot): boolean => {
 };
 
 // Timers race in real time but not in the graph: each variant lets only the timer that
-// really fires first be offered (idle shorter than the exam, or longer).
+// really fires first be offered (idle shorter than the exam, or longer). The chart reads the
+// simulated clock (`now`), so the exam time left sent on a reconnect is exact; the clock reads a
+// wall-clock time (as `Date.now` would), so a session that forgot when it went live is told so.
+const T0 = Date.UTC(2026, 0, 5, 9);
 export const variants: ModelVariant<typeof wiredForModel>[] = [
-  { name: 'idle 60 s before the exam ends', input: () => input },
-  { name: 'exam 5 min 30 s before idle', input: () => ({ ...input, idleMs: 600_000 }) },
+  { name: 'idle 60 s before the exam ends', input: ({ clock }) => ({ ...input, now: () => T0 + clock.now() }) },
+  { name: 'exam 5 min 30 s before idle', input: ({ clock }) => ({ ...input, idleMs: 600_000, now: () => T0 + clock.now() }) },
+  // A dropped socket waits 30 s for its candidate (T2_RESUME_GRACE_MS); idle (60 s) and the
+  // exam come later, so only the grace timer is offered while the session waits.
+  { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => T0 + clock.now() }) },
 ];
 
 export const samples: EventSamples = {
@@ -78,9 +95,11 @@ export const samples: EventSamples = {
   'xstate.error.actor.evaluate': [{ error: new Error('contract broken') }],
   'xstate.done.actor.save': [{ output: { audioUrl: '/t2/productions/p1/audio.wav' } }],
   'xstate.error.actor.save': [{ error: new Error('db locked') }],
-  'xstate.after.idleTimeout.t2live.session.live.idle.watching': (snap) => (idleFirst(snap) ? [{}] : []),
-  'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) ? [] : [{}]),
-  'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) ? [] : [{}]),
+  'xstate.after.idleTimeout.t2live.session.live.idle.watching': (snap) => (idleFirst(snap) && !snap.hasTag('awaitingClient') ? [{}] : []),
+  'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
+  'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
+  // The root's answer to this session's claim: an older session of the candidate awaits its socket.
+  'conversation.resume': [{ systemId: 't2:older' }],
   'client.audio': [{ pcm: new Uint8Array(4) }],
   'client.activity': [{}],
   'client.text': [{ text: 'Quels sont les horaires', atMs: 5 }],

@@ -18,6 +18,19 @@ export interface T2World {
   /** What the rule monitor was handed (an interlocutor reply as it closes). */
   monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
   /**
+   * The tags the root reads on a claim (machines/root.ts): `awaitingClient` (a claim by the same
+   * candidate resumes this session) and `resumable` (a `resume=1` claim may take it over).
+   */
+  tags?: () => { awaitingClient: boolean; resumable: boolean };
+  /**
+   * What the recording side was asked, in order: `open`/`close` (the direct audio pipe, open
+   * exactly while the dialogue lasts), `candidate`/`interlocutor` (an audio chunk written to the
+   * WAV), `usage` (the interlocutor's token counts).
+   */
+  recorded: string[];
+  /** What the session asked the store to do as it went (`persistOpen`, `persistTurn`, `persistDiscard`). */
+  persisted: string[];
+  /**
    * Replayed through the WebSocket edge: the edge stamps a text turn's `atMs` with its own clock,
    * so turns are compared without it.
    */
@@ -31,7 +44,17 @@ interface Turn {
   final: boolean;
 }
 
-type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled';
+type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled' | 'handedOver';
+
+/** `client.resume` as the page gets it: the transcript without the turns' timestamps. */
+interface Resume {
+  state: 'listening' | 'interlocutor_speaking';
+  transcript: Array<{ speaker: string; text: string; final: boolean }>;
+  remainingMs: number;
+}
+
+/** What of the input the rules depend on. */
+export type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs'>;
 
 interface Expected {
   phase: Phase;
@@ -54,11 +77,20 @@ interface Expected {
   /** What the client is told about the dialogue, consecutive repeats folded. */
   announced: string[];
   interrupted: number;
+  /** The socket dropped during the dialogue and the session waits for its candidate. */
+  away: boolean;
+  /** Each reconnect: what the page is sent to rebuild itself. */
+  resumes: Resume[];
+  /** The older session this one handed its socket to. */
+  handover: string | null;
+  recorded: string[];
+  /** Store writes in order: `open:<candidate>`, `turn:<speaker>:<text>`, `discard` or `discard:keep`. */
+  persisted: string[];
 }
 
 type Payload = EventObject & { output?: unknown; text?: string; speaker?: string };
 
-export function expectedT2(events: readonly EventObject[]): Expected {
+export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expected {
   const x: Expected = {
     phase: 'authorizing',
     error: null,
@@ -76,7 +108,16 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     monitored: [],
     announced: [],
     interrupted: 0,
+    away: false,
+    resumes: [],
+    handover: null,
+    persisted: [],
+    recorded: [],
   };
+  // Simulated time since the dialogue began: only a timer firing moves the clock, and of those only
+  // the warning leaves the session live (idle, the exam's end and the grace period finish it).
+  let sinceLive = 0;
+  let sub = '';
   let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
   // Read through a call: the type checker does not see the closures below change it.
   const now = () => dialogue;
@@ -95,16 +136,22 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     const open = l && !l.final && l.speaker === 'interlocutor';
     x.monitored.push(open ? { text: l.text.trim(), candidateSpokeBefore: x.transcript.slice(0, -1).some((t) => t.speaker === 'candidate') } : { text: '', candidateSpokeBefore: true });
   };
+  // A turn the client is told is complete is stored at once (a crash loses at most the turn in
+  // progress, docs/operations.md); a blank one is not.
+  const completed = (speaker: string, text: string) => {
+    x.finals.push({ speaker, text });
+    if (text.trim().length > 0) x.persisted.push(`turn:${speaker}:${text}`);
+  };
   const closeReply = () => {
     const l = last();
     if (!l || l.final || l.speaker !== 'interlocutor') return;
     x.transcript = [...x.transcript.slice(0, -1), close(l)];
-    x.finals.push({ speaker: 'interlocutor', text: l.text.trim() });
+    completed('interlocutor', l.text.trim());
   };
   const fragment = (speaker: Turn['speaker'], text: string, atMs: number) => {
     const l = last();
     if (l && !l.final && l.speaker !== speaker) {
-      x.finals.push({ speaker: l.speaker, text: l.text.trim() });
+      completed(l.speaker, l.text.trim());
       x.transcript = [...x.transcript.slice(0, -1), close(l)];
     }
     const open = last();
@@ -114,6 +161,12 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     x.phase = 'error';
     x.error = { code, name };
     announce('error');
+    // The session's row is dropped, except after a failed save: the next start closes it `interrupted`.
+    x.persisted.push(name === 'SAVE_FAILED' ? 'discard:keep' : 'discard');
+  };
+  const cancel = () => {
+    x.phase = 'cancelled';
+    x.persisted.push('discard');
   };
   const finish = (reason: EndReason) => {
     monitor();
@@ -123,6 +176,8 @@ export function expectedT2(events: readonly EventObject[]): Expected {
     x.phase = 'finishing';
     x.endReason = reason;
     x.calls.finishSession++;
+    x.away = false;
+    x.recorded.push('close');
   };
   const afterFinish = () => {
     // A session where the candidate said nothing is never graded.
@@ -134,15 +189,24 @@ export function expectedT2(events: readonly EventObject[]): Expected {
   for (const event of events) {
     const e = event as Payload;
     const t = event.type;
-    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
+    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOver';
     if (final) continue;
-    if (t === 'client.disconnected' && ['authorizing', 'loading', 'connecting'].includes(x.phase)) {
-      x.phase = 'cancelled';
+    // Before the dialogue there is nothing to save: a vanished client, or the server stopping,
+    // cancels (docs/operations.md: a session still connecting is cancelled).
+    if ((t === 'client.disconnected' || t === 'server.shutdown') && ['authorizing', 'loading', 'connecting'].includes(x.phase)) {
+      cancel();
+      continue;
+    }
+    // One live session per candidate: a newer one of the same candidate ends this one. Before the
+    // dialogue there is nothing to grade: cancelled.
+    if (t === 'conversation.replaced' && ['loading', 'connecting'].includes(x.phase)) {
+      cancel();
       continue;
     }
     switch (x.phase) {
       case 'authorizing':
         if (t === 'xstate.done.actor.authorize') {
+          sub = (e.output as { sub: string }).sub;
           if ((e.output as { features: string[] }).features.includes('oral_t2_live')) {
             x.phase = 'loading';
             x.calls.loadSubject++;
@@ -155,17 +219,26 @@ export function expectedT2(events: readonly EventObject[]): Expected {
             x.phase = 'connecting';
             x.calls.interlocutor++;
             announce('connecting');
+            // The session's row is written when it starts.
+            x.persisted.push(`open:${sub}`);
           } else fail(CLOSE.SUJET_NOT_FOUND, 'SUJET_NOT_FOUND');
         } else if (t === 'xstate.error.actor.loadSubject') fail(CLOSE.INTERNAL, 'INTERNAL');
+        // The root answers the claim: an older session of this candidate awaits its socket; this
+        // one hands the socket over and ends with nothing of its own (nothing stored, no close).
+        else if (t === 'conversation.resume') {
+          x.phase = 'handedOver';
+          x.handover = (e as Payload & { systemId: string }).systemId;
+        } else if (t === 'conversation.nothingToResume') fail(CLOSE.NOTHING_TO_RESUME, 'NOTHING_TO_RESUME');
         break;
       case 'connecting':
         if (t === 'interlocutor.ready') {
           x.phase = 'live';
+          x.recorded.push('open');
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
         }
         else if (t === 'interlocutor.failed') fail(CLOSE.INTERNAL, 'INTERLOCUTOR_UNAVAILABLE');
-        else if (t === 'client.end') x.phase = 'cancelled';
+        else if (t === 'client.end') cancel();
         else if (t.startsWith('xstate.after.connectTimeout')) fail(CLOSE.INTERNAL, 'INTERLOCUTOR_TIMEOUT');
         break;
       case 'live':
@@ -174,10 +247,15 @@ export function expectedT2(events: readonly EventObject[]): Expected {
           x.spoke ||= e.text!.trim().length > 0;
           x.toInterlocutor.push(`text:${e.text}`);
           x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
-          x.finals.push({ speaker: 'candidate', text: e.text! });
+          completed('candidate', e.text!);
           setDialogue('interlocutor');
-        } else if (t === 'client.audio') x.toInterlocutor.push('audio');
-        else if (t === 'interlocutor.audio') x.audioOut++;
+        } else if (t === 'client.audio') {
+          x.toInterlocutor.push('audio');
+          x.recorded.push('candidate');
+        } else if (t === 'interlocutor.audio') {
+          x.audioOut++;
+          x.recorded.push('interlocutor');
+        } else if (t === 'interlocutor.usage') x.recorded.push('usage');
         else if (t === 'interlocutor.transcript') {
           const speaker = e.speaker as Turn['speaker'];
           if (speaker === 'candidate') x.spoke ||= e.text!.trim().length > 0;
@@ -196,11 +274,31 @@ export function expectedT2(events: readonly EventObject[]): Expected {
           x.interrupted++;
           setDialogue('candidate');
         } else if (t === 'client.end') finish('candidate');
-        else if (t === 'client.disconnected') finish('disconnected');
+        else if (t === 'client.disconnected') {
+          // With a grace period the session waits for its candidate, everything else going on;
+          // without one (0) it finishes at once. Already waiting: nothing more to do.
+          if ((rules.graceMs ?? 0) > 0) x.away = true;
+          else finish('disconnected');
+        } else if (t === 'client.resumed') {
+          // The candidate is back (or took over a socket the server still thought open): the page
+          // gets the whole transcript so far, the last turn possibly open, and the exam time left.
+          x.away = false;
+          x.resumes.push({
+            state: now() === 'interlocutor' ? 'interlocutor_speaking' : 'listening',
+            transcript: x.transcript.map((turn) => ({ speaker: turn.speaker, text: turn.text, final: turn.final })),
+            remainingMs: Math.max(0, rules.examMs - sinceLive),
+          });
+        // Nobody came back within the grace period (a socket that is present has no such timer).
+        } else if (t.startsWith('xstate.after.resumeGrace') && x.away) finish('disconnected');
         else if (t === 'interlocutor.failed') finish('interlocutor_lost');
+        else if (t === 'conversation.replaced') finish('replaced');
+        // The drain: as if the candidate had pressed « Terminer ».
+        else if (t === 'server.shutdown') finish('server_shutdown');
         else if (t.startsWith('xstate.after.idleTimeout')) finish('idle');
-        else if (t.startsWith('xstate.after.untilWarning')) x.warned = true;
-        else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
+        else if (t.startsWith('xstate.after.untilWarning')) {
+          x.warned = true;
+          sinceLive += rules.examMs - rules.warningMs;
+        } else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
         break;
       case 'finishing':
         if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') {
@@ -211,6 +309,11 @@ export function expectedT2(events: readonly EventObject[]): Expected {
       case 'evaluating':
         if (t === 'xstate.done.actor.evaluate' || t === 'xstate.error.actor.evaluate') {
           x.graded = t.includes('.done.') ? (e.output as { productionId: string }) : null;
+          x.phase = 'saving';
+          x.calls.save++;
+        } else if (t === 'server.deadline') {
+          // Past the drain's grading time: saved ungraded now (graded at the next start).
+          x.graded = null;
           x.phase = 'saving';
           x.calls.save++;
         }
@@ -232,9 +335,9 @@ export function expectedT2(events: readonly EventObject[]): Expected {
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export function expectT2({ events, controls, world, end, check, input }: OracleContext): void {
-  const x = expectedT2(events);
-  const w = world as T2World;
   const i = input as T2Input;
+  const x = expectedT2(events, i);
+  const w = world as T2World;
   for (const [src, n] of Object.entries(x.calls)) {
     const got = src === 'interlocutor' ? w.interlocutors.length : controls.all(src).length;
     check(got === n, `${src} called ${n} time(s), got ${got}`);
@@ -275,8 +378,23 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   for (const r of reports) check(r.type === 'client.report' && r.productionId === x.report?.productionId && r.audioUrl === x.report.audioUrl, 'the report names the production and its audio');
   const closes = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.close' }> => e.type === 'client.close');
   const errors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const resumes = w.emitted.flatMap((e) => (e.type === 'client.resume' ? [{ state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs }] : []));
+  check(same(resumes, x.resumes), `on reconnect the page gets ${JSON.stringify(x.resumes)}, got ${JSON.stringify(resumes)}`);
+  const handovers = w.emitted.flatMap((e) => (e.type === 'client.handover' ? [e.systemId] : []));
+  check(same(handovers, x.handover ? [x.handover] : []), `the socket is handed over to ${x.handover ?? 'nobody'}, got ${JSON.stringify(handovers)}`);
+  if (w.tags) {
+    const tags = w.tags();
+    check(tags.awaitingClient === x.away, `the root sees the session ${x.away ? '' : 'not '}waiting for its candidate`);
+    check(tags.resumable === (x.phase === 'live'), `the root sees the session ${x.phase === 'live' ? '' : 'not '}resumable`);
+  }
+  check(same(w.recorded, x.recorded), `the recording is asked ${JSON.stringify(x.recorded)}, got ${JSON.stringify(w.recorded)}`);
+  check(same(w.persisted, x.persisted), `the store is asked ${JSON.stringify(x.persisted)}, got ${JSON.stringify(w.persisted)}`);
   const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
-  check(closes.length === (final ? 1 : 0), `the socket is closed ${final ? 'once' : 'not yet'}, got ${closes.length}`);
+  // A session handed over closes nothing itself: the socket lives on with the older session. At the
+  // edge no older session is running (the path's `t2:older` is made up): the edge closes 1011.
+  const handedOverAtEdge = x.phase === 'handedOver' && w.edge === true;
+  check(closes.length === (final || handedOverAtEdge ? 1 : 0), `the socket is closed ${final ? 'once' : 'not yet'}, got ${closes.length}`);
+  if (handedOverAtEdge) check(closes[0]?.code === CLOSE.INTERNAL && closes[0].reason === 'INTERNAL', 'a handover to a session that is not running closes 1011');
   if (x.phase === 'error') {
     check(errors.length === 1 && errors[0]!.code === x.error!.code && errors[0]!.name === x.error!.name, `error ${x.error!.name} (${x.error!.code}), got ${JSON.stringify(errors)}`);
     // The message tells the candidate what happened, never the generic fallback.
@@ -284,5 +402,5 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
     check(closes[0]?.code === x.error!.code, `closed with ${x.error!.code}`);
   } else check(errors.length === 0, 'no error sent');
   if (x.phase === 'ended' || x.phase === 'cancelled') check(closes[0]?.code === CLOSE.NORMAL && closes[0].reason === x.phase, `closed normally (${x.phase})`);
-  if (end) check(!final || !controls.invocations.some((inv) => !inv.settled && !inv.signal.aborted), 'nothing is left running once the session is over');
+  if (end) check(!(final || x.phase === 'handedOver') || !controls.invocations.some((inv) => !inv.settled && !inv.signal.aborted), 'nothing is left running once the session is over');
 }

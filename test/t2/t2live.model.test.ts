@@ -1,87 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type AnyMachineSnapshot } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
-import { t2liveMachine, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Context, type T2Emitted, type T2Input } from '../../machines/t2live.js';
+import { t2liveMachine, type EvaluateInput, type Graded, type SaveInput, type SessionFacts, type SubjectSummary, type T2Emitted, type T2Input } from '../../machines/t2live.js';
 import { runModel } from '../harness/index.js';
+import { expectT2 } from './t2Oracle.js';
+import { controlled, facts, input, recorder, REPLY, samples, serialize, subject, variants, wiredForModel } from './t2ModelSpec.js';
 
 /** Model-based test of the `t2live` chart: every generated path replayed on an actor of the real runtime. */
-const input: T2Input = { sessionId: 's1', sujetId: 'club-de-sport', mode: 'audio', examMs: 330_000, warningMs: 30_000, idleMs: 60_000, connectMs: 15_000 };
-const subject = { id: 'club-de-sport', titre: 'Club', consigne: 'Renseignez-vous.', role: 'un employé' };
-const facts = { audioPath: '/tmp/a.wav', audioBytes: 10, rules: { replies: 1 }, usage: {} };
-const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.';
-
-function serialize(s: AnyMachineSnapshot): string {
-  const c = s.context as T2Context;
-  const last = c.transcript[c.transcript.length - 1];
-  return JSON.stringify({
-    v: s.value,
-    st: s.status,
-    spoke: c.candidateSpoke,
-    said: c.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
-    open: last && !last.final ? last.speaker : null,
-    err: c.error?.code ?? null,
-    graded: c.graded !== null,
-    facts: c.facts !== null,
-    cand: c.candidateId !== null,
-    end: c.endReason,
-    live: c.liveAt !== null,
-  });
-}
-
-const idleFirst = (snap: AnyMachineSnapshot): boolean => {
-  const c = snap.context as T2Context;
-  return c.idleMs < c.examMs;
-};
-
 describe('t2live model', () => {
   it('replays every generated path on the runtime and covers every state and transition', async () => {
     const { failures, paths, coverage } = await runModel({
       name: 't2live',
-      machine: t2liveMachine,
-      // Timers race in real time but not in the graph: each variant lets only the timer that
-      // really fires first be offered (idle shorter than the exam, or longer).
-      variants: [
-        { name: 'idle 60 s before the exam ends', input: () => input },
-        { name: 'exam 5 min 30 s before idle', input: () => ({ ...input, idleMs: 600_000 }) },
-        // A dropped socket waits 30 s for its candidate (T2_RESUME_GRACE_MS); idle (60 s) and the
-        // exam come later, so only the grace timer is offered while the session waits.
-        { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => clock.now() }) },
-      ],
+      machine: wiredForModel,
+      controlled,
+      oracle: expectT2,
+      variants,
       serializeState: serialize,
       simplePaths: false,
-      events: {
-        'xstate.done.actor.authorize': [{ output: { sub: 'cand', features: ['corrections', 'oral_t2_live'] } }, { output: { sub: 'cand', features: ['corrections'] } }],
-        'xstate.error.actor.authorize': [{ error: new Error('invalid token') }],
-        'xstate.done.actor.loadSubject': [{ output: subject }, { output: null }],
-        'xstate.error.actor.loadSubject': [{ error: new Error('db locked') }],
-        'xstate.done.actor.finishSession': [{ output: facts }],
-        'xstate.error.actor.finishSession': [{ error: new Error('disk full') }],
-        'xstate.done.actor.evaluate': [{ output: { report: { ok: true }, productionId: 'p1' } }],
-        'xstate.error.actor.evaluate': [{ error: new Error('contract broken') }],
-        'xstate.done.actor.save': [{ output: { audioUrl: '/t2/productions/p1/audio.wav' } }],
-        'xstate.error.actor.save': [{ error: new Error('db locked') }],
-        'xstate.after.idleTimeout.t2live.session.live.idle.watching': (snap) => (idleFirst(snap) && !snap.hasTag('awaitingClient') ? [{}] : []),
-        'xstate.after.untilWarning.t2live.session.live.exam.running': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
-        'xstate.after.warningToEnd.t2live.session.live.exam.warned': (snap) => (idleFirst(snap) || snap.hasTag('awaitingClient') ? [] : [{}]),
-        'conversation.resume': [{ systemId: 't2:older' }],
-        'client.audio': [{ pcm: new Uint8Array(4) }],
-        'client.activity': [{}],
-        'client.text': [{ text: 'Quels sont les horaires', atMs: 5 }],
-        'interlocutor.audio': [{ pcm: new Uint8Array(6) }],
-        'interlocutor.transcript': [
-          { speaker: 'candidate', text: 'Bonjour', atMs: 1 },
-          { speaker: 'interlocutor', text: REPLY, atMs: 2 },
-        ],
-        'interlocutor.usage': [{ usage: { promptTokens: 3 } }],
-        'interlocutor.failed': [{ message: 'socket closed' }],
-      },
+      events: samples,
       start: ({ machine, input: i, clock, inspect, onCleanup }) => {
         const runtime = new Runtime({ clock });
         const off = runtime.onInspect(inspect);
         onCleanup(() => off());
         const systemId = `t2:${String((i as T2Input).sessionId)}`;
+        const observed = recorder.reset();
         // Stopped through the runtime, as the transport does (a child cannot be stopped directly).
-        return { actor: runtime.start('t2live', systemId, machine, i) as never, stop: () => runtime.shutdown() };
+        const actor = runtime.start('t2live', systemId, machine, i);
+        actor.on('*', (e) => observed.emitted.push(e as T2Emitted));
+        observed.tags = () => ({ awaitingClient: actor.getSnapshot().hasTag('awaitingClient'), resumable: actor.getSnapshot().hasTag('resumable') });
+        return { actor: actor as never, stop: () => runtime.shutdown(), world: observed };
       },
       // Everything the vertex identity keeps (the transcript itself is abstracted to who spoke and
       // which turn is open), so model and actor must agree on all of it.
@@ -91,6 +38,7 @@ describe('t2live model', () => {
     expect(paths.length).toBeGreaterThan(20);
     expect(coverage.states.uncovered).toEqual([]);
     expect(coverage.transitions.uncovered).toEqual([]);
+    expect(coverage.oracleChecks).toBeGreaterThan(paths.length * 10);
   });
 });
 

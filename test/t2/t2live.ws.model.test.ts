@@ -80,6 +80,12 @@ describe('t2live model through the WebSocket edge', () => {
         const entry = runtime.list().find((e) => e.systemId.startsWith('t2:'));
         if (!entry) throw new Error('the edge started no session');
         const actor = runtime.get(entry.systemId) as AnyActorRef;
+        // Not a frame: the edge acts on it (re-attaches the socket), so it is recorded as emitted.
+        actor.on('client.handover', (e: T2Emitted) => world.emitted.push(e));
+        world.tags = () => {
+          const snap = actor.getSnapshot() as { hasTag(tag: string): boolean };
+          return { awaitingClient: snap.hasTag('awaitingClient'), resumable: snap.hasTag('resumable') };
+        };
         const delivered = (type: string) =>
           new Promise<void>((resolve) => {
             const off = runtime.onInspect((ev: InspectionEvent) => {
