@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDoctor } from '../../cli/commands/doctor.js';
 import { run as runIndex } from '../../cli/commands/index.js';
 import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
-import type { CliIo } from '../../cli/io.js';
+import { captureIo } from '../support/cliIo.js';
 import { makeCorpus } from '../docs/fixtures.js';
 import { freePort } from '../serve/spawnServe.js';
 import { startOpenAIFake } from '../fakes/openai.js';
@@ -17,15 +16,7 @@ import { startOpenAIFake } from '../fakes/openai.js';
  * created, a port already taken, an MQTT_URL nobody answers, a provider named without its key.
  * Real folders, real sockets, the real embedded broker; nothing mocked.
  */
-function io(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.on('data', (c: Buffer) => (o += c.toString()));
-  stderr.on('data', (c: Buffer) => (e += c.toString()));
-  return { stdout, stderr, env, out: () => o, err: () => e };
-}
+const io = captureIo;
 
 let dir: string;
 let corpus: string;

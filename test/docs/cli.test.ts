@@ -1,25 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runAsk } from '../../cli/commands/ask.js';
 import { run as runIndex } from '../../cli/commands/index.js';
-import type { CliIo } from '../../cli/io.js';
+import { captureIo } from '../support/cliIo.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
 import { freePort, spawnServe } from '../serve/spawnServe.js';
 import { makeCorpus } from './fixtures.js';
 import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chat.js';
 
-function io(env: Record<string, string>): CliIo & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.on('data', (c: Buffer) => (o += c.toString()));
-  stderr.on('data', (c: Buffer) => (e += c.toString()));
-  return { stdout, stderr, env, out: () => o, err: () => e };
-}
+const io = captureIo;
 
 let root: string;
 let data: string;

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run as sujets } from '../../cli/commands/sujets.js';
 import { FactSheetResponder, VAGUE_ANSWER } from '../../actors/t2/factSheetResponder.js';
@@ -9,15 +8,11 @@ import { checkReply, RuleMonitor } from '../../actors/t2/ruleMonitor.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { subjectInputSchema } from '../../actors/t2/subjects.js';
 import { startT2, type T2Env } from './support.js';
+import { captureIo } from '../support/cliIo.js';
 
 function io(env: Record<string, string>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return { io: { stdout, stderr, env }, out: () => out, err: () => err };
+  const c = captureIo(env);
+  return { io: c, out: c.out, err: c.err };
 }
 
 describe('seeded subjects', () => {
