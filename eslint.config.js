@@ -60,11 +60,9 @@ export default tseslint.config(
     files: ['transports/**/*.ts'],
     // Today's exceptions (the edges that still wire their surface) are listed in the architecture test.
     ignores: [
-      'transports/mqtt/skull.ts',
       'transports/http/corrections.ts',
       'transports/http/session.ts',
       'transports/http/t2.ts',
-      'transports/mqtt/skullFleet.ts',
     ],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', transportImports] },
   },

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import mqtt from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
-import { startSkullFleet } from '../transports/mqtt/skullFleet.js';
+import { startWiredSkullFleet } from '../actors/skull/surface.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
 import { embeddedBroker, testConfig } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
@@ -89,7 +89,7 @@ const mosquittoBin = findBinary('mosquitto');
 const broker = mosquittoBin ? await benchMosquitto(mosquittoBin) : await embeddedBroker();
 const prefix = `bench-fleet-${Date.now().toString(36)}`;
 const runtime = new Runtime();
-const fleet = await startSkullFleet({
+const fleet = await startWiredSkullFleet({
   config: testConfig({ SKULL_FLEET_PREFIX: prefix, SKULL_FLEET_MAX_ACTORS: String(REGISTERED * 2), SKULL_IDLE_STOP_S: '3600', SKULL_DEBOUNCE_MS: '0' }),
   logger: silentLogger(),
   runtime,

@@ -15,7 +15,7 @@ import os from 'node:os';
 import mqtt, { type MqttClient } from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
-import { startSkullService } from '../transports/mqtt/skull.js';
+import { startWiredSkull } from '../actors/skull/surface.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
 import { embeddedBroker, mosquittoBroker, testConfig, type TestBroker } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
@@ -55,7 +55,7 @@ async function once(client: MqttClient, topic: string, publish: () => Promise<un
 
 async function measure(broker: TestBroker) {
   const runtime = new Runtime();
-  const svc = await startSkullService({
+  const svc = await startWiredSkull({
     config: testConfig({ SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: 'bench' }),
     logger: silentLogger(),
     runtime,

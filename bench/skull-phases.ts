@@ -16,7 +16,7 @@ import { loadavg } from 'node:os';
 import mqtt, { type MqttClient } from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
-import { startSkullService } from '../transports/mqtt/skull.js';
+import { startWiredSkull } from '../actors/skull/surface.js';
 import { buildPrompt } from '../actors/skull/prompt.js';
 import { o200k } from '../actors/skull/tokens.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
@@ -40,7 +40,7 @@ const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 const broker = findBinary('mosquitto') ? await mosquittoBroker() : await embeddedBroker();
 const runtime = new Runtime();
-const svc = await startSkullService({ config: testConfig({ SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: 'ph' }), logger: silentLogger(), runtime, provider: instant, mqttUrl: broker.url, healthIntervalMs: 0 });
+const svc = await startWiredSkull({ config: testConfig({ SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: 'ph' }), logger: silentLogger(), runtime, provider: instant, mqttUrl: broker.url, healthIntervalMs: 0 });
 const a: MqttClient = await mqtt.connectAsync(broker.url, { protocolVersion: 4, reconnectPeriod: 0 });
 (a.stream as { setNoDelay?: (v: boolean) => void }).setNoDelay?.(true);
 await a.subscribeAsync(['ph/ai/response', 'ph/ai/usage', 'ph/hop'], { qos: 1 });

@@ -11,7 +11,7 @@
 import mqtt from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
-import { startSkullService } from '../transports/mqtt/skull.js';
+import { startWiredSkull } from '../actors/skull/surface.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
 import { embeddedBroker, testConfig } from '../test/skull/support.js';
 
@@ -31,7 +31,7 @@ interface Phase { rate: number; seconds: number; sent: number; answered: number;
 
 async function phase(rate: number, seconds: number): Promise<Phase> {
   const prefix = `tp${Math.round(rate * 100)}-${Date.now().toString(36)}`;
-  const svc = await startSkullService({ config: testConfig({ SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix }), logger: silentLogger(), runtime, provider: slow, mqttUrl: broker.url, healthIntervalMs: 0 });
+  const svc = await startWiredSkull({ config: testConfig({ SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix }), logger: silentLogger(), runtime, provider: slow, mqttUrl: broker.url, healthIntervalMs: 0 });
   const c = await mqtt.connectAsync(broker.url, { protocolVersion: 4, reconnectPeriod: 0 });
   let answered = 0;
   let lastAnswer = 0;

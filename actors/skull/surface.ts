@@ -1,8 +1,26 @@
 import type { Surface } from '../../core/surface.js';
-import { startSkullService } from '../../transports/mqtt/skull.js';
-import { startSkullFleet } from '../../transports/mqtt/skullFleet.js';
+import { skullFleetMachine } from '../../machines/skullFleet.js';
+import { startSkullService, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
+import { startSkullFleet, type SkullFleet, type SkullFleetOptions } from '../../transports/mqtt/skullFleet.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';
+import { wireSkull, type SkullWiringOptions } from './skullWiring.js';
+
+/** What starting one Skull (or a fleet) takes: the edge's options and the wiring's. */
+export type SkullStartOptions = Omit<SkullServiceOptions, 'skull'> & SkullWiringOptions;
+export type SkullFleetStartOptions = Omit<SkullFleetOptions, 'skull' | 'supervisorMachine'> & Omit<SkullWiringOptions, 'machine' | 'input'>;
+
+/** One device: the chart wired here (actors/skull/skullWiring.ts), served by the MQTT edge. */
+export function startWiredSkull(opts: SkullStartOptions): Promise<SkullService> {
+  const { provider: _p, random: _r, settings: _s, machine: _m, input: _i, ...edge } = opts;
+  return startSkullService({ ...edge, skull: wireSkull(opts) });
+}
+
+/** A fleet (SKULL_FLEET_PREFIX): the device chart wired here, the supervisor chart handed to the edge. */
+export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<SkullFleet> {
+  const { provider: _p, random: _r, settings: _s, ...edge } = opts;
+  return startSkullFleet({ ...edge, skull: wireSkull(opts), supervisorMachine: skullFleetMachine });
+}
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
@@ -15,7 +33,7 @@ export const skullSurface: Surface = {
     // A primary the provider no longer lists is served by a listed fallback (one log line).
     const provider = ctx.modelStatus ? routeSkullPrimary(shared, ctx.config, ctx.modelStatus, ctx.logger.child({ surface: 'skull' })) : shared;
     if (ctx.config.SKULL_FLEET_PREFIX) {
-      const fleet = await startSkullFleet({ config: ctx.config, logger: ctx.logger, runtime: ctx.runtime, provider, mqttUrl: ctx.mqttUrl, metrics: ctx.metrics, connectTimeoutMs: 10_000 });
+      const fleet = await startWiredSkullFleet({ config: ctx.config, logger: ctx.logger, runtime: ctx.runtime, provider, mqttUrl: ctx.mqttUrl, metrics: ctx.metrics, connectTimeoutMs: 10_000 });
       return {
         stop: (opts) => fleet.stop(opts),
         health: () => {
@@ -25,7 +43,7 @@ export const skullSurface: Surface = {
         urls: { topics: `${ctx.mqttUrl} ${fleet.prefix}/<deviceId>/asr/text → ${fleet.prefix}/<deviceId>/ai/response` },
       };
     }
-    const svc = await startSkullService({
+    const svc = await startWiredSkull({
       config: ctx.config,
       logger: ctx.logger,
       runtime: ctx.runtime,

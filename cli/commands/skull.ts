@@ -14,12 +14,12 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   const t0 = performance.now();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
-  const [{ createLogger }, { Runtime }, { createProviders }, { startSkullService }, { startSkullFleet }] = await Promise.all([
+  // The Skull's composition root wires the chart and hands it to the MQTT edge.
+  const [{ createLogger }, { Runtime }, { createProviders }, { startWiredSkull, startWiredSkullFleet }] = await Promise.all([
     import('../../core/log.js'),
     import('../../core/runtime.js'),
     import('../../actors/llm/providers.js'),
-    import('../../transports/mqtt/skull.js'),
-    import('../../transports/mqtt/skullFleet.js'),
+    import('../../actors/skull/surface.js'),
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
@@ -52,8 +52,8 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const runtime = new Runtime();
   // SKULL_FLEET_PREFIX: one actor per device under `<prefix>/<deviceId>/…`; else the one device.
   const svc = config.SKULL_FLEET_PREFIX
-    ? await startSkullFleet({ config, logger, runtime, provider, mqttUrl })
-    : await startSkullService({ config, logger, runtime, provider, mqttUrl });
+    ? await startWiredSkullFleet({ config, logger, runtime, provider, mqttUrl })
+    : await startWiredSkull({ config, logger, runtime, provider, mqttUrl });
   const startMs = Math.round(performance.now() - t0);
   const topics =
     'topics' in svc

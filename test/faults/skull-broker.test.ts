@@ -1,7 +1,8 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
-import { startSkullService, type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import { requireBinary } from '../support/requires.js';
 import { memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from '../skull/support.js';
 import { KillableMosquitto, until } from './support.js';
@@ -30,7 +31,7 @@ describe.skipIf(!mosquitto.ok)(`skull across a broker restart (${mosquitto.reaso
     const runtime = new Runtime();
     // Skull retries 3 s after the loss, the listener every 50 ms: the listener has resubscribed on
     // the restarted broker (no persistence: subscriptions are gone) before Skull flushes.
-    const svc: SkullService = await startSkullService({
+    const svc: SkullService = await startWiredSkull({
       config: testConfig({ SKULL_TOPIC_PREFIX: prefix, ...env }),
       logger,
       runtime,

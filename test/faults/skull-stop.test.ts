@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
-import { startSkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import { embeddedBroker, Listener, memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from '../skull/support.js';
 import { until } from './support.js';
 
@@ -23,7 +23,7 @@ describe('skull drain on stop', () => {
     provider.manual = true;
     const { logger, lines } = memoryLogger();
     const runtime = new Runtime();
-    const svc = await startSkullService({ config: testConfig({ SKULL_TOPIC_PREFIX: prefix }), logger, runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
+    const svc = await startWiredSkull({ config: testConfig({ SKULL_TOPIC_PREFIX: prefix }), logger, runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
     open.push(async () => {
       await svc.stop();
       runtime.shutdown();

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { startSkullService, type HealthPayload } from '../../transports/mqtt/skull.js';
+import { type HealthPayload } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import { MAX_PAYLOAD_BYTES } from '../../transports/mqtt/skullSchemas.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { NNBSP } from '../../actors/skull/postprocess.js';
@@ -37,7 +38,7 @@ for (const [name, makeBroker, available] of brokers) {
     async function start(provider: LlmProvider, env: Record<string, string> = {}, prefix = uniquePrefix(), logger = silentLogger()) {
       const config = testConfig({ SKULL_TOPIC_PREFIX: prefix, ...env });
       const runtime = new Runtime();
-      const svc = await startSkullService({ config, logger, runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
+      const svc = await startWiredSkull({ config, logger, runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0, random: () => 0 });
       open.push({ close: async () => { await svc.stop(); runtime.shutdown(); } });
       const listener = await Listener.open(broker.url, [`${prefix}/ai/#`]);
       open.push(listener);
@@ -231,7 +232,7 @@ describe('skull start against an unreachable broker', () => {
     const runtime = new Runtime();
     const t0 = Date.now();
     await expect(
-      startSkullService({
+      startWiredSkull({
         config: testConfig(),
         logger: silentLogger(),
         runtime,

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import { startSkullFleet, type SkullFleet } from '../../transports/mqtt/skullFleet.js';
+import { type SkullFleet } from '../../transports/mqtt/skullFleet.js';
+import { startWiredSkullFleet } from '../../actors/skull/surface.js';
 import { deviceIdSchema, fnv1a, inShard, parseFleetTopic, shardSchema } from '../../transports/mqtt/skullFleetTopics.js';
 import { LlmError, type GenerateRequest, type GenerateResult } from '../../actors/llm/types.js';
 import { APOLOGY_TEXT } from '../../actors/skull/types.js';
@@ -80,7 +81,7 @@ describe('skull fleet on the embedded broker', () => {
     return { prefix, clock, runtime, listener, config, provider, logger };
   }
   async function serve(rig: Awaited<ReturnType<typeof start>>): Promise<SkullFleet> {
-    const fleet = await startSkullFleet({ config: rig.config, logger: rig.logger, runtime: rig.runtime, provider: rig.provider, mqttUrl: broker.url, healthIntervalMs: 0, now: () => rig.clock.now(), random: () => 0 });
+    const fleet = await startWiredSkullFleet({ config: rig.config, logger: rig.logger, runtime: rig.runtime, provider: rig.provider, mqttUrl: broker.url, healthIntervalMs: 0, now: () => rig.clock.now(), random: () => 0 });
     open.push({ close: async () => { await fleet.stop(); rig.runtime.shutdown(); } });
     return fleet;
   }
@@ -238,7 +239,7 @@ describe.skipIf(!mosquitto.ok)(`skull fleet shards on mosquitto (${mosquitto.rea
       ['0/2', '1/2'].map(async (shard, i) => {
         const runtime = new Runtime();
         const config = testConfig({ SKULL_FLEET_PREFIX: prefix, SKULL_FLEET_SHARD: shard, SKULL_FLEET_INSTANCE: `shard-${i}` });
-        const fleet = await startSkullFleet({ config, logger: silentLogger(), runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0 });
+        const fleet = await startWiredSkullFleet({ config, logger: silentLogger(), runtime, provider, mqttUrl: broker.url, healthIntervalMs: 0 });
         return { fleet, runtime };
       }),
     );

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { startSkullService, type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import { cancelSchema, iaConfigSchema, MAX_PAYLOAD_BYTES, parsePayload, promptSystemSchema, textInputSchema } from '../../transports/mqtt/skullSchemas.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 
@@ -52,7 +53,7 @@ describe('skull fuzzing (fast-check) through the broker', () => {
   beforeAll(async () => {
     broker = await embeddedBroker();
     runtime = new Runtime();
-    svc = await startSkullService({
+    svc = await startWiredSkull({
       config: testConfig({ SKULL_TOPIC_PREFIX: prefix, SKULL_DEBOUNCE_MS: '0' }),
       logger: silentLogger(),
       runtime,

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { startSkullService, type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../../actors/llm/types.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 
@@ -41,7 +42,7 @@ describe('skull load on a real broker, simulated time', () => {
   async function rig(provider: LlmProvider, clock?: SimulatedClock) {
     const prefix = uniquePrefix();
     const runtime = new Runtime(clock ? { clock } : {});
-    const svc = await startSkullService({
+    const svc = await startWiredSkull({
       config: testConfig({ SKULL_TOPIC_PREFIX: prefix }),
       logger: silentLogger(),
       runtime,

@@ -3,7 +3,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { startSkullService, type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { APOLOGY_TEXT } from '../../actors/skull/types.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
@@ -54,7 +55,7 @@ for (const [name, makeBroker, available] of brokers) {
       fake.setDefault({ text: 'Qu’est-ce qui a des dents mais ne mord jamais? Un peigne!' });
       runtime = new Runtime();
       // 1. Start the service and subscribe: mosquitto_sub -t 'ai/#' -v
-      svc = await startSkullService({
+      svc = await startWiredSkull({
         config: testConfig({ SKULL_TOPIC_PREFIX: prefix, LLM_BACKOFF_BASE_MS: '0' }),
         logger: silentLogger(),
         runtime,

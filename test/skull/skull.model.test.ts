@@ -5,7 +5,7 @@ import { silentLogger } from '../../core/log.js';
 import { effectiveModel, skullMachine, type SkullContext, type SkullInput } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
-import { startSkullService } from '../../transports/mqtt/skull.js';
+import { startWiredSkull } from '../../actors/skull/surface.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { runModel } from '../harness/index.js';
 import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
@@ -125,7 +125,7 @@ describe('skull model', () => {
           const prefix = uniquePrefix();
           const runtime = new Runtime({ clock });
           runtime.onInspect(inspect);
-          const svc = await startSkullService({
+          const svc = await startWiredSkull({
             config: testConfig({ SKULL_TOPIC_PREFIX: prefix }),
             logger: silentLogger(),
             runtime,

@@ -4,17 +4,10 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import type { LlmProvider } from '../../actors/llm/types.js';
-import { registerOfflineResponder } from '../../actors/llm/offline.js';
-import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
-import { effectiveModel, inFlight, latencyP50, skullMachine, type SkullActorRef, type SkullEvent, type SkullInput } from '../../machines/skull.js';
-import { BUILTIN_PROMPT } from '../../actors/skull/prompt.js';
-import { readPromptFile } from '../../actors/skull/promptFile.js';
-import { o200k } from '../../actors/skull/tokens.js';
-import { skullSettings } from '../../actors/skull/settings.js';
+import { effectiveModel, inFlight, latencyP50, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
+import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
-import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { connectMqtt } from './client.js';
 import type { OutboxMessage } from './outbox.js';
 import { ackedPublisher, ReplyChannel } from './replyChannel.js';
@@ -34,27 +27,18 @@ export interface SkullServiceOptions {
   config: Config;
   logger: Logger;
   runtime: Runtime;
-  provider: LlmProvider;
+  /** The chart's actors, settings and input, wired by the composition root (actors/skull/skullWiring.ts). */
+  skull: SkullWiring;
   mqttUrl: string;
   metrics?: Metrics;
-  /** Clock for latency figures (SimulatedClock.now in tests). */
+  /** Clock for latency figures (SimulatedClock.now in tests); the same as the wiring's. */
   now?: () => number;
-  random?: () => number;
-  /** Overrides of the settings derived from config (tests, benches). */
-  settings?: Partial<SkullSettings>;
   /** 0 disables the periodic health (tests publish it by hand). */
   healthIntervalMs?: number;
   /** First reconnect delay, ms (default 1000). */
   reconnectBaseMs?: number;
   /** Give up the first connection after this long (default: keep trying, as a device should). */
   connectTimeoutMs?: number;
-  /**
-   * The skull chart with its actors already provided (model-based tests hand in one whose
-   * `llmCall` and `publishReply` they control). Default: wired to `provider` and this connection.
-   */
-  machine?: typeof skullMachine;
-  /** The actor's input as is (model-based tests); default: built from config. */
-  input?: SkullInput;
 }
 
 export interface HealthPayload {
@@ -115,13 +99,12 @@ export function capabilitiesOf(settings: SkullSettings): CapabilitiesPayload {
 }
 
 export async function startSkullService(opts: SkullServiceOptions): Promise<SkullService> {
-  const { config, logger, runtime, provider } = opts;
+  const { config, logger, runtime, skull } = opts;
   const log = logger.child({ surface: 'skull' });
   const now = opts.now ?? Date.now;
-  const settings: SkullSettings = { ...skullSettings(config), ...opts.settings };
+  const settings = skull.settings;
   const topics = skullTopics(config.SKULL_TOPIC_PREFIX);
-  const prompt = readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT);
-  if (!prompt.fromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
+  if (!skull.promptFromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
 
   // A retained config may only pick among the models and the language ai/capabilities announces.
   const iaSchema = iaConfigFor(capabilitiesOf(settings));
@@ -142,7 +125,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   });
 
   // Registered once connected, so a failed start leaves nothing behind.
-  const unregister = registerOfflineResponder('skull', skullOfflineResponder);
+  const unregister = skull.activate();
 
   const replies = new ReplyChannel({
     publish: ackedPublisher(client),
@@ -159,33 +142,9 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
     if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
     await replies.send(messages);
   });
-  // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
-  const llmCall = provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}).provide({
-    actions: {
-      recordRetry: ({ context }, params: { kind: string }) => {
-        opts.metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });
-        log.warn({ kind: params.kind, model: context.model, attempt: context.attempts, backoffMs: context.backoffMs }, 'llm retry');
-      },
-    },
-  });
-  const machine =
-    opts.machine ??
-    skullMachine.provide({
-      actors: { llmCall, publishReply },
-      actions: {
-        reportFallback: (_, params: { model: string }) => log.warn({ model: params.model }, 'primary model failed: falling back'),
-        reportApology: () => log.error('no usable reply from any model: apology published'),
-      },
-    });
+  const machine = skull.machine(publishReply, log);
   const systemId = `skull:${config.SKULL_DEVICE_ID}`;
-  const input: SkullInput = opts.input ?? {
-    deviceId: config.SKULL_DEVICE_ID,
-    settings,
-    defaultPrompt: prompt.text,
-    now,
-    tokens: o200k,
-    ...(opts.random ? { random: opts.random } : {}),
-  };
+  const input = skull.input(config.SKULL_DEVICE_ID);
   const actor = runtime.start('skull', systemId, machine, { now, ...input }) as SkullActorRef;
 
   // Breaker transitions are logged: the fallback model serves every call while it is open.
@@ -291,9 +250,9 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
       breaker: isBreakerOpen(ctx.breaker.getSnapshot()) ? 'open' : 'closed',
       model: effectiveModel(ctx),
       fallback_model: settings.fallbackModel,
-      provider: provider.name,
+      provider: skull.providerName,
       mqtt_protocol: protocolVersion,
-      prompt_source: retainedPrompt ? 'retained' : prompt.fromFile ? 'file' : 'builtin',
+      prompt_source: retainedPrompt ? 'retained' : skull.promptFromFile ? 'file' : 'builtin',
       // The chart counts a publish that timed out; the transport one the broker refused.
       publish_errors: ctx.stats.publishErrors + replies.publishErrors,
       replies_expired: outbox.expired,
@@ -311,7 +270,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   }, interval) : undefined;
   timer?.unref();
   void publishHealth().catch(() => undefined);
-  log.info({ systemId, topics: topics.asrText, model: settings.model, provider: provider.name, protocolVersion }, 'skull ready');
+  log.info({ systemId, topics: topics.asrText, model: settings.model, provider: skull.providerName, protocolVersion }, 'skull ready');
 
   /**
    * Graceful stop: no new input (unsubscribed), the turn in flight and the queue run to their

@@ -5,18 +5,11 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import type { LlmProvider } from '../../actors/llm/types.js';
-import { registerOfflineResponder } from '../../actors/llm/offline.js';
-import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
-import { inFlight, skullMachine, type SkullActorRef, type SkullEvent, type SkullInput } from '../../machines/skull.js';
-import { skullFleetMachine } from '../../machines/skullFleet.js';
-import { BUILTIN_PROMPT } from '../../actors/skull/prompt.js';
-import { readPromptFile } from '../../actors/skull/promptFile.js';
-import { skullSettings } from '../../actors/skull/settings.js';
-import { o200k } from '../../actors/skull/tokens.js';
-import type { IaConfig, Outgoing, SkullSettings } from '../../actors/skull/types.js';
-import { skullOfflineResponder } from '../../prompts/skull/persona.js';
+import { inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
+import type { skullFleetMachine } from '../../machines/skullFleet.js';
+import type { SkullWiring } from '../../actors/skull/skullWiring.js';
+import type { IaConfig, Outgoing } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
 import type { OutboxMessage } from './outbox.js';
 import { ackedPublisher, ReplyChannel } from './replyChannel.js';
@@ -54,12 +47,13 @@ export interface SkullFleetOptions {
   config: Config;
   logger: Logger;
   runtime: Runtime;
-  provider: LlmProvider;
+  /** The device chart's actors, settings and inputs, wired by the composition root (actors/skull/skullWiring.ts). */
+  skull: SkullWiring;
+  /** The fleet supervisor chart (machines/skullFleet.ts), handed in by the composition root. */
+  supervisorMachine: typeof skullFleetMachine;
   mqttUrl: string;
   metrics?: Metrics;
   now?: () => number;
-  random?: () => number;
-  settings?: Partial<SkullSettings>;
   /** 0 disables the periodic health. */
   healthIntervalMs?: number;
   reconnectBaseMs?: number;
@@ -121,16 +115,15 @@ interface DeviceEdge {
 const CONFIG_REREAD_GRACE_MS = 100;
 
 export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFleet> {
-  const { config, logger, runtime, provider } = opts;
+  const { config, logger, runtime, skull } = opts;
   const prefix = fleetPrefix(config.SKULL_FLEET_PREFIX ?? '');
   if (!prefix) throw new Error('SKULL_FLEET_PREFIX is empty: set it to serve a fleet, or leave it unset for one device');
   const shard = config.SKULL_FLEET_SHARD;
   const instance = config.SKULL_FLEET_INSTANCE ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-${process.pid}`;
   const log = logger.child({ surface: 'skull', fleet: prefix, shard: `${shard.index}/${shard.count}` });
   const now = opts.now ?? Date.now;
-  const settings: SkullSettings = { ...skullSettings(config), ...opts.settings };
-  const prompt = readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT);
-  if (!prompt.fromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
+  const settings = skull.settings;
+  if (!skull.promptFromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
   const capabilities = JSON.stringify(capabilitiesOf(settings));
   const iaSchema = iaConfigFor(capabilitiesOf(settings));
   const healthTopic = serviceHealthTopic(prefix, instance);
@@ -152,7 +145,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   });
   // Every reply in flight listens for 'close' (ackedPublisher): hundreds at once are expected here.
   client.setMaxListeners(0);
-  const unregister = registerOfflineResponder('skull', skullOfflineResponder);
+  const unregister = skull.activate();
   const publish = ackedPublisher(client);
 
   const reject = (topic: string, reason: string, detail: string, deviceId?: string) => {
@@ -170,21 +163,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     if (edge) await edge.replies.send(messages);
     else for (const m of messages) await publish(m);
   });
-  const llmCall = provideLlmCall(provider, opts.metrics ? { metrics: opts.metrics } : {}).provide({
-    actions: {
-      recordRetry: ({ context }, params: { kind: string }) => {
-        opts.metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });
-        log.warn({ kind: params.kind, model: context.model, attempt: context.attempts, backoffMs: context.backoffMs }, 'llm retry');
-      },
-    },
-  });
-  const deviceMachine = skullMachine.provide({
-    actors: { llmCall, publishReply },
-    actions: {
-      reportFallback: ({ context }, params: { model: string }) => log.warn({ deviceId: context.deviceId, model: params.model }, 'primary model failed: falling back'),
-      reportApology: ({ context }) => log.error({ deviceId: context.deviceId }, 'no usable reply from any model: apology published'),
-    },
-  });
+  const deviceMachine = skull.machine(publishReply, log, { tagDevice: true });
 
   const systemIdOf = (deviceId: string) => `skull:${prefix}/${deviceId}`;
   const device = (deviceId: string) => runtime.get(systemIdOf(deviceId)) as SkullActorRef | undefined;
@@ -195,7 +174,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
 
   const spawnDevice = (deviceId: string) => {
     const systemId = systemIdOf(deviceId);
-    const input: SkullInput = { deviceId, settings, defaultPrompt: prompt.text, now, tokens: o200k, ...(opts.random ? { random: opts.random } : {}) };
+    const input = skull.input(deviceId);
     const actor = runtime.start('skull', systemId, deviceMachine, { now, ...input }) as SkullActorRef;
     const replies = new ReplyChannel({
       publish,
@@ -273,7 +252,8 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     return (actor !== undefined && inFlight(actor.getSnapshot()) > 0) || (edge !== undefined && (edge.held !== undefined || edge.replies.outbox.size > 0 || edge.replies.isFlushing));
   };
 
-  const supervisorMachine = skullFleetMachine.provide({
+  // The supervisor's actions are this edge's: they start, feed and stop the device actors it holds.
+  const supervisorLogic = opts.supervisorMachine.provide({
     actions: {
       spawnDevice: (_, p: { deviceId: string }) => spawnDevice(p.deviceId),
       stopDevice: (_, p: { deviceId: string; why: string }) => stopDevice(p.deviceId, p.why),
@@ -290,7 +270,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
   // two children (llmCall, publishReply). With one idle timer per device in the root's system,
   // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
-  const supervisor = createActor(supervisorMachine, {
+  const supervisor = createActor(supervisorLogic, {
     input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },
     ...(runtime.clock ? { clock: runtime.clock } : {}),
   });
@@ -401,7 +381,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       replies_kept: kept,
       replies_expired: expired,
       publish_errors: publishErrors,
-      provider: provider.name,
+      provider: skull.providerName,
       mqtt_protocol: protocolVersion,
     };
   };
@@ -418,7 +398,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     : undefined;
   timer?.unref();
   void publishHealth().catch(() => undefined);
-  log.info({ instance, healthTopic, subscriptions: fleetSubscriptions(prefix), maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopS: config.SKULL_IDLE_STOP_S, provider: provider.name, protocolVersion }, 'skull fleet ready');
+  log.info({ instance, healthTopic, subscriptions: fleetSubscriptions(prefix), maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopS: config.SKULL_IDLE_STOP_S, provider: skull.providerName, protocolVersion }, 'skull fleet ready');
 
   /** Graceful stop: no new input, the turns in flight finish while time allows, kept replies go out. */
   const drain = async (deadlineAt: number): Promise<void> => {
