@@ -60,7 +60,6 @@ export default tseslint.config(
     files: ['transports/**/*.ts'],
     // Today's exceptions (the edges that still wire their surface) are listed in the architecture test.
     ignores: [
-      'transports/http/corrections.ts',
       'transports/http/session.ts',
       'transports/http/t2.ts',
     ],

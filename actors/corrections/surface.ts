@@ -2,6 +2,8 @@ import type express from 'express';
 import type { AppContext, Surface } from '../../core/surface.js';
 import { correctionsRouter } from '../../transports/http/corrections.js';
 import { createCorrectionService } from './service.js';
+import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
+import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
@@ -18,7 +20,11 @@ export const correctionsSurface: Surface = {
         const { adminAuth } = await import('../../transports/http/admin.js');
         requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger }).requireAdmin;
       }
-      http.app.use(correctionsRouter({ ctx, service, ...(requireAdmin ? { requireAdmin } : {}) }));
+      http.app.use(correctionsRouter({
+        ctx, service, ...(requireAdmin ? { requireAdmin } : {}),
+        tasks: { written: WRITTEN_TASKS, oral: ORAL_TASKS },
+        language: { check: detectFrench, message: NOT_FRENCH_MESSAGE },
+      }));
     }
     // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
     // process) before answering, bounded so a slow machine does not hold the start.

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
 import type { AppContext } from '../../core/surface.js';
 import type { CorrectionEngine } from '../../actors/corrections/service.js';
-import { ORAL_TASKS, WRITTEN_TASKS } from '../../actors/corrections/report.js';
-import { NOT_FRENCH_MESSAGE, detectFrench } from '../../actors/corrections/language.js';
+import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js';
 
 /**
  * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
@@ -16,22 +15,27 @@ import { NOT_FRENCH_MESSAGE, detectFrench } from '../../actors/corrections/langu
  * for a bad body, 504 past CORRECTION_TIMEOUT_MS (55 s; the client waits 60 s).
  */
 
-export const eeBody = z.object({
-  tache: z.enum(WRITTEN_TASKS),
-  consigne: z.string().trim().min(1).max(4000),
-  texte: z.string().min(1).max(20_000).refine((t) => t.trim().length > 0, 'texte est vide'),
-}).strict();
+type TaskCodes = { written: readonly [WrittenTask, ...WrittenTask[]]; oral: readonly [OralTask, ...OralTask[]] };
 
-export const eoBody = z.object({
-  tache: z.enum(ORAL_TASKS),
-  consigne: z.string().trim().min(1).max(4000),
-  transcript: z.array(z.object({
-    speaker: z.enum(['candidate', 'interlocutor']),
-    text: z.string().max(5000),
-    atMs: z.number().int().min(0).optional(),
-  }).strict()).min(1).max(500)
-    .refine((turns) => turns.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0), 'le transcript ne contient aucun tour du candidat'),
-}).strict();
+/** The request bodies, for the task codes the service grades (the taxonomy's, handed in by the surface). */
+function bodies(tasks: TaskCodes) {
+  const eeBody = z.object({
+    tache: z.enum(tasks.written),
+    consigne: z.string().trim().min(1).max(4000),
+    texte: z.string().min(1).max(20_000).refine((t) => t.trim().length > 0, 'texte est vide'),
+  }).strict();
+  const eoBody = z.object({
+    tache: z.enum(tasks.oral),
+    consigne: z.string().trim().min(1).max(4000),
+    transcript: z.array(z.object({
+      speaker: z.enum(['candidate', 'interlocutor']),
+      text: z.string().max(5000),
+      atMs: z.number().int().min(0).optional(),
+    }).strict()).min(1).max(500)
+      .refine((turns) => turns.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0), 'le transcript ne contient aucun tour du candidat'),
+  }).strict();
+  return { eeBody, eoBody };
+}
 
 const candidateId = z.string().min(1).max(200);
 
@@ -40,9 +44,14 @@ export interface CorrectionsRouterDeps {
   service: CorrectionEngine;
   /** Admin guard for the review endpoint (the docs engineer's admin session); absent = 404. */
   requireAdmin?: express.RequestHandler;
+  /** Task codes accepted on each endpoint. */
+  tasks: TaskCodes;
+  /** Is this production French? A production that is not is refused with 422 before any grading. */
+  language: { check: (text: string) => { french: boolean; detected?: string }; message: string };
 }
 
-export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRouterDeps): Router {
+export function correctionsRouter({ ctx, service, requireAdmin, tasks, language }: CorrectionsRouterDeps): Router {
+  const { eeBody, eoBody } = bodies(tasks);
   const router = express.Router();
   const auth = authFor(ctx.config, { logger: ctx.logger });
   const bearer = auth.middleware();
@@ -89,8 +98,8 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
   router.post('/corrections/ee', bearer, parseJson, (req, res) => {
     const parsed = eeBody.safeParse(req.body);
     if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
-    const lang = detectFrench(parsed.data.texte);
-    if (!lang.french) return reject(res, 422, { error: 'not_french', message: NOT_FRENCH_MESSAGE, detected: lang.detected }, 'not_french');
+    const lang = language.check(parsed.data.texte);
+    if (!lang.french) return reject(res, 422, { error: 'not_french', message: language.message, detected: lang.detected }, 'not_french');
     const principal = principalOf(res);
     return withDeadline(req, res, async (signal) => {
       const out = await service.correctWritten({ candidateId: principal.sub, ...parsed.data, signal });
@@ -101,8 +110,8 @@ export function correctionsRouter({ ctx, service, requireAdmin }: CorrectionsRou
   router.post('/corrections/eo', bearer, parseJson, (req, res) => {
     const parsed = eoBody.safeParse(req.body);
     if (!parsed.success) return reject(res, 400, { error: 'invalid_body', issues: parsed.error.issues }, 'invalid_body');
-    const lang = detectFrench(parsed.data.transcript.filter((t) => t.speaker === 'candidate').map((t) => t.text).join('\n'));
-    if (!lang.french) return reject(res, 422, { error: 'not_french', message: NOT_FRENCH_MESSAGE, detected: lang.detected }, 'not_french');
+    const lang = language.check(parsed.data.transcript.filter((t) => t.speaker === 'candidate').map((t) => t.text).join('\n'));
+    if (!lang.french) return reject(res, 422, { error: 'not_french', message: language.message, detected: lang.detected }, 'not_french');
     const principal = principalOf(res);
     return withDeadline(req, res, async (signal) => {
       const out = await service.correctOral({ candidateId: principal.sub, ...parsed.data, signal });
