@@ -109,13 +109,24 @@ describe('chat model through the HTTP API', () => {
           },
         );
         // The question's conversation starts once the request is parsed.
-        let entry = runtime.list().find((e) => e.systemId.startsWith('chat:'));
-        for (let i = 0; !entry && i < 10_000; i++) {
-          await new Promise((r) => setImmediate(r));
-          entry = runtime.list().find((e) => e.systemId.startsWith('chat:'));
-        }
-        if (!entry) throw new Error('POST /api/chat started no chat conversation');
-        const actor = runtime.get(entry.systemId) as AnyActorRef;
+        const entry = runtime.list().find((e) => e.systemId.startsWith('chat:'));
+        const actor: AnyActorRef =
+          entry
+            ? (runtime.get(entry.systemId) as AnyActorRef)
+            : await new Promise<AnyActorRef>((resolve, reject) => {
+                const off = runtime.onInspect((ev: InspectionEvent) => {
+                  const ref = ev.actorRef as AnyActorRef;
+                  if (ev.type === '@xstate.actor' && ((ev.actorRef as { options?: { systemId?: string } }).options?.systemId ?? '').startsWith('chat:')) {
+                    off();
+                    resolve(ref);
+                  }
+                });
+                // Answered before any conversation started: the request never reached the engine.
+                void response.then(() => {
+                  off();
+                  reject(new Error(`POST /api/chat started no conversation: ${JSON.stringify(world.received)}`));
+                });
+              });
         const delivered = (type: string) =>
           new Promise<void>((resolve) => {
             const off = runtime.onInspect((ev: InspectionEvent) => {
