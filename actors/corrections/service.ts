@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fromPromise, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import type { AppContext } from '../../core/surface.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
@@ -48,7 +48,16 @@ export interface CorrectionsDeps {
   config: CorrectionConfig;
   logger: Logger;
   metrics?: Pick<Metrics, 'llmRetries'>;
+  /**
+   * The chart each request runs, given the actors this engine wires (default:
+   * `correctionMachine.provide({actors})`). Model tests hand in the chart with its invoked actors
+   * made controllable, to replay paths through the real engine and HTTP edge.
+   */
+  provideChart?: (actors: CorrectionActors) => AnyStateMachine;
 }
+
+/** The invoked actors of the `correction` chart, as the engine implements them. */
+export type CorrectionActors = NonNullable<Parameters<typeof correctionMachine.provide>[0]['actors']>;
 
 export class CorrectionEngine implements CorrectionService {
   readonly store: CorrectionStore;
@@ -138,34 +147,33 @@ export class CorrectionEngine implements CorrectionService {
 
   /** The statechart with every named actor provided for one request. */
   logicFor(save: { candidateId: string; kind?: string | undefined; meta?: Record<string, unknown> | undefined; audioPath?: string | undefined }, provider: LlmProvider) {
-    return correctionMachine.provide({
-      actors: {
-        buildPrompt: fromPromise(async ({ input }: { input: { production: Production } }) => buildCorrectionPrompt(input.production)),
-        llmCall: provideLlmCall(provider, this.deps.metrics ? { metrics: this.deps.metrics } : {}),
-        validate: fromPromise(async ({ input }: { input: { answer: string; production: Production } }): Promise<ValidateOutput> => {
-          const v = validateModelAnswer(input.answer, input.production);
-          return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
-        }),
-        mergeDetectors: fromPromise(async ({ input }) => {
-          const { findings } = await this.checker.check(input.production);
-          return assembleReport({
-            production: input.production,
-            findings,
-            ...(input.model ? { model: input.model } : {}),
-            ...(input.fallback ? { fallback: input.fallback } : {}),
-          });
-        }),
-        save: fromPromise(async ({ input }) =>
-          this.store.save({
-            candidateId: save.candidateId,
-            production: input.production,
-            report: input.report,
-            ...(save.kind ? { kind: save.kind } : {}),
-            ...(save.meta ? { meta: save.meta } : {}),
-            ...(save.audioPath ? { audioPath: save.audioPath } : {}),
-          })),
-      },
-    });
+    const actors: CorrectionActors = {
+      buildPrompt: fromPromise(async ({ input }: { input: { production: Production } }) => buildCorrectionPrompt(input.production)),
+      llmCall: provideLlmCall(provider, this.deps.metrics ? { metrics: this.deps.metrics } : {}),
+      validate: fromPromise(async ({ input }: { input: { answer: string; production: Production } }): Promise<ValidateOutput> => {
+        const v = validateModelAnswer(input.answer, input.production);
+        return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
+      }),
+      mergeDetectors: fromPromise(async ({ input }) => {
+        const { findings } = await this.checker.check(input.production);
+        return assembleReport({
+          production: input.production,
+          findings,
+          ...(input.model ? { model: input.model } : {}),
+          ...(input.fallback ? { fallback: input.fallback } : {}),
+        });
+      }),
+      save: fromPromise(async ({ input }) =>
+        this.store.save({
+          candidateId: save.candidateId,
+          production: input.production,
+          report: input.report,
+          ...(save.kind ? { kind: save.kind } : {}),
+          ...(save.meta ? { meta: save.meta } : {}),
+          ...(save.audioPath ? { audioPath: save.audioPath } : {}),
+        })),
+    };
+    return this.deps.provideChart ? this.deps.provideChart(actors) : correctionMachine.provide({ actors });
   }
 
   inputFor(production: Production, provider: LlmProvider): CorrectionInput {

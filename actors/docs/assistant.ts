@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createActor, fromPromise, type AnyActorRef, type InspectionEvent } from 'xstate';
+import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
@@ -55,6 +55,19 @@ export interface DocsAssistantDeps {
   embedder?: Embedder;
   /** Keep the index in memory only (tests, `palabre ask --no-save`). */
   persist?: boolean;
+  /**
+   * The chart each question runs, given the actors this assistant wires (default:
+   * `chatMachine.provide({actors})`). Model tests hand in the chart with its invoked actors made
+   * controllable, to replay paths through the real assistant and HTTP API.
+   */
+  provideChart?: (actors: ChatActors) => AnyStateMachine;
+}
+
+/** The invoked actors of the `chat` chart, as this assistant implements them. */
+export interface ChatActors {
+  retrieve: ReturnType<typeof fromPromise<Retrieved, { question: string; k: number }>>;
+  judge: ReturnType<typeof fromPromise<JudgeOutput, JudgeInput>>;
+  generate: ReturnType<typeof fromPromise<LlmCallOutput, LlmCallInput>>;
 }
 
 /** The DocsAssistant plus what the surface and the CLI need to run it. */
@@ -142,30 +155,29 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
 
   async function runChat(input: ChatInput, llm: LlmProvider, stream: { onDelta?: (t: string) => void; onReset?: () => void }, signal?: AbortSignal): Promise<ChatOutput> {
     const { onDelta, onReset } = stream;
-    const logic = chatMachine.provide({
-      actors: {
-        retrieve: fromPromise<Retrieved, { question: string; k: number }>(async ({ input: q, signal: s }) => retrieveWithSignals(q.question, q.k, s)),
-        judge: fromPromise<JudgeOutput, JudgeInput>(({ input: j, signal: s }) =>
-          judgeRelevance(
-            j,
-            {
-              model: config.CHAT_RELEVANCE_MODEL || input.settings.model,
-              timeoutMs: config.CHAT_RELEVANCE_TIMEOUT_MS,
-              call: (req, sig) => runLlmCall(llm, req, { signal: sig, ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
-              ...(deps.onRelevanceCall ? { onCall: deps.onRelevanceCall } : {}),
-            },
-            s,
-          ),
+    const actors: ChatActors = {
+      retrieve: fromPromise<Retrieved, { question: string; k: number }>(async ({ input: q, signal: s }) => retrieveWithSignals(q.question, q.k, s)),
+      judge: fromPromise<JudgeOutput, JudgeInput>(({ input: j, signal: s }) =>
+        judgeRelevance(
+          j,
+          {
+            model: config.CHAT_RELEVANCE_MODEL || input.settings.model,
+            timeoutMs: config.CHAT_RELEVANCE_TIMEOUT_MS,
+            call: (req, sig) => runLlmCall(llm, req, { signal: sig, ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
+            ...(deps.onRelevanceCall ? { onCall: deps.onRelevanceCall } : {}),
+          },
+          s,
         ),
-        generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
-          runLlmCall(llm, req, {
-            signal: s,
-            ...(onDelta ? { onDelta, inspect: attemptWatcher(onReset) } : {}),
-            ...(deps.metrics ? { metrics: deps.metrics } : {}),
-          }),
-        ),
-      },
-    });
+      ),
+      generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
+        runLlmCall(llm, req, {
+          signal: s,
+          ...(onDelta ? { onDelta, inspect: attemptWatcher(onReset) } : {}),
+          ...(deps.metrics ? { metrics: deps.metrics } : {}),
+        }),
+      ),
+    };
+    const logic = deps.provideChart ? deps.provideChart(actors) : chatMachine.provide({ actors });
     const systemId = `chat:${randomUUID()}`;
     const ref: AnyActorRef = deps.runtime ? deps.runtime.start('chat', systemId, logic, input) : createActor(logic, { input }).start();
     try {
