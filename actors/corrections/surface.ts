@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { AppContext, Surface } from '../../core/surface.js';
 import { correctionsRouter } from '../../transports/http/corrections.js';
-import { createCorrectionService } from './service.js';
+import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
 
@@ -10,6 +10,15 @@ import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
  * its model call, the detectors and the Grammalecte sidecar) behind the HTTP edge
  * `POST /corrections/ee|eo` (transports/http/corrections.ts), plus `/corrections/autre` for admins.
  */
+/** The HTTP edge of corrections, given what it checks before grading: task codes and language. */
+export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requireAdmin?: express.RequestHandler): express.Router {
+  return correctionsRouter({
+    ctx, service, ...(requireAdmin ? { requireAdmin } : {}),
+    tasks: { written: WRITTEN_TASKS, oral: ORAL_TASKS },
+    language: { check: detectFrench, message: NOT_FRENCH_MESSAGE },
+  });
+}
+
 export const correctionsSurface: Surface = {
   name: 'corrections',
   async start(ctx: AppContext, http) {
@@ -20,11 +29,7 @@ export const correctionsSurface: Surface = {
         const { adminAuth } = await import('../../transports/http/admin.js');
         requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger }).requireAdmin;
       }
-      http.app.use(correctionsRouter({
-        ctx, service, ...(requireAdmin ? { requireAdmin } : {}),
-        tasks: { written: WRITTEN_TASKS, oral: ORAL_TASKS },
-        language: { check: detectFrench, message: NOT_FRENCH_MESSAGE },
-      }));
+      http.app.use(correctionsHttp(ctx, service, requireAdmin));
     }
     // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
     // process) before answering, bounded so a slow machine does not hold the start.

@@ -6,7 +6,7 @@ import type { AnyActorRef, AnyStateMachine, EventObject, InspectionEvent } from 
 import { CorrectionEngine } from '../../actors/corrections/service.js';
 import { createAuth } from '../../core/auth.js';
 import { correctionMachine, type CorrectionInput } from '../../machines/correction.js';
-import { correctionsRouter } from '../../transports/http/corrections.js';
+import { correctionsHttp } from '../../actors/corrections/surface.js';
 import { recordingProvider, registryOf } from '../docs/fixtures.js';
 import { runModel, type OracleContext } from '../harness/index.js';
 import { expectCorrection, project, samples, variants } from './correctionModelSpec.js';
@@ -81,7 +81,7 @@ describe('correction model through POST /corrections/ee', () => {
         };
         const service = new CorrectionEngine({ db: ctx.db, runtime: ctx.runtime, providers: registryOf(provider), config, logger: ctx.logger, provideChart: () => machine as AnyStateMachine });
         const app = express();
-        app.use(correctionsRouter({ ctx, service }));
+        app.use(correctionsHttp(ctx, service));
         const server: Server = app.listen(0, '127.0.0.1');
         await new Promise((r) => server.once('listening', r));
         const token = await createAuth(config).mintToken({ sub: 'cand-model', plan: 'free' });
