@@ -8,6 +8,7 @@ import type { AppContext, HttpContext, RunningSurface, Surface } from '../../cor
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
 import { mountT2Http } from '../../transports/http/t2.js';
+import { mountT2Pages } from '../../web/t2/mount.js';
 import type { CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
@@ -16,7 +17,7 @@ import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
-import { SessionQueries } from './sessionQueries.js';
+import { SessionQueries, transcriptText } from './sessionQueries.js';
 import { SubjectStore, t2Migrations } from './subjects.js';
 import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
@@ -135,15 +136,14 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
             return { token, expiresAt: new Date(Date.now() + DEV_TOKEN_TTL_S * 1000).toISOString() };
           }
         : undefined;
+      const queries = new SessionQueries(ctx.db);
+      mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
       mountT2Http(http.app, {
         subjects,
         sessions,
-        queries: new SessionQueries(ctx.db),
+        queries: { list: (sub) => queries.list(sub), get: (sub, id) => queries.get(sub, id), transcriptText },
         verifyToken: deps.verifyToken,
         logger: log,
-        textMode: !audio,
-        examMs: config.T2_EXAM_DURATION_MS,
-        graceMs: config.T2_RESUME_GRACE_MS,
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({
