@@ -70,4 +70,9 @@ describe('lint enforces the layers', () => {
     expect(await lint('transports/ws/fixture.ts', "import { o200k } from '../../actors/skull/tokens.js';\nexport const x = o200k;\n")).toHaveLength(1);
     expect(await lint('actors/skull/fixture.ts', "import { attachT2LiveSocket } from '../../transports/ws/t2live.js';\nexport const x = attachT2LiveSocket;\n")).toHaveLength(1);
   });
+
+  it('fails on an edge importing a page and on a prompt importing an actor', async () => {
+    expect(await lint('transports/http/fixture.ts', "import { sendPage } from '../../web/layout.js';\nexport const x = sendPage;\n")).toHaveLength(1);
+    expect(await lint('prompts/fixture.ts', "import { nclcOf } from '../actors/corrections/report.js';\nexport const x = nclcOf;\n")).toHaveLength(1);
+  });
 });
