@@ -14,6 +14,7 @@ import { connectMqtt } from './client.js';
 import type { OutboxMessage } from './outbox.js';
 import { ackedPublisher, ReplyChannel } from './replyChannel.js';
 import { capabilitiesOf } from './skull.js';
+import { logBreakerChanges } from './skullHealth.js';
 import { cancelSchema, iaConfigFor, parsePayload, promptSystemSchema, textInputSchema } from './skullSchemas.js';
 import {
   deviceTopic,
@@ -184,14 +185,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       now,
       log: log.child({ deviceId }),
     });
-    let breakerWasOpen = false;
-    const breakerSub = actor.getSnapshot().context.breaker.subscribe((snap) => {
-      const open = isBreakerOpen(snap);
-      if (open === breakerWasOpen) return;
-      breakerWasOpen = open;
-      if (open) log.warn({ deviceId, fallbackModel: settings.fallbackModel }, 'breaker open: fallback model for every call');
-      else log.info({ deviceId, model: settings.model }, 'breaker closed: primary model again');
-    });
+    const breakerSub = logBreakerChanges(actor, settings, log.child({ deviceId }));
     const edge: DeviceEdge = { systemId, replies, breakerSub, resubscribed: false, held: undefined };
     edges.set(deviceId, edge);
     // Its retained config first, so its first turn already uses it.
