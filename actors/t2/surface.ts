@@ -9,7 +9,7 @@ import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
 import { mountT2Http } from '../../transports/http/t2.js';
 import { mountT2Pages } from '../../web/t2/mount.js';
-import type { CorrectionService } from '../corrections/contract.js';
+import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { RecordingThread } from './recordingThread.js';
@@ -32,7 +32,7 @@ import { closeInterruptedSessions, gradePendingSessions } from './recovery.js';
  */
 
 export interface T2SurfaceOptions {
-  /** The correction service; default: the corrections surface's factory (actors/corrections). */
+  /** The correction service; default: the corrections surface's port (actors/corrections/contract.ts). */
   corrections?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
   /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
   genai?: GoogleGenAI;
@@ -60,29 +60,6 @@ export function genaiFromConfig(config: Config): GoogleGenAI {
   return new GoogleGenAI({ apiKey: config.GEMINI_API_KEY ?? '', httpOptions });
 }
 
-interface CorrectionsModule {
-  createCorrectionService?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
-}
-
-async function defaultCorrections(ctx: AppContext): Promise<CorrectionService> {
-  // A variable specifier: the corrections module is another surface's, loaded only when T2 starts.
-  const specifier = '../corrections/service.js';
-  let mod: CorrectionsModule;
-  try {
-    mod = (await import(specifier)) as CorrectionsModule;
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    mod = {};
-  }
-  if (mod.createCorrectionService) return mod.createCorrectionService(ctx);
-  // Without it T2 still runs: sessions are saved (status ungraded) and end with GRADING_FAILED.
-  ctx.logger.warn('actors/corrections/service.js is not in this build: T2 sessions will be saved ungraded');
-  const missing = async (): Promise<never> => {
-    throw new Error('corrections service not in this build');
-  };
-  return { correctWritten: missing, correctOral: missing };
-}
-
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
   return {
     name: 't2',
@@ -98,7 +75,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const recovered = await closeInterruptedSessions(sessions, log);
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
-      const corrections = await (opts.corrections ?? defaultCorrections)(ctx);
+      const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
       const audio = Boolean(opts.genai) || geminiConfigured(config);
       const ai = audio ? opts.genai ?? genaiFromConfig(config) : undefined;
       const prompt = (sujetId: string): string => {

@@ -37,6 +37,12 @@ describe('layers', () => {
     expect(violations(synthetic)).toEqual([expect.stringContaining('machines/m.ts → node:module (machines load only xstate, machines and pure modules; via machines/m.ts → actors/s/tokens.ts → node:module)')]);
   });
 
+  it('lets a surface reach another through its declared port only', () => {
+    const edge = (from: string, target: string) => ({ from, specifier: target, target, kind: 'file' as const, typeOnly: false, dynamic: true, names: ['*'] });
+    const synthetic = new Map([['actors/t2/surface.ts', [edge('actors/t2/surface.ts', 'actors/corrections/contract.ts'), edge('actors/t2/surface.ts', 'actors/corrections/service.ts')]]]);
+    expect(violations(synthetic)).toEqual(['actors/t2/surface.ts → actors/corrections/service.ts (a surface reaches another only through its declared port)']);
+  });
+
   it('machines load nothing but xstate, machines and pure modules at run time', () => {
     for (const file of [...graph.keys()].filter((f) => f.startsWith('machines/'))) {
       const loaded = [...runtimeClosure(graph, file).keys()];
