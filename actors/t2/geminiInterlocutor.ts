@@ -6,9 +6,9 @@ import { GeminiLiveLink } from './geminiLiveLink.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 
 /**
- * The Gemini Live interlocutor (spec §6 steps 6–12) as a callback actor: it opens the Live
- * session with the setup of step 7, forwards the candidate's 16 kHz PCM as realtimeInput, and
- * sends back the model's 24 kHz audio (every inlineData part of every message), both
+ * The Gemini Live interlocutor (docs/t2-live.md) as a callback actor: it opens the Live session
+ * with the setup of docs/t2-live.md#configuration, forwards the candidate's 16 kHz PCM as
+ * realtimeInput, and sends back the model's 24 kHz audio (every inlineData part of every message), both
  * transcriptions, turn boundaries, interruptions and usage. The connection, its resumption
  * across Gemini's ~10-minute limit and the audio queue during a gap are actors/t2/geminiLiveLink.ts.
  */

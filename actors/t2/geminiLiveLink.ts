@@ -19,7 +19,7 @@ const MAX_QUEUED_BYTES = 10 * 16000 * 2;
  */
 export const MAX_SILENT_RESUMES = 3;
 
-/** The setup of spec §6 step 7 (plus transcriptions and resumption, issue 6 §4). */
+/** The setup Gemini Live is sent, with transcriptions and resumption (docs/t2-live.md#configuration). */
 export function liveConfig(systemPrompt: string, handle?: string): LiveConnectConfig {
   return {
     responseModalities: [Modality.AUDIO],

@@ -45,7 +45,7 @@ export function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
-/** The SDK client of spec §6 step 6: endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
+/** The Gemini SDK client (docs/t2-live.md, top): endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
 export function genaiFromConfig(config: Config): GoogleGenAI {
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
