@@ -110,7 +110,8 @@ export function loadDevSecret(dataDir: string, logger?: Logger): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function extractBearer(header: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header, if it has that form. */
+export function extractBearer(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db, Migration } from '../../core/store/db.js';
 
 /**
- * T2 subjects (spec §4): `consigne`, `contexte`, `role`, `tache` = EO_T2, `mode` = entrainement,
+ * T2 subjects (docs/t2-live.md#subjects): `consigne`, `contexte`, `role`, `tache` = EO_T2, `mode` = entrainement,
  * plus a fact sheet — what the interlocutor knows — appended to the prompt's {contexte} so every
  * answer is consistent, and used by the offline interlocutor to answer in text mode.
  */

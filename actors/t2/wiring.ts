@@ -12,7 +12,7 @@ import { RuleMonitor } from './ruleMonitor.js';
 import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 
-/** Why phonologie is absent from a T2 live report (spec §5, TD-08). */
+/** Why phonologie is absent from a T2 live report (docs/t2-live.md#phonology-spec-5-td-08). */
 export const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
 
 export interface T2Timers {
