@@ -1,15 +1,66 @@
 import { describe, expect, it } from 'vitest';
-import { breakerMachine, type BreakerContext } from '../../machines/breaker.js';
-import { runModel } from '../harness/index.js';
+import { createActor, type EventObject } from 'xstate';
+import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerContext, type BreakerEvent, type BreakerInput, type BreakerSnapshot } from '../../machines/breaker.js';
+import { runModel, type OracleContext } from '../harness/index.js';
 
 const failures = (c: unknown) => (c as BreakerContext).pendingExpiries.length;
+
+/** What the callers told the breaker, and when (on the path's simulated clock). */
+interface BreakerWorld {
+  calls: Array<{ at: number; type: string }>;
+  now: () => number;
+}
+
+/**
+ * The breaker as docs/statecharts.md and docs/configuration.md describe it, from the callers'
+ * reports and the time alone: `failureThreshold` failures, each forgotten `windowMs` after it
+ * happened, with no success in between, open it; a success forgets them all; while open the
+ * callers' reports change nothing; `cooldownMs` after opening it is closed again, with no failure
+ * remembered.
+ */
+function expectedBreaker(input: BreakerInput, calls: BreakerWorld['calls'], now: number): { open: boolean; failures: number } {
+  let open = false;
+  let openedAt = 0;
+  let failed: number[] = [];
+  const advance = (t: number) => {
+    if (open && t >= openedAt + input.cooldownMs) open = false;
+    if (!open) failed = failed.filter((at) => at + input.windowMs > t);
+  };
+  for (const call of calls) {
+    advance(call.at);
+    if (open) continue;
+    if (call.type === 'breaker.success') failed = [];
+    else if (call.type === 'breaker.failure') {
+      if (failed.length + 1 >= input.failureThreshold) {
+        open = true;
+        openedAt = call.at;
+        failed = [];
+      } else failed.push(call.at);
+    }
+  }
+  advance(now);
+  return { open, failures: failed.length };
+}
+
+/** What a caller reads: open or not (primary or fallback model) and the failures counted (metrics). */
+function expectBreaker({ input, world, snapshot, check }: OracleContext): void {
+  const { calls, now } = world as BreakerWorld;
+  const expected = expectedBreaker(input as BreakerInput, calls, now());
+  const s = snapshot as BreakerSnapshot;
+  check(isBreakerOpen(s) === expected.open, `at ${now()} ms after ${calls.map((c) => `${c.type}@${c.at}`).join(', ') || 'nothing'} the breaker is ${expected.open ? 'open' : 'closed'}`);
+  check(breakerFailures(s) === expected.failures, `at ${now()} ms it counts ${expected.failures} failure(s) in the window, reports ${breakerFailures(s)}`);
+}
 
 describe('breaker model', () => {
   it('replays every generated path with the window and cool-down on the simulated clock', async () => {
     const { failures: failed, coverage, paths } = await runModel({
       name: 'breaker',
       machine: breakerMachine,
-      variants: [{ name: '3 failures / 1 s, cool-down 500 ms', input: () => ({ failureThreshold: 3, windowMs: 1_000, cooldownMs: 500 }) }],
+      variants: [
+        { name: '3 failures / 1 s, cool-down 500 ms', input: () => ({ failureThreshold: 3, windowMs: 1_000, cooldownMs: 500 }) },
+        // A cool-down longer than the window: expiries armed before the trip fall due while open.
+        { name: '2 failures / 1 s, cool-down 2 s', input: () => ({ failureThreshold: 2, windowMs: 1_000, cooldownMs: 2_000 }) },
+      ],
       events: {
         // An expiry exists only when a failure is inside the window.
         'breaker.expire': (s) => (failures(s.context) > 0 ? [{}] : []),
@@ -19,6 +70,19 @@ describe('breaker model', () => {
       project: (s) => ({ value: s.value, failures: failures(s.context) }),
       // Failures sent at distinct instants expire at distinct instants, as in real life.
       stepMs: 1,
+      start: ({ machine, input, clock, inspect }) => {
+        const actor = createActor(machine, { input, clock, inspect }).start();
+        const world: BreakerWorld = { calls: [], now: () => clock.now() };
+        return {
+          actor,
+          world,
+          send: (event: EventObject) => {
+            world.calls.push({ at: clock.now(), type: event.type });
+            actor.send(event as BreakerEvent);
+          },
+        };
+      },
+      oracle: expectBreaker,
     });
     expect(failed).toEqual([]);
     expect(paths.length).toBeGreaterThan(5);
@@ -26,5 +90,6 @@ describe('breaker model', () => {
     expect(coverage.transitions.uncovered).toEqual([]);
     // Every expiry was fired by advancing the clock, none injected.
     expect(coverage.injectedAfterEvents).toBe(0);
+    expect(coverage.oracleChecks).toBeGreaterThan(0);
   });
 });
