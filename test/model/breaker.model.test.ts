@@ -2,44 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
 import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerContext, type BreakerEvent, type BreakerInput, type BreakerSnapshot } from '../../machines/breaker.js';
 import { runModel, type OracleContext } from '../harness/index.js';
+import { expectedBreaker, type BreakerCall } from './breakerReference.js';
 
 const failures = (c: unknown) => (c as BreakerContext).pendingExpiries.length;
 
 /** What the callers told the breaker, and when (on the path's simulated clock). */
 interface BreakerWorld {
-  calls: Array<{ at: number; type: string }>;
+  calls: BreakerCall[];
   now: () => number;
-}
-
-/**
- * The breaker as docs/statecharts.md and docs/configuration.md describe it, from the callers'
- * reports and the time alone: `failureThreshold` failures, each forgotten `windowMs` after it
- * happened, with no success in between, open it; a success forgets them all; while open the
- * callers' reports change nothing; `cooldownMs` after opening it is closed again, with no failure
- * remembered.
- */
-function expectedBreaker(input: BreakerInput, calls: BreakerWorld['calls'], now: number): { open: boolean; failures: number } {
-  let open = false;
-  let openedAt = 0;
-  let failed: number[] = [];
-  const advance = (t: number) => {
-    if (open && t >= openedAt + input.cooldownMs) open = false;
-    if (!open) failed = failed.filter((at) => at + input.windowMs > t);
-  };
-  for (const call of calls) {
-    advance(call.at);
-    if (open) continue;
-    if (call.type === 'breaker.success') failed = [];
-    else if (call.type === 'breaker.failure') {
-      if (failed.length + 1 >= input.failureThreshold) {
-        open = true;
-        openedAt = call.at;
-        failed = [];
-      } else failed.push(call.at);
-    }
-  }
-  advance(now);
-  return { open, failures: failed.length };
 }
 
 /** What a caller reads: open or not (primary or fallback model) and the failures counted (metrics). */
