@@ -332,7 +332,6 @@ export const t2liveMachine = setup({
     subjectFound: ({ event }) => (event as AnyEventObject & { output?: SubjectSummary | null }).output != null,
     candidateSaidSomething: ({ context }) => context.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
     isCandidateTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'candidate',
-    isInterlocutorTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'interlocutor',
     waitsForClient: ({ context }) => (context.graceMs ?? 0) > 0,
   },
   delays: {
