@@ -18,7 +18,7 @@ export const PLANS = ['free', 'premium'] as const;
 export type Plan = (typeof PLANS)[number];
 export type Feature = 'corrections' | 'oral_t2_live';
 
-/** What each plan grants. `premium` is the only plan with the T2 live oral (t2-live spec §6 step 4). */
+/** What each plan grants. `premium` is the only plan with the T2 live oral (docs/t2-live.md § The candidate's pages). */
 export const PLAN_FEATURES: Readonly<Record<Plan, readonly Feature[]>> = {
   free: ['corrections'],
   premium: ['corrections', 'oral_t2_live'],

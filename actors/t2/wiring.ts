@@ -58,7 +58,7 @@ export function audioUrlOf(productionId: string): string {
 }
 
 /**
- * Grades a T2 transcript through the correction service (spec §5): the report plus the T2 facts.
+ * Grades a T2 transcript through the correction service (docs/corrections.md § The report, oral criteria): the report plus the T2 facts.
  * Used at the end of a session and, at the next start, for the sessions a stop or a crash left ungraded.
  */
 export async function gradeT2(corrections: CorrectionService, input: EvaluateInput, mode: 'audio' | 'text'): Promise<Graded> {
