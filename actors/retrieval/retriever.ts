@@ -41,7 +41,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 6;
+const FORMAT = 7;
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 

@@ -213,7 +213,7 @@ describe('JSON files of prose records', () => {
     wcag: { version: 2.1 },
     topics: [
       { topic: 'Images', number: 1, criteria: [{ criterium: { number: 1, title: 'Chaque [image porteuse d’information](#image) a-t-elle une alternative textuelle ?', tests: { 1: ['Chaque image (balise img) a-t-elle un attribut alt ?'], 2: ['Chaque zone d’une image réactive a-t-elle une alternative ?'] } } }] },
-      { topic: 'Formulaires', number: 11, criteria: [{ criterium: { number: 1, title: 'Chaque champ de formulaire a-t-il une étiquette ?', tests: { 1: ['Chaque champ de formulaire a-t-il une étiquette label associée ?'] } } }, { criterium: { number: 2, title: 'Chaque étiquette associée à un champ de formulaire est-elle pertinente ?', tests: { 1: ['Chaque balise label est-elle pertinente pour son champ ?'] } } }] },
+      { topic: 'Formulaires', number: 11, criteria: [{ criterium: { number: 1, title: 'Chaque champ de formulaire a-t-il une étiquette ?', tests: { 1: ['Chaque champ de formulaire a-t-il une étiquette label associée ?'] }, references: [{ wcag: ['1.3.1 Info and Relationships (A)'] }, { techniques: ['H44'] }] } }, { criterium: { number: 2, title: 'Chaque étiquette associée à un champ de formulaire est-elle pertinente ?', tests: { 1: ['Chaque balise label est-elle pertinente pour son champ ?'] } } }] },
     ],
   });
 
@@ -224,7 +224,10 @@ describe('JSON files of prose records', () => {
     expect(first.section).toBe('criteres.json › 1 Images › 1.1 — Chaque image porteuse d’information a-t-elle une alternative textuelle ?');
     expect(first.text).toContain('Test 1 : Chaque image (balise img) a-t-elle un attribut alt ?');
     expect(first.text).toContain('Test 2 : ');
+    // A criterion with references (an array of objects) is still one record, title and tests kept.
     expect(doc.passages[1]!.section).toContain('11.1 — Chaque champ de formulaire a-t-il une étiquette ?');
+    expect(doc.passages[1]!.text).toContain('Test 1 : Chaque champ de formulaire a-t-il une étiquette label associée ?');
+    expect(doc.passages[1]!.text).toContain('1.3.1 Info and Relationships (A)');
     expect(doc.headings.map((h) => h.anchor)).toContain(first.anchor);
   });
 
