@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import type { Config } from '../../core/config/index.js';
@@ -17,6 +18,7 @@ import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../re
 import { detectLang } from '../retrieval/analyze.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { relevanceSignals } from '../retrieval/relevance.js';
+import { loadLexicon, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../llm/types.js';
 import { judgeRelevance } from './relevanceCall.js';
@@ -38,6 +40,7 @@ export type DocsConfig = Pick<
   | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
+  | 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'
 >;
 
 export interface DocsAssistantDeps {
@@ -53,6 +56,8 @@ export interface DocsAssistantDeps {
   runtime?: Runtime;
   /** Overrides the embedder built from configuration (tests). */
   embedder?: Embedder;
+  /** Overrides the dictionaries loaded from DOCS_LEXICONS (tests, benches). */
+  lexicons?: LexiconLoad;
   /** Keep the index in memory only (tests, `palabre ask --no-save`). */
   persist?: boolean;
   /**
@@ -73,6 +78,8 @@ export interface ChatActors {
 /** The DocsAssistant plus what the surface and the CLI need to run it. */
 export interface DocsCore extends DocsAssistant {
   readonly retriever: Retriever;
+  /** How questions are expanded, in one sentence (« ranking without query expansion: … » when not). */
+  readonly expansion: string;
   /** Loads the stored index and brings it up to date with the files. */
   ready(onProgress?: (done: number, total: number, path: string) => void): Promise<SyncReport>;
   /** Re-indexes on file changes until the returned function is called. */
@@ -91,6 +98,12 @@ export function docHref(path: string, anchor: string): string {
 
 export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
   return { path: p.path, section: p.section, anchor: p.anchor, lang: p.lang, href: docHref(p.path, p.anchor) };
+}
+
+/** The dictionaries DOCS_LEXICONS names (default: the machine-wide cache), or why there are none. */
+export function loadConfiguredLexicons(config: Pick<DocsConfig, 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'>): LexiconLoad {
+  if (config.DOCS_LEXICONS === 'off') return { notice: 'ranking without query expansion: DOCS_LEXICONS=off' };
+  return loadLexicon(config.DOCS_LEXICONS || join(config.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache'), 'lexicons'));
 }
 
 /** The OpenAI default model name makes no sense for Gemini: use Gemini's own then. */
@@ -127,9 +140,13 @@ function attemptWatcher(onReset: (() => void) | undefined): (event: InspectionEv
 export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   const { config, logger } = deps;
   const embedder = deps.embedder ?? buildEmbedder(config, logger);
+  const lexicons = deps.lexicons ?? loadConfiguredLexicons(config);
+  if (lexicons.error) logger?.error({ error: lexicons.error }, lexicons.notice);
+  else logger?.info(lexicons.notice);
   const retriever = new Retriever({
     root: config.CORPUS_DIR,
     ...(embedder ? { embedder } : {}),
+    ...(lexicons.lexicon ? { lexicon: lexicons.lexicon } : {}),
     ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
     ...(logger ? { logger } : {}),
   });
@@ -213,6 +230,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
 
   const assistant: DocsCore = {
     retriever,
+    expansion: lexicons.notice,
     ready(onProgress) {
       retriever.load();
       return retriever.sync(onProgress);

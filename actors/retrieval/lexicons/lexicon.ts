@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fold } from '../analyze.js';
+import { readFreedict, type Translations } from './freedict.js';
+import { readMythes, type Thesaurus } from './mythes.js';
+
+/**
+ * Query expansion from kept, general dictionaries rather than a word list tuned on eval misses:
+ * FreeDict's French ↔ English dictionaries (translations) and LibreOffice's French and English
+ * thesauri (synonyms), from Debian packages (`bash actors/retrieval/lexicons/install.sh`). The
+ * retriever searches the related words at a lower weight than the question's own (lexicalIndex.ts);
+ * the app runs without them and says so.
+ */
+export interface Related {
+  /** The other language's words (FreeDict), in the dictionary's order. */
+  translations: string[];
+  /** Same-language synonyms (MyThes), closest meanings first. */
+  synonyms: string[];
+}
+
+export interface Lexicon {
+  /** Words related to a question word (unfolded, possibly several words long). */
+  related(word: string): Related;
+  /** The files in use, for the start-up log. */
+  readonly sources: string[];
+}
+
+export interface LexiconLoad {
+  lexicon?: Lexicon;
+  /** Always set: what the retriever ranks with, in one sentence for the log / doctor. */
+  notice: string;
+  /** Set when a dictionary file exists but cannot be read; expansion is then off. */
+  error?: string;
+}
+
+export const INSTALL_HINT = 'bash actors/retrieval/lexicons/install.sh';
+
+const THESAURI = [
+  ['thes_fr.idx', 'thes_fr.dat'],
+  ['th_en_US_v2.idx', 'th_en_US_v2.dat'],
+] as const;
+const DICTIONARIES = [
+  ['freedict-fra-eng.index', 'freedict-fra-eng.dict.dz'],
+  ['freedict-eng-fra.index', 'freedict-eng-fra.dict.dz'],
+] as const;
+
+/**
+ * Headwords are lemmas and question words are inflected (« conservées », « testers »): when a word
+ * is not a headword, its plain plural/feminine/participle endings are tried. General morphology of
+ * both languages, not a list of words.
+ */
+function lemmaCandidates(word: string): string[] {
+  const out = [word];
+  for (const [end, repl] of [['ees', 'er'], ['es', ''], ['s', ''], ['ee', 'er'], ['e', 'er'], ['e', ''], ['x', ''], ['ies', 'y'], ['ing', ''], ['ed', ''], ['ers', 'er']] as const) {
+    if (word.length > end.length + 2 && word.endsWith(end)) out.push(word.slice(0, -end.length) + repl);
+  }
+  return out;
+}
+
+export function loadLexicon(dir: string): LexiconLoad {
+  const present = (pair: readonly [string, string]): boolean => pair.every((f) => existsSync(join(dir, f)));
+  const thesauri = THESAURI.filter(present);
+  const dictionaries = DICTIONARIES.filter(present);
+  if (thesauri.length + dictionaries.length === 0) {
+    return { notice: `ranking without query expansion: no dictionary in ${dir} (${INSTALL_HINT})` };
+  }
+  let thes: Thesaurus[];
+  let dicts: Translations[];
+  try {
+    thes = thesauri.map(([i, d]) => readMythes(join(dir, i), join(dir, d)));
+    dicts = dictionaries.map(([i, d]) => readFreedict(join(dir, i), join(dir, d)));
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    return { notice: `ranking without query expansion: ${error} (reinstall with ${INSTALL_HINT})`, error };
+  }
+  const sources = [...thesauri, ...dictionaries].map(([i]) => join(dir, i));
+  const cache = new Map<string, Related>();
+  /** The first lemma candidate a source knows: the word itself when it is a headword. */
+  const firstKnown = (w: string, lookup: (lemma: string) => string[]): string[] => {
+    for (const lemma of lemmaCandidates(w)) {
+      const found = lookup(lemma);
+      if (found.length > 0) return found.filter((x) => fold(x) !== w);
+    }
+    return [];
+  };
+  const lexicon: Lexicon = {
+    sources,
+    related(word) {
+      const w = fold(word);
+      let hit = cache.get(w);
+      if (hit) return hit;
+      hit = {
+        translations: [...new Set(firstKnown(w, (l) => dicts.flatMap((d) => d.get(l) ?? [])))],
+        synonyms: [...new Set(firstKnown(w, (l) => thes.flatMap((t) => t.synonyms(l))))],
+      };
+      if (cache.size > 10_000) cache.clear();
+      cache.set(w, hit);
+      return hit;
+    },
+  };
+  return { lexicon, notice: `query expansion from ${sources.length} dictionaries in ${dir}` };
+}
