@@ -15,7 +15,7 @@
  * --threshold T, --confident H (default: configuration), --details, --out file (per-question table as JSON lines).
  * Retrieval variants (lexicalIndex.ts `ranking`, coverage.ts `related`), to measure them:
  * --lexicons off|DIR (default: configuration), --translations N, --synonyms N (per word), --max-df S, --boost B, --expand-df D (expand only words in at most D passages), --credit C,
- * --feedback DOCS[,TERMS[,BOOST]], --file-weight W, --glossary off.
+ * --feedback DOCS[,TERMS[,BOOST]], --file-weight W, --per-file N, --glossary off.
  * The whole assistant runs (chat chart, offline provider), as `palabre ask` would with no key.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,6 +55,7 @@ ranking.expansion.maxWordDf = num('expand-df') ?? ranking.expansion.maxWordDf;
 related.credit = num('credit') ?? related.credit;
 glossaryUse.on = opt('glossary') !== 'off';
 ranking.fileWeight = num('file-weight') ?? ranking.fileWeight;
+ranking.perFile = num('per-file') ?? ranking.perFile;
 if (opt('feedback')) {
   const [docs, terms, boost] = opt('feedback')!.split(',').map(Number);
   ranking.feedback = { docs: docs ?? 0, terms: terms ?? ranking.feedback.terms, boost: boost ?? ranking.feedback.boost };

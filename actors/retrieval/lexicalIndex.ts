@@ -36,12 +36,15 @@ const RERANK_COVERAGE_WEIGHT = 0.5;
  * - `feedback`: pseudo-relevance feedback (RM3-like): the `terms` most distinctive terms of the
  *   first `docs` passages are added to a second search at weight `boost` (0 docs = off);
  * - `fileWeight`: a passage's rank gains this share of the best rank of another passage of the same
- *   file (a page matching in several places is more likely the page asked about).
+ *   file (a page matching in several places is more likely the page asked about);
+ * - `perFile`: at most this many passages of one file among the results (0 = no cap), the rest
+ *   after them: five passages of one page leave no room for the page that answers.
  */
 export const ranking = {
   expansion: { translations: 2, synonyms: 1, maxDfShare: 0.05, boost: 0.2, maxWordDf: Infinity },
   feedback: { docs: 0, terms: 8, boost: 0.2 },
   fileWeight: 0,
+  perFile: 2,
 };
 
 /** Index size from which query terms are pruned (see `selective`). */
@@ -77,6 +80,21 @@ function newMiniSearch(): MiniSearch<IndexedPassage> {
 export interface LexicalIndexJSON {
   mini: unknown;
   df: Array<[string, number]>;
+}
+
+const fileOf = (id: string): string => id.slice(0, id.lastIndexOf(':'));
+
+/** Order kept, but no more than `perFile` passages of one file before every file had its turn. */
+function diversify(hits: LexicalHit[], perFile: number): LexicalHit[] {
+  const seen = new Map<string, number>();
+  const first: LexicalHit[] = [];
+  const rest: LexicalHit[] = [];
+  for (const h of hits) {
+    const n = (seen.get(fileOf(h.id)) ?? 0) + 1;
+    seen.set(fileOf(h.id), n);
+    (n <= perFile ? first : rest).push(h);
+  }
+  return [...first, ...rest];
 }
 
 export class LexicalIndex {
@@ -146,6 +164,7 @@ export class LexicalIndex {
       const extra = this.feedbackTerms(hits.slice(0, fb.docs), wanted, fb.terms);
       if (extra.length > 0) hits = this.rank(this.lookup(all, related, extra), weights, wanted, pool);
     }
+    if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
     hits.length = Math.min(hits.length, limit);
     return { hits, tokens };
   }
@@ -187,7 +206,6 @@ export class LexicalIndex {
     const base = new Map(hits.map((h) => [h.id, RERANK_COVERAGE_WEIGHT * h.score + (1 - RERANK_COVERAGE_WEIGHT) * (h.bm25 / top)]));
     let rankOf = (h: LexicalHit): number => base.get(h.id)!;
     if (ranking.fileWeight > 0) {
-      const fileOf = (id: string): string => id.slice(0, id.lastIndexOf(':'));
       const best = new Map<string, number[]>();
       for (const h of hits) {
         const f = fileOf(h.id);
