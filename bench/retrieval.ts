@@ -12,8 +12,7 @@ import Database from 'better-sqlite3';
 import { analyzeQuery, analyzeText } from '../actors/retrieval/analyze.js';
 import { LexicalIndex, PRUNE_FROM, pruning } from '../actors/retrieval/lexicalIndex.js';
 import { Retriever } from '../actors/retrieval/retriever.js';
-import { loadConfiguredLexicons } from '../actors/docs/assistant.js';
-import type { Lexicon } from '../actors/retrieval/lexicons/lexicon.js';
+import { loadConfiguredLexicons, type Lexicon } from '../actors/retrieval/lexicons/lexicon.js';
 import type { PassageRecord } from '../actors/retrieval/ingest.js';
 
 const args = process.argv.slice(2);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import type { Config } from '../../core/config/index.js';
@@ -18,7 +17,7 @@ import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../re
 import { detectLang } from '../retrieval/analyze.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { relevanceSignals } from '../retrieval/relevance.js';
-import { loadLexicon, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
+import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../llm/types.js';
 import { judgeRelevance } from './relevanceCall.js';
@@ -98,12 +97,6 @@ export function docHref(path: string, anchor: string): string {
 
 export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
   return { path: p.path, section: p.section, anchor: p.anchor, lang: p.lang, href: docHref(p.path, p.anchor) };
-}
-
-/** The dictionaries DOCS_LEXICONS names (default: the machine-wide cache), or why there are none. */
-export function loadConfiguredLexicons(config: Pick<DocsConfig, 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'>): LexiconLoad {
-  if (config.DOCS_LEXICONS === 'off') return { notice: 'ranking without query expansion: DOCS_LEXICONS=off' };
-  return loadLexicon(config.DOCS_LEXICONS || join(config.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache'), 'lexicons'));
 }
 
 /** The OpenAI default model name makes no sense for Gemini: use Gemini's own then. */

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fold } from '../analyze.js';
 import { readFreedict, type Translations } from './freedict.js';
@@ -99,4 +100,10 @@ export function loadLexicon(dir: string): LexiconLoad {
     },
   };
   return { lexicon, notice: `query expansion from ${sources.length} dictionaries in ${dir}` };
+}
+
+/** The dictionaries DOCS_LEXICONS names (empty: `$PALABRE_CACHE_DIR/lexicons`), or why there are none. */
+export function loadConfiguredLexicons(config: { DOCS_LEXICONS: string; PALABRE_CACHE_DIR?: string | undefined }): LexiconLoad {
+  if (config.DOCS_LEXICONS === 'off') return { notice: 'ranking without query expansion: DOCS_LEXICONS=off' };
+  return loadLexicon(config.DOCS_LEXICONS || join(config.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache'), 'lexicons'));
 }
