@@ -143,8 +143,26 @@ const questions = evalSet.map((e) => e.question);
 const relevant = (q: string): string[] => evalSet.find((e) => e.question === q)?.relevant ?? [];
 
 // Query expansion (docs/docs-assistant.md § Analysis) from the dictionaries DOCS_LEXICONS names, as the app loads them.
-const lexicons = loadConfiguredLexicons({ DOCS_LEXICONS: process.env.DOCS_LEXICONS ?? '', PALABRE_CACHE_DIR: process.env.PALABRE_CACHE_DIR });
+// Its cost: load time and resident memory (RSS after GC, before → after), then each distinct
+// question word looked up once, uncached (what a new question costs; the timed rounds below hit
+// the lexicon's cache after the warm-up).
+const rssMb = (): number => (heapMb(), process.memoryUsage().rss / 1e6);
+const lexiconEnv = { DOCS_LEXICONS: process.env.DOCS_LEXICONS ?? '', PALABRE_CACHE_DIR: process.env.PALABRE_CACHE_DIR };
+const rssBeforeLexicons = rssMb();
+const tLex = performance.now();
+const lexicons = loadConfiguredLexicons(lexiconEnv);
+const lexiconLoadMs = performance.now() - tLex;
+const lexiconRssMb = rssMb() - rssBeforeLexicons;
 console.error(lexicons.notice);
+let coldLookupUs: number | undefined;
+const questionWords = [...new Set(questions.flatMap((q) => analyzeQuery(q).map((t) => t.word)))];
+if (lexicons.lexicon) {
+  const fresh = loadConfiguredLexicons(lexiconEnv).lexicon!;
+  const tCold = performance.now();
+  for (const w of questionWords) fresh.related(w);
+  coldLookupUs = ((performance.now() - tCold) * 1000) / questionWords.length;
+}
+const lexiconCost = { loadMs: Math.round(lexiconLoadMs), rssMb: +lexiconRssMb.toFixed(1), coldLookupUsPerWord: coldLookupUs === undefined ? null : +coldLookupUs.toFixed(1), words: questionWords.length };
 const rows: EngineRow[] = [
   minisearch('shared corpus', passages, questions, 200, relevant),
   ...(lexicons.lexicon ? [minisearch('shared corpus', passages, questions, 200, relevant, lexicons.lexicon)] : []),
@@ -161,6 +179,7 @@ const serialisedMb = +(JSON.stringify((() => {
   return idx.toJSON();
 })()).length / 1e6).toFixed(2);
 
-console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, rows }));
+console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, lexicons: lexiconCost, rows }));
 console.table(rows);
+console.log(`dictionaries (${lexicons.notice}): loaded in ${lexiconCost.loadMs} ms, +${lexiconCost.rssMb} MB RSS; ${lexiconCost.words} distinct question words looked up uncached: ${lexiconCost.coldLookupUsPerWord ?? '–'} µs each`);
 console.log(`ingest (read + parse + analyse + index) of ${passages.length} passages: ${Math.round(ingestMs)} ms; MiniSearch index serialised: ${serialisedMb} MB; heap figures ${gc ? 'after forced GC' : 'WITHOUT --expose-gc (rough)'}; FTS5 "heapMb" is its in-memory database size.`);

@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { analyzeQuery, analyzeText, fold, stem, type QueryToken } from './analyze.js';
+import { analyzeQuery, analyzeText, stem, type QueryToken } from './analyze.js';
 import { coverage, idf, weighTokens } from './coverage.js';
 import type { PassageRecord } from './ingest.js';
 import type { Lexicon } from './lexicons/lexicon.js';
@@ -243,14 +243,13 @@ export class LexicalIndex {
     if (!lex) return tokens;
     const { translations, synonyms, maxDfShare, maxWordDf } = ranking.expansion;
     const maxDf = Math.max(1, this.size * maxDfShare);
-    /** Index stems of up to `n` single dictionary words the corpus uses, not too commonly. */
+    /** Index stems of up to `n` dictionary words the corpus uses, not too commonly. */
     const pick = (words: string[], own: Set<string>, n: number): string[] => {
       const out: string[] = [];
       let kept = 0;
-      for (const w of words) {
+      // The lexicon gives folded single words only (lexicons/expansionTable.ts).
+      for (const f of words) {
         if (kept >= n) break;
-        const f = fold(w);
-        if (!/^[\p{L}\p{N}]+$/u.test(f)) continue;
         const stems = [...new Set([stem(f, 'fr'), stem(f, 'en')])].filter((s) => !own.has(s) && (this.df.get(s) ?? 0) > 0 && this.df.get(s)! <= maxDf);
         if (stems.length === 0) continue;
         for (const s of stems) own.add(s);

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -94,6 +94,52 @@ describe('dictionaries for query expansion', () => {
     const dir2 = dictionaries();
     writeFileSync(join(dir2, 'freedict-eng-fra.index'), 'car\tA\tzzz\n');
     expect(loadLexicon(dir2).error).toMatch(/freedict-eng-fra\.index, line 1: expected "headword<TAB>offset<TAB>length"/);
+  });
+});
+
+describe('the expansion table (the dictionaries reduced to what expansion uses, in SQLite)', () => {
+  const table = (dir: string): string => join(dir, 'palabre-expansions.sqlite');
+
+  it('is built next to the dictionaries at the first load, then reused as it is', () => {
+    const dir = dictionaries();
+    expect(existsSync(table(dir))).toBe(false);
+    expect(loadLexicon(dir).error).toBeUndefined();
+    const built = statSync(table(dir)).mtimeMs;
+    utimesSync(table(dir), new Date(0), new Date(0));
+    const { lexicon } = loadLexicon(dir);
+    expect(statSync(table(dir)).mtimeMs).toBe(0);
+    expect(built).toBeGreaterThan(0);
+    expect(lexicon!.related('bateaux').translations).toEqual(['boat', 'ship', 'craft']);
+  });
+
+  it('keeps folded single words only, in order, and a headword whose words are all multi-word still stops the lemma search', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-lex-'));
+    writeFreedict(dir, 'freedict-fra-eng', [['échelle', '1. Ladder, scale\n2. pecking order\n3. Échelon, ladder']]);
+    writeMythes(dir, 'thes_fr', [['réglages', ['(Nom)|mise au point']], ['réglage', ['(Nom)|paramétrage|Réglage']]]);
+    const { lexicon } = loadLexicon(dir);
+    expect(lexicon!.related('Échelle').translations).toEqual(['ladder', 'scale', 'echelon']);
+    // « réglages » is a headword (its synonym has three words): « réglage » is not looked up.
+    expect(lexicon!.related('réglages').synonyms).toEqual([]);
+    expect(lexicon!.related('réglage').synonyms).toEqual(['parametrage']);
+  });
+
+  it('is rebuilt when a dictionary changes, and a dictionary broken since is an error, not the old table', () => {
+    const dir = dictionaries();
+    expect(loadLexicon(dir).lexicon!.related('voiture').synonyms).toEqual(['automobile', 'auto']);
+    writeMythes(dir, 'thes_fr', [['voiture', ['(Nom)|véhicule|automobile']]]);
+    // Same size would do as well as a new one: the stamp holds sizes and modification times.
+    utimesSync(join(dir, 'thes_fr.dat'), new Date(), new Date(Date.now() + 5_000));
+    expect(loadLexicon(dir).lexicon!.related('voiture').synonyms).toEqual(['vehicule', 'automobile']);
+    writeFileSync(join(dir, 'thes_fr.idx'), 'UTF-8\n1\nvoiture sans offset\n');
+    const { lexicon, error } = loadLexicon(dir);
+    expect(lexicon).toBeUndefined();
+    expect(error).toMatch(/thes_fr\.idx, line 3: expected "word\|offset"/);
+  });
+
+  it('a table file that is not SQLite (or not ours) is rebuilt', () => {
+    const dir = dictionaries();
+    writeFileSync(table(dir), 'not a database');
+    expect(loadLexicon(dir).lexicon!.related('car').translations).toEqual(['voiture']);
   });
 });
 

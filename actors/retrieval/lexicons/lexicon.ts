@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fold } from '../analyze.js';
-import { readFreedict, type Translations } from './freedict.js';
-import { readMythes, type Thesaurus } from './mythes.js';
+import { openExpansionTable, type ExpansionEntry, type ExpansionTable } from './expansionTable.js';
 
 /**
  * Query expansion from kept, general dictionaries rather than a word list tuned on eval misses:
@@ -13,14 +12,14 @@ import { readMythes, type Thesaurus } from './mythes.js';
  * the app runs without them and says so.
  */
 export interface Related {
-  /** The other language's words (FreeDict), in the dictionary's order. */
+  /** The other language's words (FreeDict), folded single words, in the dictionary's order. */
   translations: string[];
-  /** Same-language synonyms (MyThes), closest meanings first. */
+  /** Same-language synonyms (MyThes), folded single words, closest meanings first. */
   synonyms: string[];
 }
 
 export interface Lexicon {
-  /** Words related to a question word (unfolded, possibly several words long). */
+  /** Words related to a question word: folded, single words (all the retriever can search). */
   related(word: string): Related;
   /** The files in use, for the start-up log. */
   readonly sources: string[];
@@ -65,35 +64,31 @@ export function loadLexicon(dir: string): LexiconLoad {
   if (thesauri.length + dictionaries.length === 0) {
     return { notice: `ranking without query expansion: no dictionary in ${dir} (${INSTALL_HINT})` };
   }
-  let thes: Thesaurus[];
-  let dicts: Translations[];
+  let table: ExpansionTable;
   try {
-    thes = thesauri.map(([i, d]) => readMythes(join(dir, i), join(dir, d)));
-    dicts = dictionaries.map(([i, d]) => readFreedict(join(dir, i), join(dir, d)));
+    table = openExpansionTable(dir, thesauri, dictionaries);
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     return { notice: `ranking without query expansion: ${error} (reinstall with ${INSTALL_HINT})`, error };
   }
   const sources = [...thesauri, ...dictionaries].map(([i]) => join(dir, i));
   const cache = new Map<string, Related>();
-  /** The first lemma candidate a source knows: the word itself when it is a headword. */
-  const firstKnown = (w: string, lookup: (lemma: string) => string[]): string[] => {
-    for (const lemma of lemmaCandidates(w)) {
-      const found = lookup(lemma);
-      if (found.length > 0) return found.filter((x) => fold(x) !== w);
-    }
-    return [];
-  };
   const lexicon: Lexicon = {
     sources,
     related(word) {
       const w = fold(word);
       let hit = cache.get(w);
       if (hit) return hit;
-      hit = {
-        translations: [...new Set(firstKnown(w, (l) => dicts.flatMap((d) => d.get(l) ?? [])))],
-        synonyms: [...new Set(firstKnown(w, (l) => thes.flatMap((t) => t.synonyms(l))))],
+      const entries = lemmaCandidates(w).map((lemma) => table.get(lemma));
+      // Per kind, the first lemma candidate a dictionary knows: the word itself when it is a headword.
+      const firstKnown = (kind: keyof ExpansionEntry): string[] => {
+        for (const e of entries) {
+          const found = e?.[kind];
+          if (found) return found.filter((x) => x !== w);
+        }
+        return [];
       };
+      hit = { translations: firstKnown('translations'), synonyms: firstKnown('synonyms') };
       if (cache.size > 10_000) cache.clear();
       cache.set(w, hit);
       return hit;

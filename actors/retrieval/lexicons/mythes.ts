@@ -7,11 +7,14 @@ import { LexiconError } from './errors.js';
  * file (encoding, count, then `word|byte offset` lines) pointing into a `.dat` file where each
  * entry is `word|n` followed by n meaning lines `(pos)|synonym|synonym…`. The `.dat` stays one
  * Buffer (18 MB for English) and entries are parsed on lookup: loading every list as strings would
- * cost hundreds of MB for the few words a question has.
+ * cost hundreds of MB. Read only to build the expansion table (expansionTable.ts), which is what
+ * questions are expanded from.
  */
 export interface Thesaurus {
   /** Synonyms of a folded word, closest meanings first; antonyms dropped. */
   synonyms(word: string): string[];
+  /** Its folded headwords (to build the expansion table, expansionTable.ts). */
+  words(): Iterable<string>;
   readonly entries: number;
 }
 
@@ -56,6 +59,7 @@ export function readMythes(idxPath: string, datPath: string): Thesaurus {
 
   return {
     entries: offsets.size,
+    words: () => offsets.keys(),
     synonyms(word) {
       const seen = new Set<string>();
       for (const off of offsets.get(word) ?? []) for (const s of entryAt(off)) seen.add(s);
