@@ -11,6 +11,7 @@ import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
 import type { Store } from './store/store.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { VERSION } from './version.js';
+import { collectAfterWarmUp } from './settle.js';
 import type { ProviderName } from '../actors/llm/types.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
 import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from '../actors/llm/surfaceEndpoints.js';
@@ -443,6 +444,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
   ready = true;
   models.start();
+  // The start-up garbage and the grown young generation go back to the system once idle.
+  setImmediate(() => {
+    if (!stopping) collectAfterWarmUp();
+  }).unref();
   return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
 }
 
