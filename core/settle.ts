@@ -5,8 +5,9 @@ import * as v8 from 'node:v8';
  * garbage collection. Why: the start allocates a lot (modules, the index, migrations), V8 grows
  * its young generation to its maximum (2 × 16 MB) and keeps it, and the old generation keeps the
  * pages the start-up garbage lived in. V8 gives these back only in a memory-reducing collection,
- * which an idle `palabre serve` never triggered: it stayed at 147 MB 40 s after ready, and drops to
- * ≈ 105 MB with this (issue 17; `npx tsx bench/serve-start.ts`).
+ * which an idle `palabre serve` never triggered: it stayed at 147 MB 40 s after ready (compiled,
+ * all surfaces). With this and the modules now loaded on first use: 103 MB 5 s after ready
+ * (issue 17; `npx tsx bench/serve-start.ts --runs 3`).
  *
  * `v8.queryObjects` is the one Node API (≥ 20.13) documented to run a full collection first; V8
  * runs it as "collect all available garbage", the memory-reducing kind that shrinks the young
