@@ -8,6 +8,7 @@ import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
 import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
+import { collectAfterWarmUp } from './settle.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
 
@@ -227,6 +228,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const urls = surfaceUrls(publicUrl, mqttUrl, started);
   state.ready = true;
   models.start();
+  // The start-up garbage and the grown young generation go back to the system once idle.
+  setImmediate(() => {
+    if (!state.stopping) collectAfterWarmUp();
+  }).unref();
   return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
 }
 

@@ -141,8 +141,21 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
   };
 }
 
+/**
+ * The reply post-processed, once per model result: the `replyUsable`/`replyEmpty` guards and the
+ * `prepareReply` action of one transition all need it, and it is ≈ 10 % of a turn's CPU (issue
+ * 17). A memo of a pure function of (result, maxSentences, userText): the chart stays pure.
+ */
+const cleanedMemo = new WeakMap<object, { maxSentences: number; userText: string; text: string }>();
 function cleaned(ctx: SkullContext, out: LlmCallOutput): string {
-  return out.ok ? postProcess(out.result.text, { maxSentences: ctx.settings.maxSentences, userText: ctx.current?.text ?? '' }) : '';
+  if (!out.ok) return '';
+  const maxSentences = ctx.settings.maxSentences;
+  const userText = ctx.current?.text ?? '';
+  const hit = cleanedMemo.get(out.result);
+  if (hit && hit.maxSentences === maxSentences && hit.userText === userText) return hit.text;
+  const text = postProcess(out.result.text, { maxSentences, userText });
+  cleanedMemo.set(out.result, { maxSentences, userText, text });
+  return text;
 }
 
 function reply(ctx: SkullContext, text: string): Outgoing {

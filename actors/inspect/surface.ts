@@ -2,7 +2,6 @@ import type { Surface, RunningSurface } from '../../core/surface.js';
 import { loadMachine, machineNames } from '../../core/machines.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
-import { attachStatelyInspector } from '../statecharts/stately.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
 import { adminAuth } from '../../transports/http/admin.js';
 import { attachInspectSocket } from '../../transports/ws/inspect.js';
@@ -17,7 +16,8 @@ export const inspectSurface: Surface = {
   name: 'inspect',
   async start(ctx, http): Promise<RunningSurface> {
     const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
-    const stately = ctx.config.INSPECT === 'stately' ? attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
+    // @statelyai/inspect (and its WebSocket client) is loaded only when asked for.
+    const stately = ctx.config.INSPECT === 'stately' ? (await import('../statecharts/stately.js')).attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
     if (!http) {
       return {
         async stop() {

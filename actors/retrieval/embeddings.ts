@@ -1,5 +1,3 @@
-import OpenAI from 'openai';
-
 /**
  * Dense vectors for hybrid retrieval. Only the OpenAI embeddings API is wired (through the official
  * SDK, so any compatible server works by base URL); tests point it at test/fakes/embeddings.ts.
@@ -20,12 +18,17 @@ export interface OpenAiEmbedderOptions {
 }
 
 export function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Embedder {
-  const client = new OpenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), maxRetries: opts.maxRetries ?? 2 });
+  // The SDK is loaded on the first embedding, not at start: an idle `palabre serve` without
+  // hybrid retrieval never holds it (issue 17, idle RSS).
+  let sdk: Promise<import('openai').OpenAI> | undefined;
+  const openai = () =>
+    (sdk ??= import('openai').then(({ OpenAI }) => new OpenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), maxRetries: opts.maxRetries ?? 2 })));
   const batch = opts.batch ?? 64;
   return {
     model: opts.model,
     async embed(texts, signal) {
       const out: Float32Array[] = [];
+      const client = await openai();
       for (let i = 0; i < texts.length; i += batch) {
         const slice = texts.slice(i, i + batch);
         const res = await client.embeddings.create({ model: opts.model, input: slice, encoding_format: 'float' }, signal ? { signal } : {});

@@ -36,10 +36,9 @@ export function encoderLoaded(): boolean {
   return encoder !== undefined;
 }
 
-const utf8 = new TextEncoder();
-
+/** UTF-8 byte length, counted without encoding the text (no buffer per prompt). */
 export function byteLength(text: string): number {
-  return utf8.encode(text).length;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 export const o200k: TokenCounter = {

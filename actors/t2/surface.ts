@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { GoogleGenAI } from '@google/genai';
+import type { GoogleGenAI } from '@google/genai';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
@@ -11,7 +11,6 @@ import { mountT2Http } from '../../transports/http/t2.js';
 import { mountT2Pages } from '../../web/t2/mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
-import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
@@ -45,8 +44,13 @@ export function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
-/** The Gemini SDK client (docs/t2-live.md, top): endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
-export function genaiFromConfig(config: Config): GoogleGenAI {
+/**
+ * The Gemini SDK client (docs/t2-live.md, top): endpoint from GOOGLE_GEMINI_BASE_URL, key or
+ * Vertex AI. The SDK is imported here, when Gemini is configured: without a key (text mode)
+ * `palabre serve` never holds it (issue 17, idle RSS).
+ */
+export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
+  const { GoogleGenAI } = await import('@google/genai');
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
     return new GoogleGenAI({
@@ -77,7 +81,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
       const audio = Boolean(opts.genai) || geminiConfigured(config);
-      const ai = audio ? opts.genai ?? genaiFromConfig(config) : undefined;
+      const ai = audio ? opts.genai ?? (await genaiFromConfig(config)) : undefined;
+      // The Live interlocutor (and the SDK's enums it uses) is loaded only in audio mode.
+      const geminiInterlocutor = ai ? (await import('./geminiInterlocutor.js')).geminiInterlocutor : undefined;
       const prompt = (sujetId: string): string => {
         const s = subjects.get(sujetId);
         return s ? buildSystemPrompt(s) : '';
@@ -85,7 +91,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const textProvider = surfaceProvider(ctx.providers, config, 't2text');
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
-      const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
+      const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
       const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log });
       const recordings = new RecordingThread();
       const deps = {

@@ -3,7 +3,7 @@ import {
   DummyDriver, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter,
   SqliteDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type CompiledQuery, type Dialect,
 } from 'kysely';
-import pg from 'pg';
+import type { Client as PgClient, Pool as PgPool } from 'pg';
 import type { Logger } from '../log.js';
 import { migrate as migrateSqlite, type Db, type Migration } from './db.js';
 
@@ -36,7 +36,7 @@ export interface Store {
   listen(channel: string, onMessage: (payload: string) => void): Promise<() => void>;
   close(): Promise<void>;
   /** The pool, for libraries that speak to Postgres themselves (rate-limiter-flexible). */
-  readonly pgPool?: pg.Pool;
+  readonly pgPool?: PgPool;
 }
 
 /** A migration written once with Kysely's schema builder, compiled for the engine at hand. */
@@ -118,6 +118,8 @@ const MIGRATION_LOCK = 0x70616c6162;
 /** Opens the pool, applies pending migrations (one instance at a time) and listens for notifies. */
 export async function postgresStore(opts: PostgresStoreOptions): Promise<Store> {
   const log = opts.logger?.child({ store: 'postgres' });
+  // pg is loaded with the first Postgres store: the SQLite default never holds it (issue 17).
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', (err) => log?.warn({ err: err.message }, 'postgres pool client error'));
@@ -162,7 +164,7 @@ export async function postgresStore(opts: PostgresStoreOptions): Promise<Store> 
   };
 }
 
-async function migratePostgres(pool: pg.Pool, migrations: readonly PortableMigration[], log?: Logger): Promise<void> {
+async function migratePostgres(pool: PgPool, migrations: readonly PortableMigration[], log?: Logger): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -190,10 +192,10 @@ async function migratePostgres(pool: pg.Pool, migrations: readonly PortableMigra
  * their state, since notifies sent while it was down are lost.
  */
 class Listener {
-  private client: pg.Client | undefined;
+  private client: PgClient | undefined;
   private readonly handlers = new Map<string, Set<(payload: string) => void>>();
   private closed = false;
-  private connecting: Promise<pg.Client> | undefined;
+  private connecting: Promise<PgClient> | undefined;
   private delay = 200;
 
   constructor(private readonly url: string, private readonly log?: Logger) {}
@@ -211,9 +213,10 @@ class Listener {
     return () => set.delete(onMessage);
   }
 
-  private connect(): Promise<pg.Client> {
+  private connect(): Promise<PgClient> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
+      const { default: pg } = await import('pg');
       const client = new pg.Client({ connectionString: this.url });
       client.on('notification', (n) => {
         for (const h of this.handlers.get(n.channel) ?? []) h(n.payload ?? '');

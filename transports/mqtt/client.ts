@@ -38,6 +38,11 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
     connectTimeout: 5000,
     clean: true,
     keepalive: 10,
+    // mqtt-packet otherwise builds, on the first packet written, a cache of 65,536 two-byte
+    // Buffers (every message id): ≈ 6 MB of heap held for good, in `palabre skull` on a Pi as in
+    // `palabre serve` (its embedded aedes shares the module). Without it each number is written
+    // from a fresh 2-byte Buffer: the same bytes on the wire (issue 17, idle RSS).
+    writeCache: false,
     ...(opts.will ? { will: { ...opts.will } } : {}),
   };
   return new Promise((resolve, reject) => {

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { Marked, type Tokens } from 'marked';
-import sanitizeHtml from 'sanitize-html';
+import type SanitizeHtml from 'sanitize-html';
 import { createSlugger } from '../../actors/docs/slug.js';
 import { splitFrontMatter } from '../../actors/retrieval/markdown.js';
 import type { LinkResolver } from './corpusLinks.js';
@@ -12,6 +13,16 @@ import type { LinkResolver } from './corpusLinks.js';
  * come from the core's slugger (actors/docs/slug.ts) in document order, so `#anchor` of a citation
  * lands on the heading rendered here.
  */
+
+// sanitize-html (with htmlparser2 and postcss) is loaded on the first page rendered, not at start:
+// an idle `palabre serve` does not hold it (issue 17, idle RSS). It is CommonJS, so the load
+// stays synchronous and so do the render functions.
+const require = createRequire(import.meta.url);
+let sanitizer: typeof SanitizeHtml | undefined;
+function sanitizeHtml(dirty: string, options: SanitizeHtml.IOptions): string {
+  sanitizer ??= require('sanitize-html') as typeof SanitizeHtml;
+  return sanitizer(dirty, options);
+}
 
 /** URL of a corpus document (and section) in the /docs viewer. */
 export function docHref(path: string, anchor?: string): string {
