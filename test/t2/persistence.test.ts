@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
-import { t2Migrations } from '../../actors/t2/subjects.js';
+import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { sqliteStore } from '../../core/store/store.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
-import { migrate } from '../../core/store/db.js';
 import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';
 
 /**
@@ -180,16 +180,16 @@ describe('recovery at start of what a crash left open', () => {
     dirs.push(dir);
     // What kill -9 leaves: a live row with two turns, a WAV whose header still says 0 bytes.
     const db = openStore({ path: join(dir, 'palabre.db') });
-    migrate(db, t2Migrations);
-    const store = new SessionStore(db);
+    // Written by the instance's previous run (same INSTANCE_ID, default the host name).
+    const store = new SessionStore(sqliteStore(db, PORTABLE_MIGRATIONS), hostname());
     const audioDir = join(dir, 't2-audio');
     mkdirSync(audioDir, { recursive: true });
     const wavPath = join(audioDir, 'crashed.wav');
     writeFileSync(wavPath, Buffer.concat([wavHeader(24000, 0), Buffer.alloc(4801, 3)]));
-    store.open({ id: 'crashed', candidateId: 'cand-crash', sujetId: 'club-de-sport', mode: 'audio', audioPath: wavPath });
-    store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
-    store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
-    store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+    await store.open({ id: 'crashed', candidateId: 'cand-crash', sujetId: 'club-de-sport', mode: 'audio', audioPath: wavPath });
+    await store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
+    await store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
+    await store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
     db.close();
 
     env = await startT2({ dir });

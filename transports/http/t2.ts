@@ -98,24 +98,25 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
       });
   };
 
-  app.get('/api/sujets', (req: Request, res: Response) => {
+  // Express 5 hands a rejected handler's error to the error middleware (500).
+  app.get('/api/sujets', async (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
     if (!q.success) {
       res.status(400).json({ error: 'bad_query', message: 'seul tache=EO_T2 est servi ici' });
       return;
     }
     res.json({
-      sujets: deps.subjects.list().map((s) => ({ id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role, tache: s.tache, mode: s.mode })),
+      sujets: (await deps.subjects.list()).map((s) => ({ id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role, tache: s.tache, mode: s.mode })),
     });
   });
 
   app.get('/t2', (_req, res) => res.redirect(302, '/t2/sujets'));
   app.get('/t2/sujets', (_req, res) => {
-    sendPage(res, subjectListPage(deps.subjects.list(), { textMode: deps.textMode }));
+    page(res, async () => subjectListPage(await deps.subjects.list(), { textMode: deps.textMode }));
   });
-  app.get('/t2/sujets/:id', (req: Request, res: Response) => {
+  app.get('/t2/sujets/:id', async (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
-    const subject = id.success ? deps.subjects.get(id.data) : undefined;
+    const subject = id.success ? await deps.subjects.get(id.data) : undefined;
     if (!subject) {
       res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
       return;
@@ -155,27 +156,28 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
   };
 
   /** The caller's session named by `:id`, or the 400/404 answer already sent. */
-  const ownSession = (req: Request, res: Response, sub: string) => {
+  const ownSession = async (req: Request, res: Response, sub: string) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {
       res.status(400).json(BAD_ID);
       return undefined;
     }
     // Another candidate's session answers like a missing one: its existence is not revealed.
-    const s = deps.queries.get(sub, id.data);
+    const s = await deps.queries.get(sub, id.data);
     if (!s) res.status(404).json(NOT_FOUND);
     return s;
   };
 
   app.get('/api/t2/sessions', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
+    asCandidate(req, res, async (sub) => {
+      const sessions = await deps.queries.list(sub);
       res.set('Cache-Control', 'private, no-store');
-      res.json({ sessions: deps.queries.list(sub) });
+      res.json({ sessions });
     });
   });
   app.get('/api/t2/sessions/:id', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
-      const s = ownSession(req, res, sub);
+    asCandidate(req, res, async (sub) => {
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       const { audioPath: _path, ...view } = s;
       res.set('Cache-Control', 'private, no-store');
@@ -183,8 +185,8 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
     });
   });
   app.get('/api/t2/sessions/:id/transcript.txt', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
-      const s = ownSession(req, res, sub);
+    asCandidate(req, res, async (sub) => {
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       res.set('Cache-Control', 'private, no-store');
       res.set('Content-Disposition', `attachment; filename="t2-${s.id}.txt"`);
@@ -193,7 +195,7 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
   });
   app.get('/api/t2/sessions/:id/audio.wav', (req: Request, res: Response) => {
     asCandidate(req, res, async (sub) => {
-      const s = ownSession(req, res, sub);
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       const st = s.audioPath ? await stat(s.audioPath).catch(() => undefined) : undefined;
       if (!s.audioPath || !st) {
@@ -233,7 +235,7 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
     deps
       .verifyToken(bearer(req))
       .then(async (principal) => {
-        const row = deps.sessions.byProduction(id.data);
+        const row = await deps.sessions.byProduction(id.data);
         // Another candidate's production answers like a missing one: its existence is not revealed.
         if (!row || row.candidate_id !== principal.sub || !row.audio_path) {
           res.status(404).json({ error: 'not_found' });

@@ -83,7 +83,15 @@ export interface T2SocketOptions {
   defaultMode: 'audio' | 'text';
   /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
   wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
+  /**
+   * Asked before the upgrade completes (several instances: the candidate may be live on another
+   * one). A refusal closes the socket with its code; an admission's `done` is called once the
+   * session ends (or never started).
+   */
+  admit?: (req: { token: string | undefined; sessionId: string }) => Promise<Admission>;
 }
+
+export type Admission = { ok: true; done(): void } | { ok: false; code: number; name: string; message: string };
 
 /**
  * A session's direct audio path (actors/t2/audioPipe.ts), gated by the session's chart: audio
@@ -155,7 +163,32 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, url));
+    const admit = opts.admit;
+    if (!admit) {
+      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, url));
+      return;
+    }
+    const sessionId = randomUUID();
+    const token = url.searchParams.get('token') ?? undefined;
+    admit({ token: token && token.length <= 8192 ? token : undefined, sessionId }).then(
+      (admission) => {
+        if (!socket.readable || !socket.writable) {
+          if (admission.ok) admission.done();
+          socket.destroy();
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          if (admission.ok) return accept(ws, url, { sessionId, done: admission.done });
+          reject('admission');
+          sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
+          ws.close(admission.code, admission.name);
+        });
+      },
+      (err: unknown) => {
+        opts.logger.error({ err: (err as Error).message }, 't2 admission failed');
+        socket.destroy();
+      },
+    );
   };
   opts.server.on('upgrade', onUpgrade);
 
@@ -211,8 +244,9 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
   }
 
-  function accept(ws: WebSocket, url: URL): void {
+  function accept(ws: WebSocket, url: URL, admitted?: { sessionId: string; done: () => void }): void {
     const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
+    if (!q.success || live.size >= opts.maxSessions) admitted?.done();
     if (!q.success) {
       reject('bad_query');
       ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
@@ -224,7 +258,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
       return;
     }
-    const sessionId = randomUUID();
+    const sessionId = admitted?.sessionId ?? randomUUID();
     const systemId = `t2:${sessionId}`;
     const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token, resume: q.data.resume === '1' });
     let actor: AnyActorRef;
@@ -232,6 +266,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       actor = opts.runtime.start('t2live', systemId, logic, input);
     } catch (err) {
       opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
+      admitted?.done();
       ws.close(CLOSE.INTERNAL, 'INTERNAL');
       return;
     }
@@ -289,6 +324,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     const ended = (): void => {
       opts.runtime.stop(systemId);
       running.delete(systemId);
+      admitted?.done();
       finished();
     };
     const sub = actor.subscribe({
