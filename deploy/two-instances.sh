@@ -7,7 +7,7 @@
 # DATABASE_URL=postgres://… uses that server; otherwise a throw-away cluster is started in a temp
 # folder (deploy/pg-throwaway.sh, Debian's postgresql). Both instances share SESSION_SECRET and
 # JWT_SECRET (a cookie or token signed by one must verify on the other) and run with TRUST_PROXY=1
-# behind HAProxy. SURFACES defaults to docs,corrections (the surfaces whose state is in Postgres).
+# behind HAProxy. SURFACES defaults to docs,corrections,t2 (the surfaces whose state is in Postgres).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,8 +35,11 @@ export DATABASE_URL
 export SESSION_SECRET=${SESSION_SECRET:-$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')}
 export JWT_SECRET=${JWT_SECRET:-$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')}
 export ADMIN_PASSWORD=${ADMIN_PASSWORD:-demo-admin-password}
-export SURFACES=${SURFACES:-docs,corrections}
+export SURFACES=${SURFACES:-docs,corrections,t2}
 export TRUST_PROXY=1 LOG_FORMAT=json
+# One recordings folder for both (a shared volume in a real deployment): a dead instance's T2
+# session is repaired and graded by the other.
+export T2_RECORDINGS_DIR=${T2_RECORDINGS_DIR:-$WORK/shared-audio}
 
 FRONT=${FRONT_PORT:-$(free_port)}
 PORT_A=$(free_port); PORT_B=$(free_port)
