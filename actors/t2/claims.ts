@@ -44,6 +44,8 @@ export class Claims {
   private readonly now: () => number;
   /** Keys this instance holds, with how many of its sessions hold each (release at zero). */
   private readonly held = new Map<string, number>();
+  /** Keys let go whose delete failed (store unreachable): retried by `renew`, never renewed. */
+  private readonly toDelete = new Set<string>();
 
   constructor(private readonly opts: ClaimsOptions) {
     this.db = opts.store.db.withTables<ClaimTables>();
@@ -92,14 +94,29 @@ export class Claims {
       return;
     }
     this.held.delete(key);
-    await this.opts.store.writeAll([this.db.deleteFrom('t2_claims').where('key', '=', key).where('instance_id', '=', this.opts.instanceId)]);
+    this.toDelete.add(key);
+    await this.deletePending();
   }
 
-  /** Pushes back the expiry of everything this instance holds (called every third of the TTL). */
+  /**
+   * Pushes back the expiry of what this instance holds (called every third of the TTL) — only the
+   * keys it still holds: a key whose release failed is deleted now, not kept alive.
+   */
   async renew(): Promise<void> {
+    await this.deletePending();
+    const keys = [...this.held.keys()];
+    if (keys.length === 0) return;
     await this.opts.store.writeAll([
-      this.db.updateTable('t2_claims').set({ expires_at: this.now() + this.opts.ttlMs }).where('instance_id', '=', this.opts.instanceId),
+      this.db.updateTable('t2_claims').set({ expires_at: this.now() + this.opts.ttlMs })
+        .where('instance_id', '=', this.opts.instanceId).where('key', 'in', keys),
     ]);
+  }
+
+  private async deletePending(): Promise<void> {
+    const keys = [...this.toDelete].filter((k) => !this.held.has(k));
+    if (keys.length === 0) return;
+    await this.opts.store.writeAll([this.db.deleteFrom('t2_claims').where('instance_id', '=', this.opts.instanceId).where('key', 'in', keys)]);
+    for (const k of keys) this.toDelete.delete(k);
   }
 
   /** Instances whose claim has not expired (this one included once registered). */
@@ -112,6 +129,7 @@ export class Claims {
   /** A clean stop lets everything go at once: other instances need not wait for the TTL. */
   async stop(): Promise<void> {
     this.held.clear();
+    this.toDelete.clear();
     await this.opts.store.writeAll([this.db.deleteFrom('t2_claims').where('instance_id', '=', this.opts.instanceId)]);
   }
 }
