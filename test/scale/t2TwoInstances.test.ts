@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../../core/server.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { t2Surface } from '../../actors/t2/surface.js';
 import { storeOf } from '../../core/store/appStore.js';
+import { SessionStore } from '../../actors/t2/sessionStore.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';
 import { LiveClient } from '../t2/support.js';
@@ -18,7 +19,7 @@ import { LiveClient } from '../t2/support.js';
  * T2 on two `palabre serve` instances (in process, real sockets) on one Postgres: one live session
  * per candidate holds across them (the second is refused 4409 by the other instance), the
  * sessions and reports written through one are read through the other, with the instance that ran
- * them on the row.
+ * them on the row; a live row of an instance that is gone is closed and graded by a running one.
  */
 const pgReq = requirePostgres();
 
@@ -46,7 +47,7 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
         env: {
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
-          CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2',
+          CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: '3000',
         },
         dotenvPath: null,
       });
@@ -93,5 +94,18 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
     await again.until(() => again.states().includes('listening'), 'listening on B');
     expect(again.closeCode).toBeUndefined();
     again.ws.close();
+  });
+
+  it('a live row left by an instance that is gone is closed `interrupted` by a running one, with its turns, and graded', async () => {
+    // What kill -9 of instance `ghost` leaves in Postgres: its session row, live, two turns; no claim.
+    const ghost = new SessionStore(storeOf(servers[0]!.ctx), 'ghost');
+    await ghost.open({ id: 'ghost-session', candidateId: 'cand-ghost', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+    await ghost.appendTurn('ghost-session', { speaker: 'candidate', text: 'Bonjour, quels sont les tarifs pour les étudiants ?', atMs: 10, final: true });
+    await ghost.appendTurn('ghost-session', { speaker: 'interlocutor', text: 'Les étudiants paient vingt euros par mois.', atMs: 900, final: true });
+    // A sweep (every third of T2_LEASE_TTL_MS, on either instance) closes it and grades it.
+    await vi.waitFor(async () => expect(await sessionsOf(urls[1], 'cand-ghost')).toMatchObject([{ status: 'graded', endReason: 'interrupted' }]), { timeout: 10_000, interval: 50 });
+    const row = await ghost.get('ghost-session');
+    expect(row).toMatchObject({ instance_id: 'ghost', end_reason: 'interrupted' });
+    expect(JSON.parse(row!.transcript)).toHaveLength(2);
   });
 });
