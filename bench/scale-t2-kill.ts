@@ -2,15 +2,17 @@
  * Kill one of two instances during T2 sessions. Two real `palabre serve` processes (corrections +
  * T2 in text mode, offline interlocutor and grading) on one Postgres; T2 text sessions spread over
  * both; `kill -9` of instance a in the middle of the dialogues. Then:
- *  - new sessions go to b (the bench routes like HAProxy: only to instances whose /readyz is 200);
+ *  - new sessions go to b: with `--haproxy`, through deploy/haproxy.cfg (Debian's haproxy) opened
+ *    right after the kill; without, the bench routes like HAProxy's check (where /readyz is 200);
  *  - a's candidates try again at once: refused 4409 while a's claims live, then taken by b;
  *  - b's sweep closes a's rows `interrupted` (with the turns written so far) and grades them;
  *  - every turn a client was told about is checked against the rows: what is missing is printed.
  * A candidate turn counts as acknowledged when the interlocutor's reply to it reached the client.
  *
  *   eval "$(bash deploy/pg-throwaway.sh start)"      # or any DATABASE_URL_TEST
- *   npx tsx bench/scale-t2-kill.ts [sessions=40] [seconds=20] [leaseTtlMs=3000]
+ *   npx tsx bench/scale-t2-kill.ts [sessions=40] [seconds=20] [leaseTtlMs=3000] [--haproxy]
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,11 +21,13 @@ import { WebSocket } from 'ws';
 import { loadConfig } from '../core/config/index.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
-import { startInstance, stopInstances, type Instance } from './support/instances.js';
+import { freePort, startInstance, stopInstances, type Instance } from './support/instances.js';
 
-const SESSIONS = Math.max(2, Number(process.argv[2] ?? 40));
-const SECONDS = Math.max(4, Number(process.argv[3] ?? 20));
-const TTL_MS = Math.max(300, Number(process.argv[4] ?? 3000));
+const HAPROXY = process.argv.includes('--haproxy');
+const args = process.argv.slice(2).filter((a) => a !== '--haproxy');
+const SESSIONS = Math.max(2, Number(args[0] ?? 40));
+const SECONDS = Math.max(4, Number(args[1] ?? 20));
+const TTL_MS = Math.max(300, Number(args[2] ?? 3000));
 const PACE_MS = 400;
 const BASE_URL = process.env.DATABASE_URL_TEST;
 const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
@@ -105,6 +109,7 @@ const dir = mkdtempSync(join(tmpdir(), 'palabre-bench-t2-kill-'));
 const database = await createTestDatabase(BASE_URL);
 const db = new pg.Client({ connectionString: database.url });
 const instances: Instance[] = [];
+let haproxy: ChildProcess | undefined;
 try {
   const env = {
     SURFACES: 'corrections,t2', CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', JWT_SECRET, T2_RECORDINGS_DIR: join(dir, 'shared-audio'),
@@ -113,6 +118,17 @@ try {
   for (const name of ['a', 'b']) instances.push(await startInstance(name, dir, database.url, env));
   await db.connect();
   const [a, b] = instances as [Instance, Instance];
+  let front: Instance | undefined;
+  if (HAPROXY) {
+    const port = await freePort();
+    haproxy = spawn('haproxy', ['-f', 'deploy/haproxy.cfg', '-db'], {
+      env: { ...process.env, HAPROXY_BIND: `127.0.0.1:${port}`, PALABRE_A: a.url.slice(7), PALABRE_B: b.url.slice(7) }, stdio: 'ignore',
+    });
+    front = { name: 'front', url: `http://127.0.0.1:${port}`, proc: haproxy };
+    // Both servers up in HAProxy's eyes: 2 good checks, 1 s apart.
+    for (let i = 0; i < 100 && !(await fetch(`${front.url}/readyz`).then((r) => r.ok, () => false)); i++) await sleep(100);
+    await sleep(2500);
+  }
   // The bench's balancer: like HAProxy's check, new sessions only go where /readyz answers 200.
   const ready = async (): Promise<Instance[]> => {
     const ok = await Promise.all(instances.map(async (x) => (await fetch(`${x.url}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)) ? x : undefined));
@@ -132,10 +148,11 @@ try {
   await Promise.all(onA.map((c) => c.until(() => false, 5000)));
   const socketsClosedMs = Date.now() - killedAt;
 
-  // New candidates: where do they go?
+  // New candidates, at once: where do they go? (HAProxy has not seen a's death yet: its
+  // connection to a is refused, `retries 2` + `option redispatch` send it to b.)
   const fresh: Client[] = [];
   for (let i = 0; i < 10; i++) {
-    const to = await ready();
+    const to = front ? [front] : await ready();
     fresh.push(await Client.open(`new-${i}`, to[i % to.length]!));
   }
   const freshTalking = fresh.map((c) => c.converse(() => stopped));
@@ -188,9 +205,10 @@ try {
     };
   };
   const killed = onA.map((c) => check(c, 'a'));
-  const lived = survivors.map((c) => check(c, c.instance.name));
+  const servedBy = (c: Client): string => (c.instance === front ? rows.find((r) => r.candidate_id === c.sub)?.instance_id ?? 'none' : c.instance.name);
+  const lived = survivors.map((c) => check(c, servedBy(c)));
   const sum = (xs: Array<{ [k: string]: unknown }>, k: string): number => xs.reduce((n, x) => n + Number(x[k]), 0);
-  const newOn = fresh.reduce<Record<string, number>>((m, c) => ({ ...m, [c.instance.name]: (m[c.instance.name] ?? 0) + 1 }), {});
+  const newOn = fresh.reduce<Record<string, number>>((m, c) => ({ ...m, [servedBy(c)]: (m[servedBy(c)] ?? 0) + 1 }), {});
   const summary = {
     sessions: SESSIONS, seconds: SECONDS, leaseTtlMs: TTL_MS, loadavg1mAtKill: Math.round(load * 10) / 10,
     killed: {
@@ -201,7 +219,8 @@ try {
       socketsClosedMs, rowsClosedInterruptedMs: closedMs, rowsGradedMs: gradedMs,
       candidatesRetriedOnB: retried.length, refusals4409: refusals, retakenAfterMs: { min: Math.min(...retried.map((r) => r.afterMs)), max: Math.max(...retried.map((r) => r.afterMs)) },
     },
-    newSessionsWentTo: newOn,
+    newSessionsWentTo: newOn, newSessionsVia: front ? 'haproxy (deploy/haproxy.cfg), opened within 1 s of the kill' : 'the bench, to instances whose /readyz is 200',
+    newSessionsFailed: fresh.filter((c) => c.error !== '').map((c) => `${c.sub}: ${c.error}`),
     survivors: {
       sessions: survivors.length, reports: survivors.filter((c) => c.msgs.some((m) => m.type === 'report')).length,
       withoutReport: survivors.filter((c) => !c.msgs.some((m) => m.type === 'report')).map((c) => `${c.sub}@${c.instance.name}: close ${c.closeCode ?? 'none'} at ${c.closedAt - killedAt} ms after the kill, acked ${c.acked.length} ${c.error} ${c.msgs.filter((m) => m.type === 'error').map((m) => m.name).join(',')}`),
@@ -210,6 +229,7 @@ try {
   };
   console.log(JSON.stringify(summary, null, 2));
 } finally {
+  haproxy?.kill('SIGTERM');
   await db.end().catch(() => undefined);
   await stopInstances(instances);
   await database.drop();

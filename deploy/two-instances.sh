@@ -49,18 +49,21 @@ for name in a b; do
     node bin/palabre.js serve >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
 done
+# /readyz, not /healthz: /healthz answers 200 (status "warming") while the surfaces still start.
 for port in $PORT_A $PORT_B; do
   for _ in $(seq 1 300); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.2
   done
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "instance on $port did not become ready; its log:" >&2; cat "$WORK"/*.log >&2; exit 1; }
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "instance on $port did not become ready; its log:" >&2; cat "$WORK"/*.log >&2; exit 1; }
 done
 
 HAPROXY_BIND=127.0.0.1:$FRONT PALABRE_A=127.0.0.1:$PORT_A PALABRE_B=127.0.0.1:$PORT_B \
   haproxy -f deploy/haproxy.cfg -db >"$WORK/haproxy.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$FRONT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+# HAProxy marks an instance up after 2 good checks (1 s apart): wait until both are.
+for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$FRONT/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+sleep 2
 
 echo "palabre behind HAProxy: http://127.0.0.1:$FRONT  (instances a :$PORT_A, b :$PORT_B; store $(echo "$DATABASE_URL" | sed -E 's#//([^:@/]+):[^@/]*@#//\1:***@#'))"
 echo "admin: http://127.0.0.1:$FRONT/admin/chat/params  (password: ADMIN_PASSWORD)"
