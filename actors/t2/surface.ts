@@ -117,7 +117,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
       const gemini = ai ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
-      const text = textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log });
+      // One per session: its reply waits for that session's turn writes (`written`).
+      const text = (written: () => Promise<void>): AnyActorLogic =>
+        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
       const recordings = new RecordingThread();
       const deps = {
         logger: log,
@@ -125,7 +127,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sessions,
         verifyToken: (t: string | undefined) => auth.verifyToken(t),
         corrections,
-        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort) => (mode === 'audio' && gemini ? gemini(audioPort) : text),
+        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         // Resampling, mixing and writing happen off the event loop that forwards the audio.
         recordings,

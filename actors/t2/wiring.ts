@@ -33,9 +33,10 @@ export interface T2Deps {
   corrections: CorrectionService;
   /**
    * The interlocutor for a mode (Gemini Live for audio, the text interlocutor for text). An audio
-   * interlocutor may use the session's pipe (`audio`) instead of audio events.
+   * interlocutor may use the session's pipe (`audio`) instead of audio events; `written` resolves
+   * once the session's store writes so far are done (the text interlocutor replies after it).
    */
-  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort) => AnyActorLogic;
+  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort, written: () => Promise<void>) => AnyActorLogic;
   recordingsDir: string;
   /** Records on a worker thread when given (the surface's); otherwise on this thread. */
   recordings?: RecordingThread;
@@ -116,7 +117,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         const s = await deps.subjects.get(input.sujetId);
         return s ? { id: s.id, titre: s.titre, consigne: s.consigne, role: s.role } : null;
       }),
-      interlocutor: deps.interlocutor(params.mode, audio),
+      interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle()),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
         const closed = recorder ? await recorder.close() : undefined;
         return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
