@@ -25,9 +25,9 @@ const machineImports = {
 const transportImports = {
   patterns: [
     {
-      group: ['**/actors/**', '**/prompts/**'],
+      group: ['**/actors/**', '**/prompts/**', '**/web/**'],
       allowTypeImports: true,
-      message: 'transports/ are protocol edges: actors and prompts are provided by the surface wiring (see test/architecture/exceptions.json for the ones still to move).',
+      message: 'transports/ are protocol edges: actors, prompts and pages are provided by the surface composition root (actors/<surface>/surface.ts).',
     },
   ],
 };
@@ -38,6 +38,16 @@ const actorImports = {
       group: ['**/transports/**', '**/web/**'],
       allowTypeImports: true,
       message: 'actors/ never import transports/ or web/: the composition root wires them together.',
+    },
+  ],
+};
+
+const promptImports = {
+  patterns: [
+    {
+      group: ['**/transports/**', '**/core/**', '**/actors/**', '**/web/**'],
+      allowTypeImports: true,
+      message: 'prompts/ are text and pure rules: no transport, core, actor or page at run time (type-only imports are fine).',
     },
   ],
 };
@@ -58,13 +68,9 @@ export default tseslint.config(
   { files: ['machines/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', machineImports] } },
   {
     files: ['transports/**/*.ts'],
-    // Today's exceptions (the edges that still wire their surface) are listed in the architecture test.
-    ignores: [
-      'transports/http/session.ts',
-      'transports/http/t2.ts',
-    ],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', transportImports] },
   },
+  { files: ['prompts/**/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', promptImports] } },
   // Each surface's composition root (actors/<surface>/surface.ts) wires edges and pages to its actors.
   { files: ['actors/**/*.ts'], ignores: ['actors/*/surface.ts'], rules: { '@typescript-eslint/no-restricted-imports': ['error', actorImports] } },
 );

@@ -8,17 +8,26 @@
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --split heldout   # once, at the end
  *   npx tsx bench/rag-quality.ts --set fresh --split fresh    # the second held-out set (shared corpus)
  *   npx tsx bench/rag-quality.ts --set docs --split fresh     # questions on the project's own docs/
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set tuning     # all tuning data: unseen + fresh + third's tune half
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set third --split heldout   # once, at the end
  *
- * Options: --set unseen|fresh|docs (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path, --threshold T, --confident H (default: configuration), --details.
+ * Options: --set unseen|fresh|docs|third|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
+ * --threshold T, --confident H (default: configuration), --details, --out file (per-question table as JSON lines).
+ * Retrieval variants (lexicalIndex.ts `ranking`, coverage.ts `related`), to measure them:
+ * --lexicons off|DIR (default: configuration), --translations N, --synonyms N (per word), --max-df S, --boost B, --expand-df D (expand only words in at most D passages), --credit C,
+ * --feedback DOCS[,TERMS[,BOOST]], --file-weight W, --per-file N, --glossary off.
  * The whole assistant runs (chat chart, offline provider), as `palabre ask` would with no key.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
 import { detectLang, fold } from '../actors/retrieval/analyze.js';
+import { related } from '../actors/retrieval/coverage.js';
+import { glossaryUse } from '../actors/retrieval/glossary.js';
+import { ranking } from '../actors/retrieval/lexicalIndex.js';
 import { relevanceSignals } from '../actors/retrieval/relevance.js';
 import { loadConfig } from '../core/config/index.js';
 import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
@@ -29,10 +38,28 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const split = opt('split') ?? 'tune';
-const SETS = { unseen: 'test/docs/eval/rag-qa-unseen.json', fresh: 'test/docs/eval/rag-qa-fresh.json', docs: 'test/docs/eval/rag-qa-docs.json' } as const;
-const set = z.enum(['unseen', 'fresh', 'docs']).parse(opt('set') ?? 'unseen');
+const SETS = {
+  unseen: 'test/docs/eval/rag-qa-unseen.json',
+  fresh: 'test/docs/eval/rag-qa-fresh.json',
+  docs: 'test/docs/eval/rag-qa-docs.json',
+  third: 'test/docs/eval/rag-qa-third.json',
+} as const;
+const set = z.enum(['unseen', 'fresh', 'docs', 'third', 'tuning']).parse(opt('set') ?? 'unseen');
 const corpus = resolve(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
-const evalPath = resolve(opt('eval') ?? SETS[set]);
+const num = (name: string): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).parse(opt(name)));
+ranking.expansion.translations = num('translations') ?? ranking.expansion.translations;
+ranking.expansion.synonyms = num('synonyms') ?? ranking.expansion.synonyms;
+ranking.expansion.maxDfShare = num('max-df') ?? ranking.expansion.maxDfShare;
+ranking.expansion.boost = num('boost') ?? ranking.expansion.boost;
+ranking.expansion.maxWordDf = num('expand-df') ?? ranking.expansion.maxWordDf;
+related.credit = num('credit') ?? related.credit;
+glossaryUse.on = opt('glossary') !== 'off';
+ranking.fileWeight = num('file-weight') ?? ranking.fileWeight;
+ranking.perFile = num('per-file') ?? ranking.perFile;
+if (opt('feedback')) {
+  const [docs, terms, boost] = opt('feedback')!.split(',').map(Number);
+  ranking.feedback = { docs: docs ?? 0, terms: terms ?? ranking.feedback.terms, boost: boost ?? ranking.feedback.boost };
+}
 
 const itemSchema = z.array(
   z.object({
@@ -46,7 +73,12 @@ const itemSchema = z.array(
     note: z.string().optional(),
   }),
 );
-const items = itemSchema.parse(JSON.parse(readFileSync(evalPath, 'utf8'))).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
+const readSet = (path: string): z.infer<typeof itemSchema> => itemSchema.parse(JSON.parse(readFileSync(resolve(path), 'utf8')));
+// The tuning data: every set already run once (now spent) and the third set's tuning half.
+const items =
+  set === 'tuning' && !opt('eval')
+    ? [...readSet(SETS.unseen), ...readSet(SETS.fresh), ...readSet(SETS.third).filter((x) => x.split === 'tune')]
+    : readSet(opt('eval') ?? SETS[set as keyof typeof SETS]).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
 
 const config = loadConfig({
   env: {
@@ -54,6 +86,7 @@ const config = loadConfig({
     CORPUS_DIR: corpus,
     DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-rag-')),
     CHAT_PROVIDER: 'offline',
+    ...(opt('lexicons') ? { DOCS_LEXICONS: opt('lexicons') } : {}),
     ...(opt('threshold') ? { CHAT_SCORE_THRESHOLD: opt('threshold') } : {}),
     ...(opt('confident') ? { CHAT_SCORE_CONFIDENT: opt('confident') } : {}),
   },
@@ -143,6 +176,7 @@ for (const it of items) {
   }
   details.push({
     id: it.id,
+    question: it.question,
     expect: expectRefusal ? 'oos' : 'ans',
     got: verdict,
     best: best ? Math.round(best.score * 100) / 100 : 0,
@@ -159,7 +193,9 @@ const p50 = timings[Math.floor(timings.length / 2)] ?? 0;
 const summary = {
   bench: 'rag-quality',
   set,
-  split,
+  split: set === 'tuning' ? 'unseen all + fresh all + third tune' : split,
+  expansion: assistant.expansion,
+  ranking: { ...ranking, credit: related.credit, glossary: glossaryUse.on },
   loadavg1m: +loadavg()[0]!.toFixed(1),
   passages: assistant.retriever.passageCount,
   threshold: settings.threshold,
@@ -189,3 +225,4 @@ console.table([summary]);
 console.log('Guard cues: how many answerable (ans) and out-of-scope (oos) questions each one fires on');
 console.table(Object.entries(cues).map(([cue, n]) => ({ cue, ans: `${n.ans}/${ans}`, oos: `${n.oos}/${oos}` })));
 if (args.includes('--details')) console.table(details);
+if (opt('out')) writeFileSync(opt('out')!, [JSON.stringify(summary), ...details.map((d) => JSON.stringify(d))].join('\n') + '\n');

@@ -12,12 +12,14 @@ import Database from 'better-sqlite3';
 import { analyzeQuery, analyzeText } from '../actors/retrieval/analyze.js';
 import { LexicalIndex, PRUNE_FROM, pruning } from '../actors/retrieval/lexicalIndex.js';
 import { Retriever } from '../actors/retrieval/retriever.js';
+import { loadConfiguredLexicons, type Lexicon } from '../actors/retrieval/lexicons/lexicon.js';
 import type { PassageRecord } from '../actors/retrieval/ingest.js';
 
 const args = process.argv.slice(2);
 const syntheticSize = Number(args[args.indexOf('--synthetic') + 1] ?? 0) || 100_000;
 const corpus = resolve(process.env.CORPUS_DIR ?? '../shared/corpus');
-const evalSet = JSON.parse(readFileSync(resolve('../shared/eval/rag-qa-dev.json'), 'utf8')) as Array<{ question: string; relevant: string[] }>;
+// The dev set lives next to the shared corpus (../shared/eval beside ../shared/corpus).
+const evalSet = JSON.parse(readFileSync(resolve(corpus, '../eval/rag-qa-dev.json'), 'utf8')) as Array<{ question: string; relevant: string[] }>;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 function heapMb(): number {
@@ -56,10 +58,11 @@ interface EngineRow {
   recallAt5?: number;
 }
 
-function minisearch(label: string, passages: PassageRecord[], queries: string[], rounds: number, relevant?: (q: string) => string[]): EngineRow {
+function minisearch(label: string, passages: PassageRecord[], queries: string[], rounds: number, relevant?: (q: string) => string[], lexicon?: Lexicon): EngineRow {
   const before = heapMb();
   const t0 = performance.now();
   const idx = new LexicalIndex();
+  idx.expandWith(lexicon);
   idx.add(passages);
   const buildMs = performance.now() - t0;
   const heap = heapMb() - before;
@@ -70,7 +73,7 @@ function minisearch(label: string, passages: PassageRecord[], queries: string[],
     const inScope = queries.filter((q) => relevant(q).length > 0);
     recallAt5 = inScope.filter((q) => idx.search(q, 5).hits.some((h) => relevant(q).includes(byId.get(h.id)!.path))).length / inScope.length;
   }
-  return { corpus: label, engine: 'minisearch 7.2 (BM25+)', passages: passages.length, buildMs: Math.round(buildMs), passagesPerS: Math.round(passages.length / (buildMs / 1000)), heapMb: +heap.toFixed(1), p50Ms: lat.p50, p99Ms: lat.p99, ...(recallAt5 !== undefined ? { recallAt5: +recallAt5.toFixed(3) } : {}) };
+  return { corpus: label, engine: `minisearch 7.2 (BM25+)${lexicon ? ' + dictionaries' : ''}`, passages: passages.length, buildMs: Math.round(buildMs), passagesPerS: Math.round(passages.length / (buildMs / 1000)), heapMb: +heap.toFixed(1), p50Ms: lat.p50, p99Ms: lat.p99, ...(recallAt5 !== undefined ? { recallAt5: +recallAt5.toFixed(3) } : {}) };
 }
 
 function fts5(label: string, passages: PassageRecord[], queries: string[], rounds: number, relevant?: (q: string) => string[]): EngineRow {
@@ -139,12 +142,35 @@ const passages = retriever.documents().flatMap((d) => d.passages);
 const questions = evalSet.map((e) => e.question);
 const relevant = (q: string): string[] => evalSet.find((e) => e.question === q)?.relevant ?? [];
 
+// Query expansion (docs/docs-assistant.md § Analysis) from the dictionaries DOCS_LEXICONS names, as the app loads them.
+// Its cost: load time and resident memory (RSS after GC, before → after), then each distinct
+// question word looked up once, uncached (what a new question costs; the timed rounds below hit
+// the lexicon's cache after the warm-up).
+const rssMb = (): number => (heapMb(), process.memoryUsage().rss / 1e6);
+const lexiconEnv = { DOCS_LEXICONS: process.env.DOCS_LEXICONS ?? '', PALABRE_CACHE_DIR: process.env.PALABRE_CACHE_DIR };
+const rssBeforeLexicons = rssMb();
+const tLex = performance.now();
+const lexicons = loadConfiguredLexicons(lexiconEnv);
+const lexiconLoadMs = performance.now() - tLex;
+const lexiconRssMb = rssMb() - rssBeforeLexicons;
+console.error(lexicons.notice);
+let coldLookupUs: number | undefined;
+const questionWords = [...new Set(questions.flatMap((q) => analyzeQuery(q).map((t) => t.word)))];
+if (lexicons.lexicon) {
+  const fresh = loadConfiguredLexicons(lexiconEnv).lexicon!;
+  const tCold = performance.now();
+  for (const w of questionWords) fresh.related(w);
+  coldLookupUs = ((performance.now() - tCold) * 1000) / questionWords.length;
+}
+const lexiconCost = { loadMs: Math.round(lexiconLoadMs), rssMb: +lexiconRssMb.toFixed(1), coldLookupUsPerWord: coldLookupUs === undefined ? null : +coldLookupUs.toFixed(1), words: questionWords.length };
 const rows: EngineRow[] = [
   minisearch('shared corpus', passages, questions, 200, relevant),
+  ...(lexicons.lexicon ? [minisearch('shared corpus', passages, questions, 200, relevant, lexicons.lexicon)] : []),
   fts5('shared corpus', passages, questions, 200, relevant),
 ];
 const syn = synthetic(passages, syntheticSize);
 rows.push(minisearch(`synthetic ${syntheticSize}`, syn, questions, 10));
+if (lexicons.lexicon) rows.push(minisearch(`synthetic ${syntheticSize}`, syn, questions, 10, undefined, lexicons.lexicon));
 rows.push(fts5(`synthetic ${syntheticSize}`, syn, questions, 10));
 
 const serialisedMb = +(JSON.stringify((() => {
@@ -153,6 +179,7 @@ const serialisedMb = +(JSON.stringify((() => {
   return idx.toJSON();
 })()).length / 1e6).toFixed(2);
 
-console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, rows }));
+console.log(JSON.stringify({ loadavg1m: +loadavg()[0]!.toFixed(1), bench: 'retrieval', corpus, ingestMs: Math.round(ingestMs), files: retriever.documents().length, passages: passages.length, serialisedIndexMb: serialisedMb, gc: gc !== undefined, lexicons: lexiconCost, rows }));
 console.table(rows);
+console.log(`dictionaries (${lexicons.notice}): loaded in ${lexiconCost.loadMs} ms, +${lexiconCost.rssMb} MB RSS; ${lexiconCost.words} distinct question words looked up uncached: ${lexiconCost.coldLookupUsPerWord ?? '–'} µs each`);
 console.log(`ingest (read + parse + analyse + index) of ${passages.length} passages: ${Math.round(ingestMs)} ms; MiniSearch index serialised: ${serialisedMb} MB; heap figures ${gc ? 'after forced GC' : 'WITHOUT --expose-gc (rough)'}; FTS5 "heapMb" is its in-memory database size.`);

@@ -18,7 +18,7 @@ export const PLANS = ['free', 'premium'] as const;
 export type Plan = (typeof PLANS)[number];
 export type Feature = 'corrections' | 'oral_t2_live';
 
-/** What each plan grants. `premium` is the only plan with the T2 live oral (t2-live spec §6 step 4). */
+/** What each plan grants. `premium` is the only plan with the T2 live oral (docs/t2-live.md § The candidate's pages). */
 export const PLAN_FEATURES: Readonly<Record<Plan, readonly Feature[]>> = {
   free: ['corrections'],
   premium: ['corrections', 'oral_t2_live'],
@@ -110,7 +110,8 @@ export function loadDevSecret(dataDir: string, logger?: Logger): Uint8Array {
   return new TextEncoder().encode(text);
 }
 
-function extractBearer(header: string | undefined): string | undefined {
+/** The token of an `Authorization: Bearer <token>` header, if it has that form. */
+export function extractBearer(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1];

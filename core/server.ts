@@ -1,6 +1,5 @@
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { hostname } from 'node:os';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config/index.js';
@@ -8,12 +7,9 @@ import type { Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
-import type { Store } from './store/store.js';
+import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
-import { VERSION } from './version.js';
-import type { ProviderName } from '../actors/llm/types.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
-import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from '../actors/llm/surfaceEndpoints.js';
 
 /** A failure to start that the user can fix; `exitCode` 2 (busy port, bad host) or 1. */
 export class StartupError extends Error {
@@ -33,10 +29,8 @@ export interface ServeOptions {
   surfaces?: SurfaceLoader[];
 }
 
-export interface StartedSurface {
-  name: string;
-  running: RunningSurface;
-}
+export type { StartedSurface } from './probes.js';
+export { providersPerSurface } from './probes.js';
 
 export interface RunningServer {
   ctx: AppContext;
@@ -75,24 +69,6 @@ const CSP_DIRECTIVES = {
   // Served over plain HTTP on 127.0.0.1 by default: upgrading requests would break it.
   upgradeInsecureRequests: null,
 };
-
-/** The provider each surface resolves to, by its setting (surface setting, else LLM_PROVIDER). */
-export function providersPerSurface(ctx: Pick<AppContext, 'config' | 'providers'>): Record<string, ProviderName> {
-  const { config, providers } = ctx;
-  // A surface with its own endpoint/key (SKULL_BASE_URL…) uses its own client.
-  const pick = (surface: LlmSurface): ProviderName => {
-    const setting = surfaceSetting(config, surface);
-    if (hasOverride(surfaceEndpoint(config, surface))) return surfaceProvider(providers, config, surface).name;
-    return providers.resolve(setting === 'auto' ? config.LLM_PROVIDER : setting).name;
-  };
-  return {
-    skull: pick('skull'),
-    docs: pick('docs'),
-    corrections: pick('corrections'),
-    // The live interlocutor is Gemini Live; without a Gemini key T2 falls back to its text mode.
-    t2: providers.available().includes('gemini') ? 'gemini' : pick('t2text'),
-  };
-}
 
 /** An external broker URL may carry credentials (mqtt://user:pass@host): never print them. */
 export function withoutPassword(url: string): string {
@@ -194,156 +170,34 @@ function addFinalHandlers(app: Express, logger: Logger): void {
 
 /**
  * Starts `palabre serve`: shared pieces (store, runtime, providers), the embedded MQTT broker
- * unless MQTT_URL is set, the HTTP server with /healthz and /metrics, then every surface.
+ * unless MQTT_URL is set, the HTTP server with its probes (core/probes.ts), then every surface.
  * Throws StartupError for a busy port or bad address, after closing what had started.
  */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const { config } = opts;
   const startedAt = Date.now();
   const timings: Record<string, number> = {};
-  let lapAt = performance.now();
-  const lap = (phase: string) => {
-    const now = performance.now();
-    timings[phase] = Math.round(now - lapAt);
-    lapAt = now;
-  };
+  const lap = lapTimer(timings);
   const app: App = await createApp({ config, ...(opts.logger ? { logger: opts.logger } : {}) });
   lap('app');
   const { logger } = app;
   // Started once the process serves: the provider lists are read in the background, never in the way.
   const models = watchModels(config, { logger, providers: app.providers });
-
-  let broker: EmbeddedBroker | undefined;
-  let mqttUrl: string;
-  if (config.MQTT_URL) {
-    mqttUrl = config.MQTT_URL;
-  } else {
-    try {
-      broker = await startEmbeddedBroker({ host: config.MQTT_EMBEDDED_HOST, port: config.MQTT_EMBEDDED_PORT, logger });
-    } catch (err) {
-      await app.close();
-      if (err instanceof ListenError) {
-        throw new StartupError(
-          portMessage(err, 'embedded MQTT broker', 'MQTT_EMBEDDED_PORT', 'MQTT_EMBEDDED_HOST', ', or MQTT_URL to use an external broker'),
-          2,
-          err,
-        );
-      }
-      throw err;
-    }
-    mqttUrl = broker.url;
-  }
+  const { broker, mqttUrl } = await startBroker(config, app);
   lap('mqtt');
 
-  let ready = false;
-  let stopping = false;
-  // Surfaces still starting (warm-up: index, spelling engine…); null until their list is loaded.
-  let warming: string[] | null = null;
-  const expressApp = buildExpress(config, () => (stopping ? 'stopping' : ready ? undefined : 'starting'));
+  const state: Lifecycle = { ready: false, stopping: false, warming: null };
+  const expressApp = buildExpress(config, () => (state.stopping ? 'stopping' : state.ready ? undefined : 'starting'));
   const server: Server = createServer(expressApp);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  // Requests being answered: the drain waits for them (a POST /corrections/ee completes).
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
-  server.on('request', (_req, res) => {
-    inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) idle?.();
-    });
-  });
-  const requestsDone = (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve)));
+  const connections = trackConnections(server);
   const started: StartedSurface[] = [];
-
-  // Live: the process answers (a supervisor restarts it otherwise). Ready: it should get new
-  // connections — false while warming up, draining, or while its store does not answer, so a load
-  // balancer polling /readyz stops sending work here first. /healthz answers as soon as HTTP
-  // listens (start → /healthz must not wait for the warm-up), with `ready` in its body.
-  expressApp.get('/livez', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json({ live: true, version: VERSION, status: stopping ? 'stopping' : ready ? 'ok' : 'warming' });
-  });
-
-  // What a load balancer polls every second: readiness and one `SELECT 1`, nothing else (the
-  // surfaces' facts in /healthz may count rows).
-  expressApp.get('/readyz', async (_req, res) => {
-    if (!ready) {
-      res.status(503).set('Cache-Control', 'no-store').json({ ready: false, status: stopping ? 'stopping' : 'warming', ...(stopping ? {} : { warming: warming ?? ['surfaces'] }) });
-      return;
-    }
-    const store = await probeStore(app.store);
-    res.status(store.reachable ? 200 : 503).set('Cache-Control', 'no-store')
-      .json(store.reachable ? { ready: true, status: 'ok', store: store.engine, storeLatencyMs: store.latencyMs } : { ready: false, status: 'store_unreachable', store: store.engine });
-  });
-
-  expressApp.get('/healthz', async (_req, res) => {
-    if (!ready) {
-      const body = { status: stopping ? 'stopping' : 'warming', live: true, ready: false, version: VERSION, store: app.store.dialect, uptimeS: Math.round((Date.now() - startedAt) / 100) / 10, ...(stopping ? {} : { warming: warming ?? ['surfaces'] }) };
-      res.status(stopping ? 503 : 200).set('Cache-Control', 'no-store').json(body);
-      return;
-    }
-    const store = await probeStore(app.store);
-    if (!store.reachable) {
-      logger.warn({ store: store.engine, err: store.error }, 'store unreachable: /healthz not ready');
-      res.status(503).set('Cache-Control', 'no-store').json({ status: 'store_unreachable', live: true, ready: false, version: VERSION, store: store.engine, storeError: store.error });
-      return;
-    }
-    const providers = providersPerSurface(app);
-    const offline = Object.entries(providers).filter(([, p]) => p === 'offline').map(([s]) => s);
-    const surfaces: Record<string, unknown> = {};
-    for (const { name, running } of started) {
-      try {
-        surfaces[name] = (await running.health?.()) ?? {};
-      } catch (err) {
-        surfaces[name] = { error: 'health check failed' };
-        logger.warn({ err, surface: name }, 'surface health() threw');
-      }
-    }
-    res.set('Cache-Control', 'no-store').json({
-      status: 'ok',
-      live: true,
-      ready: true,
-      version: VERSION,
-      store: store.engine,
-      storeLatencyMs: store.latencyMs,
-      instance: config.INSTANCE_ID ?? hostname(),
-      uptimeS: Math.round((Date.now() - startedAt) / 100) / 10,
-      providers,
-      offline: offline.length === 0
-        ? 'no surface uses the offline provider'
-        : `offline provider (deterministic, no network) for: ${offline.join(', ')}${app.providers.available().length <= 1 ? ' — no API key is set' : ''}`,
-      actors: app.runtime.countByKind(),
-      mqtt: broker ? 'embedded' : 'external',
-      models: models.current(),
-      surfaces,
-    });
-  });
-
-  expressApp.get('/metrics', async (_req, res, next) => {
-    try {
-      // The actors gauge is a view of the runtime: refresh it at each scrape.
-      app.metrics.actors.reset();
-      for (const [machine, count] of Object.entries(app.runtime.countByKind())) app.metrics.actors.set({ machine }, count);
-      res.set('Content-Type', app.metrics.registry.contentType).send(await app.metrics.registry.metrics());
-    } catch (err) {
-      next(err);
-    }
-  });
-
-  let httpPort: number;
-  try {
-    httpPort = await listen(server, config.HOST, config.PORT);
-  } catch (err) {
+  mountProbes(expressApp, { app, state, startedAt, started, mqttMode: broker ? 'embedded' : 'external', models });
+  const httpPort = await listenHttp(server, config, async () => {
     await broker?.close();
     await app.close();
-    if (err instanceof ListenError) throw new StartupError(portMessage(err, 'HTTP', 'PORT', 'HOST'), 2, err);
-    throw err;
-  }
-
+  });
   lap('http');
+
   const publicUrl = (config.PUBLIC_URL ?? `http://${displayHost(config.HOST)}:${httpPort}`).replace(/\/+$/, '');
   const ctx: AppContext = {
     config,
@@ -358,79 +212,111 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     modelStatus: () => models.current(),
   };
   const http: HttpContext = { app: expressApp, server };
-
   let shuttingDown: Promise<{ forced: boolean }> | undefined;
-  const shutdown = (reason: string): Promise<{ forced: boolean }> => {
-    shuttingDown ??= (async () => {
-      const stopStart = Date.now();
-      logger.info({ reason }, 'shutting down');
-      ready = false;
-      stopping = true;
-      models.stop();
-      const deadlineAt = stopStart + config.SHUTDOWN_TIMEOUT_MS;
-      const requestsAtStop = inFlight;
-      const work = (async () => {
-        // Stop accepting: the port stays open while draining so that a new request gets 503 +
-        // Retry-After (and /healthz `ready: false`) rather than a refused connection. Requests in
-        // flight complete while every surface drains its own work (T2 sessions end and save,
-        // Skull finishes its turn) within the same deadline.
-        server.closeIdleConnections();
-        const httpDone = requestsDone().then(() => server.closeIdleConnections());
-        await Promise.all(
-          [...started].reverse().map(async ({ name, running }) => {
-            try {
-              await running.stop({ deadlineAt });
-            } catch (err) {
-              logger.error({ err, surface: name }, 'surface stop failed');
-            }
-          }),
-        );
-        await httpDone;
-        logger.info({ requests: requestsAtStop, ms: Date.now() - stopStart }, 'http requests in flight at the stop completed');
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        app.runtime.shutdown();
-        for (const socket of sockets) socket.destroy();
-        await closed;
-        await broker?.close();
-      })();
-      const outcome = await withDeadline(work, config.SHUTDOWN_TIMEOUT_MS);
-      const forced = outcome === 'timeout';
-      if (forced) {
-        logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requestsCut: inFlight }, 'shutdown deadline reached: closing what is left');
-        server.close();
-        for (const socket of sockets) socket.destroy();
-        void broker?.close();
-      }
-      logger.info({ forced, ms: Date.now() - stopStart }, 'stopped');
-      await app.close();
-      return { forced };
-    })();
-    return shuttingDown;
-  };
+  const shutdown = (reason: string): Promise<{ forced: boolean }> =>
+    (shuttingDown ??= stopAll({ app, config, state, models, server, connections, started, broker }, reason));
 
-  // Load every surface module at once (I/O overlaps), then start them one by one in list order.
   try {
-    const loaded = selectSurfaces(await Promise.all((opts.surfaces ?? defaultSurfaces).map((load) => load())), config.SURFACES);
-    lap('surfaces.load');
-    warming = loaded.map((x) => x.name);
-    for (const surface of loaded) {
-      let running: RunningSurface;
-      try {
-        running = await surface.start(ctx, http);
-      } catch (err) {
-        throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
-      }
-      started.push({ name: surface.name, running });
-      warming = warming.filter((n) => n !== surface.name);
-      lap(`surfaces.${surface.name}`);
-    }
+    await startSurfaces(opts.surfaces ?? defaultSurfaces, { ctx, http, state, started, lap });
   } catch (err) {
     logger.error({ err }, 'startup failed');
     await shutdown('startup failed');
     throw err instanceof StartupError ? err : new StartupError(`palabre: startup failed: ${err instanceof Error ? err.message : String(err)}`, 1, err);
   }
   addFinalHandlers(expressApp, logger);
+  const urls = surfaceUrls(publicUrl, mqttUrl, started);
+  state.ready = true;
+  models.start();
+  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
+}
 
+/** Records the milliseconds of each start phase since the previous one. */
+function lapTimer(timings: Record<string, number>): (phase: string) => void {
+  let lapAt = performance.now();
+  return (phase) => {
+    const now = performance.now();
+    timings[phase] = Math.round(now - lapAt);
+    lapAt = now;
+  };
+}
+
+/** The embedded aedes broker, unless MQTT_URL names an external one. */
+async function startBroker(config: Config, app: App): Promise<{ broker: EmbeddedBroker | undefined; mqttUrl: string }> {
+  if (config.MQTT_URL) return { broker: undefined, mqttUrl: config.MQTT_URL };
+  try {
+    const broker = await startEmbeddedBroker({ host: config.MQTT_EMBEDDED_HOST, port: config.MQTT_EMBEDDED_PORT, logger: app.logger });
+    return { broker, mqttUrl: broker.url };
+  } catch (err) {
+    await app.close();
+    if (err instanceof ListenError) {
+      throw new StartupError(portMessage(err, 'embedded MQTT broker', 'MQTT_EMBEDDED_PORT', 'MQTT_EMBEDDED_HOST', ', or MQTT_URL to use an external broker'), 2, err);
+    }
+    throw err;
+  }
+}
+
+/** Listens on HOST:PORT; on failure closes what started (`undo`) and says which setting to change. */
+async function listenHttp(server: Server, config: Config, undo: () => Promise<void>): Promise<number> {
+  try {
+    return await listen(server, config.HOST, config.PORT);
+  } catch (err) {
+    await undo();
+    if (err instanceof ListenError) throw new StartupError(portMessage(err, 'HTTP', 'PORT', 'HOST'), 2, err);
+    throw err;
+  }
+}
+
+interface Connections {
+  sockets: Set<Socket>;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /** Resolves when no request is being answered. */
+  requestsDone(): Promise<void>;
+}
+
+/** Open sockets and requests in flight: the drain waits for the requests (a POST /corrections/ee completes). */
+function trackConnections(server: Server): Connections {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  return {
+    sockets,
+    inFlight: () => inFlight,
+    requestsDone: () => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (idle = resolve))),
+  };
+}
+
+/** Loads every surface module at once (I/O overlaps), then starts them one by one in list order. */
+async function startSurfaces(loaders: SurfaceLoader[], s: { ctx: AppContext; http: HttpContext; state: Lifecycle; started: StartedSurface[]; lap: (phase: string) => void }): Promise<void> {
+  const loaded = selectSurfaces(await Promise.all(loaders.map((load) => load())), s.ctx.config.SURFACES);
+  s.lap('surfaces.load');
+  s.state.warming = loaded.map((x) => x.name);
+  for (const surface of loaded) {
+    let running: RunningSurface;
+    try {
+      running = await surface.start(s.ctx, s.http);
+    } catch (err) {
+      throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
+    }
+    s.started.push({ name: surface.name, running });
+    s.state.warming = s.state.warming.filter((n) => n !== surface.name);
+    s.lap(`surfaces.${surface.name}`);
+  }
+}
+
+/** Absolute URLs to print: the probes, the broker (without its password), each surface's pages. */
+function surfaceUrls(publicUrl: string, mqttUrl: string, started: readonly StartedSurface[]): Record<string, Record<string, string>> {
   const urls: Record<string, Record<string, string>> = {
     core: { health: `${publicUrl}/healthz`, metrics: `${publicUrl}/metrics` },
     mqtt: { broker: withoutPassword(mqttUrl) },
@@ -441,17 +327,68 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     for (const [key, path] of Object.entries(running.urls)) abs[key] = /^[a-z]+:\/\//.test(path) ? path : `${publicUrl}${path.startsWith('/') ? '' : '/'}${path}`;
     urls[name] = abs;
   }
-  ready = true;
-  models.start();
-  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
+  return urls;
 }
 
-/** One `SELECT 1` on the store, bounded: a store that hangs makes the instance not ready. */
-async function probeStore(store: Store): Promise<{ engine: Store['dialect']; reachable: boolean; latencyMs?: number; error?: string }> {
-  try {
-    const ms = await store.ping(1000);
-    return { engine: store.dialect, reachable: true, latencyMs: Math.round(ms * 100) / 100 };
-  } catch (err) {
-    return { engine: store.dialect, reachable: false, error: (err as Error).message };
+interface Stoppable {
+  app: App;
+  config: Config;
+  state: Lifecycle;
+  models: ModelWatch;
+  server: Server;
+  connections: Connections;
+  started: readonly StartedSurface[];
+  broker: EmbeddedBroker | undefined;
+}
+
+/** The stop, within SHUTDOWN_TIMEOUT_MS: what is left at the deadline is closed by force. */
+async function stopAll(s: Stoppable, reason: string): Promise<{ forced: boolean }> {
+  const { app, config, server, connections, broker } = s;
+  const { logger } = app;
+  const stopStart = Date.now();
+  logger.info({ reason }, 'shutting down');
+  s.state.ready = false;
+  s.state.stopping = true;
+  s.models.stop();
+  const outcome = await withDeadline(drainAndClose(s, stopStart + config.SHUTDOWN_TIMEOUT_MS), config.SHUTDOWN_TIMEOUT_MS);
+  const forced = outcome === 'timeout';
+  if (forced) {
+    logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requestsCut: connections.inFlight() }, 'shutdown deadline reached: closing what is left');
+    server.close();
+    for (const socket of connections.sockets) socket.destroy();
+    void broker?.close();
   }
+  logger.info({ forced, ms: Date.now() - stopStart }, 'stopped');
+  await app.close();
+  return { forced };
+}
+
+/**
+ * Stop accepting: the port stays open while draining so that a new request gets 503 +
+ * Retry-After (and /healthz `ready: false`) rather than a refused connection. Requests in flight
+ * complete while every surface drains its own work (T2 sessions end and save, Skull finishes its
+ * turn) within the same deadline; then the server, the actors and the broker close.
+ */
+async function drainAndClose(s: Stoppable, deadlineAt: number): Promise<void> {
+  const { app, server, connections } = s;
+  const stopStart = Date.now();
+  const requestsAtStop = connections.inFlight();
+  server.closeIdleConnections();
+  const httpDone = connections.requestsDone().then(() => server.closeIdleConnections());
+  await Promise.all(
+    [...s.started].reverse().map(async ({ name, running }) => {
+      try {
+        await running.stop({ deadlineAt });
+      } catch (err) {
+        app.logger.error({ err, surface: name }, 'surface stop failed');
+      }
+    }),
+  );
+  await httpDone;
+  app.logger.info({ requests: requestsAtStop, ms: Date.now() - stopStart }, 'http requests in flight at the stop completed');
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  app.runtime.shutdown();
+  for (const socket of connections.sockets) socket.destroy();
+  await closed;
+  await s.broker?.close();
 }

@@ -129,7 +129,7 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
       offlineHints: { user: job.text },
     },
     maxRetries: ctx.settings.maxRetries,
-    // The small model gets the short timeout (spec: 6 s nano, 12 s mini), also while the breaker
+    // The small model gets the short timeout (docs/skull.md § Configuration: 6 s fallback, 12 s primary), also while the breaker
     // is open and llmCall swaps models for the whole call.
     attemptTimeoutMs:
       model === ctx.settings.fallbackModel || isBreakerOpen(ctx.breaker.getSnapshot()) ? ctx.settings.fallbackTimeoutMs : ctx.settings.timeoutMs,

@@ -46,7 +46,7 @@ export type ClientState = 'connecting' | 'listening' | 'interlocutor_speaking' |
  */
 export type EndReason = 'candidate' | 'time' | 'idle' | 'disconnected' | 'interlocutor_lost' | 'replaced' | 'server_shutdown' | 'interrupted';
 
-/** Close codes of spec §8, plus the documented 44xx/1011 (docs/t2-live.md). */
+/** Close codes, the 44xx/1011 included (docs/t2-live.md#close-codes). */
 export const CLOSE = {
   NORMAL: 1000,
   AUTH_REQUIRED: 4001,
@@ -332,7 +332,6 @@ export const t2liveMachine = setup({
     subjectFound: ({ event }) => (event as AnyEventObject & { output?: SubjectSummary | null }).output != null,
     candidateSaidSomething: ({ context }) => context.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
     isCandidateTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'candidate',
-    isInterlocutorTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'interlocutor',
     waitsForClient: ({ context }) => (context.graceMs ?? 0) > 0,
   },
   delays: {

@@ -14,7 +14,7 @@ export const WRITTEN_CRITERIA = ['adequation_tache', 'coherence_cohesion', 'comp
 export type Critere = (typeof WRITTEN_CRITERIA)[number];
 
 /**
- * Oral criteria (t2-live spec §5, 25 % each). The taxonomy's codes map onto the first three;
+ * Oral criteria (docs/corrections.md § The report, 25 % each). The taxonomy's codes map onto the first three;
  * phonologie has no code and is not assessed until audio is (TD-08).
  */
 export const ORAL_CRITERIA = ['coherence_cohesion', 'lexique', 'morphosyntaxe', 'phonologie'] as const;

@@ -122,11 +122,19 @@ export function sendPage(res: Response, page: string, status = 200, csp = pageCs
   res.send(page);
 }
 
-/** web/static, from the sources (tsx) or next to the compiled dist/web. */
-export function staticDir(): string {
-  const here = fileURLToPath(new URL('./static', import.meta.url));
+/**
+ * A folder of web/ (`static`, `t2/static`): from the sources (tsx), or, for the compiled
+ * dist/web, in the checkout beside it (tsc does not copy assets). The one static resolver.
+ */
+export function webAssetDir(relative: string): string {
+  const here = fileURLToPath(new URL(`./${relative}`, import.meta.url));
   if (existsSync(here)) return here;
-  return fileURLToPath(new URL('../../web/static', import.meta.url));
+  return fileURLToPath(new URL(`../../web/${relative}`, import.meta.url));
+}
+
+/** web/static. */
+export function staticDir(): string {
+  return webAssetDir('static');
 }
 
 const mounted = new WeakSet<Express>();

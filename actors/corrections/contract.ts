@@ -1,3 +1,5 @@
+import type { AppContext } from '../../core/surface.js';
+
 /**
  * Contract between the corrections surface (`actors/corrections/`) and its callers: the HTTP API
  * and the T2 live session, which grades its transcript at the end and stores the production.
@@ -47,4 +49,15 @@ export interface CorrectionService {
   correctWritten(req: WrittenCorrectionRequest): Promise<CorrectionOutcome>;
   /** Never rejects for a model failure: falls back to the detectors-only report. */
   correctOral(req: OralCorrectionRequest): Promise<CorrectionOutcome>;
+}
+
+/**
+ * The corrections surface's port for the other surfaces (T2 grades its transcripts through it),
+ * loaded explicitly: the engine module is imported when a surface first asks for the service, so
+ * a process that never grades does not load it. The only value another surface may import from
+ * actors/corrections/ (test/architecture/layers.ts).
+ */
+export async function loadCorrectionService(ctx: AppContext): Promise<CorrectionService> {
+  const { createCorrectionService } = await import('./service.js');
+  return createCorrectionService(ctx);
 }

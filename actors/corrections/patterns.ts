@@ -2,7 +2,7 @@ import { AUTRE, describeCode, type Critere } from '../../prompts/taxonomy.js';
 import type { CorrectionStore } from './store.js';
 
 /**
- * Patterns (spec rule 5): a code is a confirmed pattern for a candidate when it appears in at
+ * Patterns (docs/corrections.md § Patterns and enrichment): a code is a confirmed pattern for a candidate when it appears in at
  * least 3 of their last 5 productions. `autre` is left out: two `autre` errors are two different
  * things by definition; recurring ones go to the enrichment review instead.
  */

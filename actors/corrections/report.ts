@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { ALL_CODES, ORAL_CRITERIA, WRITTEN_CRITERIA, type Critere, type OralCritere } from '../../prompts/taxonomy.js';
+import { ORAL_CRITERIA, WRITTEN_CRITERIA, type Critere, type OralCritere } from '../../prompts/taxonomy.js';
 import type { OralTask, WrittenTask } from './contract.js';
 
 /**
  * Report schemas: the one source of truth for validation, for the JSON instructions in the prompt
  * (`z.toJSONSchema`) and for the TypeScript types.
  *
- * Two layers: what the MODEL must return (`modelOutputSchema`), and the REPORT palabre returns and
- * stores (`reportSchema`), which adds what palabre computes itself — global score, NCLC level,
- * detector findings, provenance. Field names are French where they are the spec's words.
+ * Two layers: what the MODEL must return (prompts/corrections/modelOutput.ts, re-exported here),
+ * and the REPORT palabre returns and stores (`reportSchema`), which adds what palabre computes
+ * itself — global score, NCLC level, detector findings, provenance. Field names are French where they are the spec's words.
  */
 
 export const WRITTEN_TASKS = ['EE_T1', 'EE_T2', 'EE_T3'] as const satisfies readonly WrittenTask[];
@@ -22,42 +22,18 @@ export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: numbe
   EE_T3: { min: 120, max: 180 },
 };
 
-export const errorSchema = z.object({
-  code: z.enum(ALL_CODES).describe('Un code de la taxonomie fermée, ou "autre"'),
-  critere: z.enum(WRITTEN_CRITERIA).describe('Le critère auquel appartient le code'),
-  description: z.string().nullable().describe('Description libre obligatoire si code = "autre", null sinon'),
-  extrait: z.string().min(1).describe('Passage exact de la production, copié caractère pour caractère'),
-  correction: z.string().describe('Forme corrigée ou conseil de correction'),
-});
-export type ReportError = z.infer<typeof errorSchema>;
-
-const scoreSchema = z.number().min(0).max(20);
-export const criterionScoreSchema = z.object({
-  score: scoreSchema.describe('Note sur 20'),
-  justification: z.string().min(1).max(600).describe('Justification courte (une ou deux phrases)'),
-});
-
-const modelCommon = {
-  erreurs: z.array(errorSchema).max(60),
-  points_forts: z.array(z.string().min(1)).min(1).max(5).describe('Points forts de la production'),
-  conseils: z.array(z.string().min(1)).length(3).describe('Exactement trois conseils'),
-};
-
-/** What the model returns for a written production: the four taxonomy criteria. */
-export const writtenModelOutputSchema = z.object({
-  criteres: z.object(Object.fromEntries(WRITTEN_CRITERIA.map((c) => [c, criterionScoreSchema])) as Record<Critere, typeof criterionScoreSchema>),
-  ...modelCommon,
-});
-
-/** What the model returns for an oral transcript: three oral criteria (phonologie is not asked: TD-08). */
-export const oralModelOutputSchema = z.object({
-  criteres: z.object({ coherence_cohesion: criterionScoreSchema, lexique: criterionScoreSchema, morphosyntaxe: criterionScoreSchema }),
-  ...modelCommon,
-});
-
-export type WrittenModelOutput = z.infer<typeof writtenModelOutputSchema>;
-export type OralModelOutput = z.infer<typeof oralModelOutputSchema>;
-export type ModelOutput = WrittenModelOutput | OralModelOutput;
+// What the model must return is part of the prompt's contract: prompts/corrections/modelOutput.ts.
+export {
+  criterionScoreSchema,
+  errorSchema,
+  oralModelOutputSchema,
+  writtenModelOutputSchema,
+  type ModelOutput,
+  type OralModelOutput,
+  type ReportError,
+  type WrittenModelOutput,
+} from '../../prompts/corrections/modelOutput.js';
+import { criterionScoreSchema, errorSchema, scoreSchema } from '../../prompts/corrections/modelOutput.js';
 
 export const reportErrorSchema = errorSchema.extend({
   /** Who found it: the model, or a deterministic detector (named). */

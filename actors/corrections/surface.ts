@@ -4,6 +4,7 @@ import { correctionsRouter } from '../../transports/http/corrections.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
+import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
@@ -27,7 +28,7 @@ export const correctionsSurface: Surface = {
       let requireAdmin: express.RequestHandler | undefined;
       if (ctx.config.ADMIN_PASSWORD) {
         const { adminAuth } = await import('../../transports/http/admin.js');
-        requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger }).requireAdmin;
+        requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage }).requireAdmin;
       }
       http.app.use(correctionsHttp(ctx, service, requireAdmin));
     }

@@ -17,6 +17,7 @@ import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../re
 import { detectLang } from '../retrieval/analyze.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { relevanceSignals } from '../retrieval/relevance.js';
+import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../llm/types.js';
 import { judgeRelevance } from './relevanceCall.js';
@@ -38,6 +39,7 @@ export type DocsConfig = Pick<
   | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
+  | 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'
 >;
 
 export interface DocsAssistantDeps {
@@ -53,6 +55,8 @@ export interface DocsAssistantDeps {
   runtime?: Runtime;
   /** Overrides the embedder built from configuration (tests). */
   embedder?: Embedder;
+  /** Overrides the dictionaries loaded from DOCS_LEXICONS (tests, benches). */
+  lexicons?: LexiconLoad;
   /** Keep the index in memory only (tests, `palabre ask --no-save`). */
   persist?: boolean;
   /**
@@ -73,6 +77,8 @@ export interface ChatActors {
 /** The DocsAssistant plus what the surface and the CLI need to run it. */
 export interface DocsCore extends DocsAssistant {
   readonly retriever: Retriever;
+  /** How questions are expanded, in one sentence (« ranking without query expansion: … » when not). */
+  readonly expansion: string;
   /** Loads the stored index and brings it up to date with the files. */
   ready(onProgress?: (done: number, total: number, path: string) => void): Promise<SyncReport>;
   /** Re-indexes on file changes until the returned function is called. */
@@ -127,9 +133,13 @@ function attemptWatcher(onReset: (() => void) | undefined): (event: InspectionEv
 export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   const { config, logger } = deps;
   const embedder = deps.embedder ?? buildEmbedder(config, logger);
+  const lexicons = deps.lexicons ?? loadConfiguredLexicons(config);
+  if (lexicons.error) logger?.error({ error: lexicons.error }, lexicons.notice);
+  else logger?.info(lexicons.notice);
   const retriever = new Retriever({
     root: config.CORPUS_DIR,
     ...(embedder ? { embedder } : {}),
+    ...(lexicons.lexicon ? { lexicon: lexicons.lexicon } : {}),
     ...(deps.persist === false ? {} : { dataDir: config.DATA_DIR }),
     ...(logger ? { logger } : {}),
   });
@@ -213,6 +223,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
 
   const assistant: DocsCore = {
     retriever,
+    expansion: lexicons.notice,
     ready(onProgress) {
       retriever.load();
       return retriever.sync(onProgress);

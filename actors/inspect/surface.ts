@@ -6,6 +6,7 @@ import { attachStatelyInspector } from '../statecharts/stately.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
 import { adminAuth } from '../../transports/http/admin.js';
 import { attachInspectSocket } from '../../transports/ws/inspect.js';
+import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
@@ -27,7 +28,7 @@ export const inspectSurface: Surface = {
     }
     const { app, server } = http;
     mountStatic(app);
-    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger });
+    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage });
     if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
 
     const svgCache = new Map<string, string>();

@@ -78,6 +78,8 @@ function answerTypes(query: string): string {
 export interface QueryToken {
   word: string;
   variants: string[];
+  /** Index terms of dictionary words related to this one (lexicons/), matched at a lower weight. */
+  related?: string[];
 }
 
 /**

@@ -15,6 +15,12 @@ import type { QueryToken } from './analyze.js';
  * does, which is what lets one threshold hold across corpora.
  */
 export const FUZZY_CREDIT = 0.5;
+/**
+ * Credit of a word matched only through a dictionary's related word (a synonym or translation,
+ * lexicons/): tunable so bench/rag-quality.ts can measure it (0 = expansion ranks but never
+ * raises the guard's score).
+ */
+export const related = { credit: 0 };
 
 export function idf(df: number, n: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -44,6 +50,7 @@ export function coverage(weights: TokenWeight[], exact: ReadonlySet<string>, fuz
     total += weight;
     if (token.variants.some((v) => exact.has(v))) got += weight;
     else if (token.variants.some((v) => fuzzy.has(v))) got += weight * FUZZY_CREDIT;
+    else if (related.credit > 0 && token.related?.some((v) => exact.has(v))) got += weight * related.credit;
   }
   return total > 0 ? got / total : 0;
 }

@@ -188,7 +188,11 @@ const build = (): ReadonlyMap<string, string[]> => {
 };
 
 /** Translations (as stems) of the stems given; empty when the glossary has none. */
+/** Switch for bench/rag-quality.ts (`--glossary off`), to measure the dictionaries without it. */
+export const glossaryUse = { on: true };
+
 export function translate(stemsOfWord: string[]): string[] {
+  if (!glossaryUse.on) return [];
   expansions ??= build();
   const out = new Set<string>();
   for (const s of stemsOfWord) for (const t of expansions.get(s) ?? []) out.add(t);

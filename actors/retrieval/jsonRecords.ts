@@ -73,7 +73,11 @@ function collect(v: Json, path: string[], out: JsonRecord[]): void {
       const o = unwrap(el as { [k: string]: Json });
       const { label, title } = labelOf(o, path[path.length - 1]);
       const nested = Object.entries(o).filter(([, x]) => holdsRecords(x));
-      if (nested.length > 0) {
+      // A record with prose of its own is a record even when a field holds objects (an RGAA
+      // criterion's `references: [{wcag: […]}, {techniques: […]}]`): taken for a group, its title
+      // and tests were dropped and only its references were indexed.
+      const ownProse = title !== undefined || proseOf(Object.fromEntries(Object.entries(o).filter(([, x]) => !holdsRecords(x)))).length > 0;
+      if (nested.length > 0 && !ownProse) {
         for (const [, x] of nested) collect(x, [...path, label || title || 'Entrée'], out);
       } else {
         out.push({ path: [...path, label], title, lines: proseOf(o) });

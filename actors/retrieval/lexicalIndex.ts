@@ -1,7 +1,8 @@
 import MiniSearch from 'minisearch';
-import { analyzeQuery, analyzeText, type QueryToken } from './analyze.js';
-import { coverage, weighTokens } from './coverage.js';
+import { analyzeQuery, analyzeText, stem, type QueryToken } from './analyze.js';
+import { coverage, idf, weighTokens } from './coverage.js';
 import type { PassageRecord } from './ingest.js';
+import type { Lexicon } from './lexicons/lexicon.js';
 
 /**
  * BM25 over passages with MiniSearch (BM25+). Text is analysed here, per passage language, and
@@ -25,6 +26,26 @@ interface IndexedPassage {
 /** BM25 candidates reranked with the coverage score, and the weight coverage gets (see `search`). */
 const RERANK_POOL = 20;
 const RERANK_COVERAGE_WEIGHT = 0.5;
+
+/**
+ * Tunables of the three ways of finding passages that do not use the question's words, measured in
+ * bench/rag-quality.ts (docs/docs-assistant.md § Ranking):
+ * - `expansion`: dictionary words related to a question word (lexicons/), searched when the corpus
+ *   uses them, at most `translations` and `synonyms` per word, none held by more than `maxDfShare`
+ *   of the passages (a synonym as common as « données » ranks nothing), at BM25 weight `boost`;
+ * - `feedback`: pseudo-relevance feedback (RM3-like): the `terms` most distinctive terms of the
+ *   first `docs` passages are added to a second search at weight `boost` (0 docs = off);
+ * - `fileWeight`: a passage's rank gains this share of the best rank of another passage of the same
+ *   file (a page matching in several places is more likely the page asked about);
+ * - `perFile`: at most this many passages of one file among the results (0 = no cap), the rest
+ *   after them: five passages of one page leave no room for the page that answers.
+ */
+export const ranking = {
+  expansion: { translations: 2, synonyms: 1, maxDfShare: 0.05, boost: 0.2, maxWordDf: Infinity },
+  feedback: { docs: 0, terms: 8, boost: 0.2 },
+  fileWeight: 0,
+  perFile: 2,
+};
 
 /** Index size from which query terms are pruned (see `selective`). */
 export const PRUNE_FROM = 10_000;
@@ -61,12 +82,33 @@ export interface LexicalIndexJSON {
   df: Array<[string, number]>;
 }
 
+const fileOf = (id: string): string => id.slice(0, id.lastIndexOf(':'));
+
+/** Order kept, but no more than `perFile` passages of one file before every file had its turn. */
+function diversify(hits: LexicalHit[], perFile: number): LexicalHit[] {
+  const seen = new Map<string, number>();
+  const first: LexicalHit[] = [];
+  const rest: LexicalHit[] = [];
+  for (const h of hits) {
+    const n = (seen.get(fileOf(h.id)) ?? 0) + 1;
+    seen.set(fileOf(h.id), n);
+    (n <= perFile ? first : rest).push(h);
+  }
+  return [...first, ...rest];
+}
+
 export class LexicalIndex {
   private mini = newMiniSearch();
   /** Passages holding each term, for the coverage weights. */
   private readonly df = new Map<string, number>();
   /** Terms of each passage, to undo df on removal and to score passages found by embeddings. */
   private readonly termsOf = new Map<string, string[]>();
+  /** Dictionaries for query expansion (lexicons/); none = the question's own words only. */
+  private lexicon: Lexicon | undefined;
+
+  expandWith(lexicon: Lexicon | undefined): void {
+    this.lexicon = lexicon;
+  }
 
   get size(): number {
     return this.mini.documentCount;
@@ -108,30 +150,121 @@ export class LexicalIndex {
 
   /** Top `limit` passages by BM25, each with its normalised coverage score. */
   search(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
-    const tokens = analyzeQuery(query);
+    const tokens = this.expand(analyzeQuery(query));
     if (tokens.length === 0 || this.size === 0) return { hits: [], tokens };
     const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
     const all = [...new Set(tokens.flatMap((t) => t.variants))];
-    const terms = this.size >= PRUNE_FROM ? this.selective(all) : all;
-    // Fuzzy matching only for stems the index does not hold (cognates, typos): on a large index,
-    // fuzzy expansion of every term is what made queries slow (bench/retrieval.ts).
-    const results = this.mini.search(terms.join(' '), { fuzzy: (t) => (this.df.has(t) ? false : fuzzyFor(t)) });
-    const hits: LexicalHit[] = [];
-    const wanted = new Set(all);
-    // Rerank a pool of BM25's best by BM25 (scaled to the top hit) and coverage, half each: BM25
-    // alone favours passages repeating one word; coverage alone ignores how much a word is used.
-    for (const r of results.slice(0, Math.max(limit, RERANK_POOL))) {
-      // Exact matches from the passage's own terms: pruned terms still count for the score.
-      const own = this.termsOf.get(String(r.id)) ?? [];
-      const exact = new Set(own.filter((t) => wanted.has(t)));
-      const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
-      hits.push({ id: String(r.id), bm25: r.score, score: coverage(weights, exact, fuzzy) });
+    const own = new Set(all);
+    const related = [...new Set(tokens.flatMap((t) => t.related ?? []))].filter((t) => !own.has(t));
+    const wanted = new Set([...all, ...related]);
+    const pool = Math.max(limit, RERANK_POOL);
+    let hits = this.rank(this.lookup(all, related, []), weights, wanted, pool);
+    const fb = ranking.feedback;
+    if (fb.docs > 0 && hits.length > 0) {
+      const extra = this.feedbackTerms(hits.slice(0, fb.docs), wanted, fb.terms);
+      if (extra.length > 0) hits = this.rank(this.lookup(all, related, extra), weights, wanted, pool);
     }
-    const top = hits[0]?.bm25 || 1;
-    const rank = (h: LexicalHit): number => RERANK_COVERAGE_WEIGHT * h.score + (1 - RERANK_COVERAGE_WEIGHT) * (h.bm25 / top);
-    hits.sort((a, b) => rank(b) - rank(a));
+    if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
     hits.length = Math.min(hits.length, limit);
     return { hits, tokens };
+  }
+
+  /** One MiniSearch query: the question's terms at weight 1, related and feedback terms lower. */
+  private lookup(own: string[], related: string[], feedback: string[]): Array<{ id: string; score: number; queryTerms: string[] }> {
+    const large = this.size >= PRUNE_FROM;
+    const terms = large ? this.selective(own) : own;
+    // On a large index, dictionary words obey the same pruning as the question's own rare words.
+    const rare = (t: string): boolean => !large || (this.df.get(t) ?? 0) <= this.size * pruning.maxDfShare;
+    const boost = new Map<string, number>();
+    for (const t of feedback) if (rare(t)) boost.set(t, ranking.feedback.boost);
+    for (const t of related) if (rare(t)) boost.set(t, ranking.expansion.boost);
+    for (const t of terms) boost.set(t, 1);
+    // Fuzzy matching only for stems the index does not hold (cognates, typos): on a large index,
+    // fuzzy expansion of every term is what made queries slow (bench/retrieval.ts).
+    const results = this.mini.search([...boost.keys()].join(' '), {
+      fuzzy: (t) => (this.df.has(t) ? false : fuzzyFor(t)),
+      ...(boost.size > terms.length ? { boostTerm: (t: string) => boost.get(t) ?? 1 } : {}),
+    });
+    return results.map((r) => ({ id: String(r.id), score: r.score, queryTerms: r.queryTerms }));
+  }
+
+  /**
+   * Rerank a pool of BM25's best by BM25 (scaled to the top hit) and coverage, half each: BM25
+   * alone favours passages repeating one word; coverage alone ignores how much a word is used.
+   * With `ranking.fileWeight`, a passage also gains from the best other passage of its file.
+   */
+  private rank(results: Array<{ id: string; score: number; queryTerms: string[] }>, weights: ReturnType<typeof weighTokens>, wanted: Set<string>, pool: number): LexicalHit[] {
+    const hits: LexicalHit[] = [];
+    for (const r of results.slice(0, pool)) {
+      // Exact matches from the passage's own terms: pruned terms still count for the score.
+      const own = this.termsOf.get(r.id) ?? [];
+      const exact = new Set(own.filter((t) => wanted.has(t)));
+      const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
+      hits.push({ id: r.id, bm25: r.score, score: coverage(weights, exact, fuzzy) });
+    }
+    const top = hits[0]?.bm25 || 1;
+    const base = new Map(hits.map((h) => [h.id, RERANK_COVERAGE_WEIGHT * h.score + (1 - RERANK_COVERAGE_WEIGHT) * (h.bm25 / top)]));
+    let rankOf = (h: LexicalHit): number => base.get(h.id)!;
+    if (ranking.fileWeight > 0) {
+      const best = new Map<string, number[]>();
+      for (const h of hits) {
+        const f = fileOf(h.id);
+        best.set(f, [...(best.get(f) ?? []), base.get(h.id)!].sort((a, b) => b - a).slice(0, 2));
+      }
+      rankOf = (h) => {
+        const [first = 0, second = 0] = best.get(fileOf(h.id))!;
+        const mine = base.get(h.id)!;
+        return mine + ranking.fileWeight * (mine === first ? second : first);
+      };
+    }
+    const final = new Map(hits.map((h) => [h.id, rankOf(h)]));
+    return hits.sort((a, b) => final.get(b.id)! - final.get(a.id)!);
+  }
+
+  /** The most distinctive terms of the first passages (count among them × idf), not yet searched. */
+  private feedbackTerms(top: LexicalHit[], searched: Set<string>, n: number): string[] {
+    const count = new Map<string, number>();
+    for (const h of top) for (const t of this.termsOf.get(h.id) ?? []) if (!searched.has(t)) count.set(t, (count.get(t) ?? 0) + 1);
+    return [...count]
+      .filter(([t]) => (this.df.get(t) ?? 0) >= 2)
+      .map(([t, c]) => ({ t, w: c * idf(this.df.get(t)!, this.size) }))
+      .sort((a, b) => b.w - a.w)
+      .slice(0, n)
+      .map((x) => x.t);
+  }
+
+  /**
+   * Related index terms of each question word, from the dictionaries: only words the corpus uses,
+   * none too common, at most `ranking.expansion.perWord` per word, in the dictionary's order
+   * (translations, then closest meanings first).
+   */
+  private expand(tokens: QueryToken[]): QueryToken[] {
+    const lex = this.lexicon;
+    if (!lex) return tokens;
+    const { translations, synonyms, maxDfShare, maxWordDf } = ranking.expansion;
+    const maxDf = Math.max(1, this.size * maxDfShare);
+    /** Index stems of up to `n` dictionary words the corpus uses, not too commonly. */
+    const pick = (words: string[], own: Set<string>, n: number): string[] => {
+      const out: string[] = [];
+      let kept = 0;
+      // The lexicon gives folded single words only (lexicons/expansionTable.ts).
+      for (const f of words) {
+        if (kept >= n) break;
+        const stems = [...new Set([stem(f, 'fr'), stem(f, 'en')])].filter((s) => !own.has(s) && (this.df.get(s) ?? 0) > 0 && this.df.get(s)! <= maxDf);
+        if (stems.length === 0) continue;
+        for (const s of stems) own.add(s);
+        out.push(...stems);
+        kept++;
+      }
+      return out;
+    };
+    return tokens.map((t) => {
+      if (Math.max(0, ...t.variants.map((v) => this.df.get(v) ?? 0)) > maxWordDf) return t;
+      const own = new Set(t.variants);
+      const found = lex.related(t.word);
+      const related = [...pick(found.translations, own, translations), ...pick(found.synonyms, own, synonyms)];
+      return related.length > 0 ? { ...t, related } : t;
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ import { analyzeQuery } from './analyze.js';
 import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
 import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
 import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
+import type { Lexicon } from './lexicons/lexicon.js';
 
 /**
  * The corpus as the assistant sees it: documents, passages, the BM25 index, optional vectors.
@@ -38,10 +39,12 @@ export interface RetrieverOptions {
   dataDir?: string;
   logger?: Logger;
   embedder?: Embedder;
+  /** Dictionaries for query expansion (lexicons/lexicon.ts); none = the question's own words. */
+  lexicon?: Lexicon;
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 6;
+const FORMAT = 7;
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 
@@ -59,6 +62,7 @@ export class Retriever {
   private readonly file: string | undefined;
   private readonly logger: Logger | undefined;
   private readonly embedder: Embedder | undefined;
+  private readonly lexicon: Lexicon | undefined;
   private docs = new Map<string, DocRecord>();
   private passages = new Map<string, PassageRecord>();
   private lexical = new LexicalIndex();
@@ -70,6 +74,8 @@ export class Retriever {
     this.root = resolve(opts.root);
     this.logger = opts.logger;
     this.embedder = opts.embedder;
+    this.lexicon = opts.lexicon;
+    this.lexical.expandWith(this.lexicon);
     if (opts.dataDir) {
       const key = createHash('sha256').update(this.root).digest('hex').slice(0, 12);
       this.file = join(resolve(opts.dataDir), 'index', `docs-${key}.json`);
@@ -84,6 +90,10 @@ export class Retriever {
     return this.passages.size;
   }
 
+  get expanding(): boolean {
+    return this.lexicon !== undefined;
+  }
+
   get hybrid(): boolean {
     return this.embedder !== undefined;
   }
@@ -96,6 +106,7 @@ export class Retriever {
       if (stored.format !== FORMAT || stored.root !== this.root) return false;
       const passages = stored.docs.flatMap((d) => d.passages);
       this.lexical = LexicalIndex.fromJSON(stored.lexical, passages);
+      this.lexical.expandWith(this.lexicon);
       this.docs = new Map(stored.docs.map((d) => [d.path, d]));
       this.passages = new Map(passages.map((p) => [p.id, p]));
       if (this.embedder && stored.embeddingModel === this.embedder.model && stored.vectors) {

@@ -11,7 +11,7 @@ export const RECORDING_RATE = 24000;
 export const CANDIDATE_BATCH = 1600;
 
 /**
- * One chronological mono 24 kHz recording of both voices (spec §6 steps 9–10, §7 step 17).
+ * One chronological mono 24 kHz recording of both voices (docs/t2-live.md#the-recording).
  *
  * Each voice is placed at its arrival time on one timeline (a voice that arrives faster than real
  * time — Gemini sends bursts — is laid end to end after its previous chunk). Arrival times only

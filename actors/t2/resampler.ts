@@ -1,5 +1,5 @@
 /**
- * Streaming 16 kHz → 24 kHz resampler for the session recording (spec §6 step 9).
+ * Streaming 16 kHz → 24 kHz resampler for the session recording (docs/t2-live.md#the-recording).
  *
  * A rational polyphase FIR (up 3, down 2): the low-pass is a Kaiser-windowed sinc designed at
  * 48 kHz with its cut-off at the 8 kHz input Nyquist, so the images that zero-stuffing creates

@@ -1,7 +1,7 @@
 import type { SubjectInput } from './subjects.js';
 
 /**
- * The 9 T2 training subjects (spec §4 mentions 9 EO T2 subjects). Each has a fact sheet so the
+ * The 9 T2 training subjects (docs/t2-live.md#subjects: nine EO T2 subjects). Each has a fact sheet so the
  * interlocutor answers consistently; every answer is written to obey the §3 rules itself
  * (15–25 words, no question mark, no list, no closing formula) — a test checks it.
  */

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Store } from '../../core/store/store.js';
 
 /**
- * T2 subjects (spec §4): `consigne`, `contexte`, `role`, `tache` = EO_T2, `mode` = entrainement,
+ * T2 subjects (docs/t2-live.md#subjects): `consigne`, `contexte`, `role`, `tache` = EO_T2, `mode` = entrainement,
  * plus a fact sheet — what the interlocutor knows — appended to the prompt's {contexte} so every
  * answer is consistent, and used by the offline interlocutor to answer in text mode.
  */

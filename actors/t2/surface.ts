@@ -9,7 +9,8 @@ import type { AppContext, HttpContext, RunningSurface, Surface } from '../../cor
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2live.js';
 import { mountT2Http } from '../../transports/http/t2.js';
-import type { CorrectionService } from '../corrections/contract.js';
+import { mountT2Pages } from '../../web/t2/mount.js';
+import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { geminiInterlocutor } from './geminiInterlocutor.js';
 import { RecordingThread } from './recordingThread.js';
@@ -17,7 +18,7 @@ import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
-import { SessionQueries } from './sessionQueries.js';
+import { SessionQueries, transcriptText } from './sessionQueries.js';
 import { SubjectStore } from './subjects.js';
 import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
@@ -33,7 +34,7 @@ import { closeInterruptedSessions, gradePendingSessions } from './recovery.js';
  */
 
 export interface T2SurfaceOptions {
-  /** The correction service; default: the corrections surface's factory (actors/corrections). */
+  /** The correction service; default: the corrections surface's port (actors/corrections/contract.ts). */
   corrections?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
   /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
   genai?: GoogleGenAI;
@@ -46,7 +47,7 @@ export function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
-/** The SDK client of spec §6 step 6: endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
+/** The Gemini SDK client (docs/t2-live.md, top): endpoint from GOOGLE_GEMINI_BASE_URL, key or Vertex AI. */
 export function genaiFromConfig(config: Config): GoogleGenAI {
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
@@ -59,29 +60,6 @@ export function genaiFromConfig(config: Config): GoogleGenAI {
     });
   }
   return new GoogleGenAI({ apiKey: config.GEMINI_API_KEY ?? '', httpOptions });
-}
-
-interface CorrectionsModule {
-  createCorrectionService?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
-}
-
-async function defaultCorrections(ctx: AppContext): Promise<CorrectionService> {
-  // A variable specifier: the corrections module is another surface's, loaded only when T2 starts.
-  const specifier = '../corrections/service.js';
-  let mod: CorrectionsModule;
-  try {
-    mod = (await import(specifier)) as CorrectionsModule;
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    mod = {};
-  }
-  if (mod.createCorrectionService) return mod.createCorrectionService(ctx);
-  // Without it T2 still runs: sessions are saved (status ungraded) and end with GRADING_FAILED.
-  ctx.logger.warn('actors/corrections/service.js is not in this build: T2 sessions will be saved ungraded');
-  const missing = async (): Promise<never> => {
-    throw new Error('corrections service not in this build');
-  };
-  return { correctWritten: missing, correctOral: missing };
 }
 
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
@@ -105,7 +83,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const recovered = await closeInterruptedSessions(sessions, log, othersAlive);
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
-      const corrections = await (opts.corrections ?? defaultCorrections)(ctx);
+      const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
       const audio = Boolean(opts.genai) || geminiConfigured(config);
       const ai = audio ? opts.genai ?? genaiFromConfig(config) : undefined;
       // The session loaded its subject (`loadSubject`) before its interlocutor starts.
@@ -185,15 +163,14 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sweeping = sweeping.then(sweep).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 sweep failed: retried'));
       }, Math.max(100, Math.floor(config.T2_LEASE_TTL_MS / 3)));
       sweepTimer.unref();
+      const queries = new SessionQueries(store);
+      mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
       mountT2Http(http.app, {
         subjects,
         sessions,
-        queries: new SessionQueries(store),
+        queries: { list: (sub) => queries.list(sub), get: (sub, id) => queries.get(sub, id), transcriptText },
         verifyToken: deps.verifyToken,
         logger: log,
-        textMode: !audio,
-        examMs: config.T2_EXAM_DURATION_MS,
-        graceMs: config.T2_RESUME_GRACE_MS,
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({

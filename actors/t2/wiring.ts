@@ -13,7 +13,7 @@ import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { OrderedWrites } from './orderedWrites.js';
 
-/** Why phonologie is absent from a T2 live report (spec §5, TD-08). */
+/** Why phonologie is absent from a T2 live report (docs/t2-live.md#phonology-spec-5-td-08). */
 export const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
 
 export interface T2Timers {
@@ -60,7 +60,7 @@ export function audioUrlOf(productionId: string): string {
 }
 
 /**
- * Grades a T2 transcript through the correction service (spec §5): the report plus the T2 facts.
+ * Grades a T2 transcript through the correction service (docs/corrections.md § The report, oral criteria): the report plus the T2 facts.
  * Used at the end of a session and, at the next start, for the sessions a stop or a crash left ungraded.
  */
 export async function gradeT2(corrections: CorrectionService, input: EvaluateInput, mode: 'audio' | 'text'): Promise<Graded> {

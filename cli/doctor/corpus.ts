@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
+import { INSTALL_HINT, loadConfiguredLexicons } from '../../actors/retrieval/lexicons/lexicon.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
 import type { Config } from '../../core/config/index.js';
 import type { CorpusChoice } from '../corpusChoice.js';
@@ -40,4 +41,15 @@ export function checkCorpus(config: Pick<Config, 'DATA_DIR'>, choice: CorpusChoi
   const detail = `${where}: ${files.length} files, ${retriever.passageCount} passages, index ${age(now - builtAt)} old`;
   if (changed > 0) return { ...base, status: 'ok', detail: `${detail}; ${changed} file(s) changed since (re-indexed at the next start)` };
   return { ...base, status: 'ok', detail };
+}
+
+/**
+ * The dictionaries questions are expanded with (docs/docs-assistant.md § Analysis): optional, so a
+ * missing or unreadable set is a warning with the command that installs it.
+ */
+export function checkLexicons(config: Pick<Config, 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'>): Check {
+  const base = { id: 'corpus.lexicons', group: 'corpus' as const, label: 'dictionaries' };
+  const { lexicon, notice, error } = loadConfiguredLexicons(config);
+  if (lexicon || config.DOCS_LEXICONS === 'off') return { ...base, status: 'ok', detail: notice };
+  return { ...base, status: 'warn', detail: error ?? notice, fix: `${INSTALL_HINT}${config.DOCS_LEXICONS ? ` ${config.DOCS_LEXICONS}` : ''} (Debian's FreeDict and MyThes packages), or DOCS_LEXICONS=off` };
 }

@@ -3,7 +3,7 @@ import { dbPathOf } from '../../core/app.js';
 import type { Config } from '../../core/config/index.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import { configuredSurfaces, MARK, type Check } from './check.js';
-import { checkCorpus } from './corpus.js';
+import { checkCorpus, checkLexicons } from './corpus.js';
 import { cacheDir } from '../../actors/corrections/cache.js';
 import { checkGrammalecte, checkPostgres, checkTestBinary } from './engines.js';
 import { checkEmbeddedBroker, checkExternalBroker } from './mqtt.js';
@@ -52,7 +52,7 @@ export async function runDoctor({ config, env, corpus }: DoctorInput): Promise<D
   const providers = checkSurfaceProviders(config, names);
   const [net, eng, models] = await Promise.all([network, engines, modelStatuses(config, providers.models)]);
   checks.push(...net, ...eng, ...providers.checks, ...models);
-  if (names.includes('docs')) checks.push(checkCorpus(config, corpus));
+  if (names.includes('docs')) checks.push(checkCorpus(config, corpus), checkLexicons(config));
   return { ok: checks.every((c) => c.status !== 'fail'), surfaces: names, checks };
 }
 

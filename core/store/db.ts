@@ -23,7 +23,7 @@ const registry = new Map<number, Migration>();
  * Surfaces do not register: each applies its own list with `migrate(db, …)` when it starts
  * (corrections, T2, docs settings, admin and visitor sessions).
  */
-export function registerMigrations(...migrations: Migration[]): void {
+function registerMigrations(...migrations: Migration[]): void {
   for (const m of migrations) {
     const existing = registry.get(m.version);
     if (existing && existing.name !== m.name) {

@@ -1,8 +1,8 @@
 import type { Subject } from '../../actors/t2/subjects.js';
 
 /**
- * The system prompt of spec §3, word for word. Only `{role}` and `{contexte}` are substituted;
- * `{contexte}` is the subject's consigne + contexte (spec §3 "Variables") followed by the fact
+ * The interlocutor's system prompt, word for word as the source specification gives it (docs/t2-live.md § The interlocutor's rules). Only `{role}` and `{contexte}` are substituted;
+ * `{contexte}` is the subject's consigne + contexte (docs/t2-live.md § The interlocutor's rules) followed by the fact
  * sheet, so that the interlocutor's answers stay consistent (issue 6 §1).
  */
 export const T2_PROMPT_TEMPLATE = `RÔLE : Tu incarnes {role}.

@@ -37,6 +37,12 @@ describe('layers', () => {
     expect(violations(synthetic)).toEqual([expect.stringContaining('machines/m.ts → node:module (machines load only xstate, machines and pure modules; via machines/m.ts → actors/s/tokens.ts → node:module)')]);
   });
 
+  it('lets a surface reach another through its declared port only', () => {
+    const edge = (from: string, target: string) => ({ from, specifier: target, target, kind: 'file' as const, typeOnly: false, dynamic: true, names: ['*'] });
+    const synthetic = new Map([['actors/t2/surface.ts', [edge('actors/t2/surface.ts', 'actors/corrections/contract.ts'), edge('actors/t2/surface.ts', 'actors/corrections/service.ts')]]]);
+    expect(violations(synthetic)).toEqual(['actors/t2/surface.ts → actors/corrections/service.ts (a surface reaches another only through its declared port)']);
+  });
+
   it('machines load nothing but xstate, machines and pure modules at run time', () => {
     for (const file of [...graph.keys()].filter((f) => f.startsWith('machines/'))) {
       const loaded = [...runtimeClosure(graph, file).keys()];
@@ -69,5 +75,10 @@ describe('lint enforces the layers', () => {
   it('fails on an edge importing actors and on actors importing a transport', async () => {
     expect(await lint('transports/ws/fixture.ts', "import { o200k } from '../../actors/skull/tokens.js';\nexport const x = o200k;\n")).toHaveLength(1);
     expect(await lint('actors/skull/fixture.ts', "import { attachT2LiveSocket } from '../../transports/ws/t2live.js';\nexport const x = attachT2LiveSocket;\n")).toHaveLength(1);
+  });
+
+  it('fails on an edge importing a page and on a prompt importing an actor', async () => {
+    expect(await lint('transports/http/fixture.ts', "import { sendPage } from '../../web/layout.js';\nexport const x = sendPage;\n")).toHaveLength(1);
+    expect(await lint('prompts/fixture.ts', "import { nclcOf } from '../actors/corrections/report.js';\nexport const x = nclcOf;\n")).toHaveLength(1);
   });
 });

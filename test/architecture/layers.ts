@@ -12,7 +12,8 @@ import { runtimeClosure, type ImportEdge } from './imports.js';
  *   from machines, types and selectors only, never a machine to `provide()`; never another
  *   protocol's edges.
  * - actors: what is provided to machines. Never a transport or a page; one surface's actors never
- *   import another surface's (shared capabilities: llm, retrieval, statecharts).
+ *   import another surface's, except its declared port `actors/<surface>/contract.ts` (shared
+ *   capabilities: llm, retrieval, statecharts).
  * - prompts: text and pure rules: no transport, core or actors at run time.
  */
 export const PURE_PACKAGES = new Set(['xstate', 'zod']);
@@ -24,6 +25,9 @@ const layerOf = (file: string): string => file.split('/')[0]!;
 
 /** One per surface, listed in core/surfaces.ts: the only files of actors/ that see transports/ and web/. */
 export const isCompositionRoot = (file: string): boolean => /^actors\/[^/]+\/surface\.ts$/.test(file);
+
+/** A surface's declared port (`actors/<surface>/contract.ts`): what another surface may import from it. */
+const isDeclaredPort = (file: string): boolean => /^actors\/[^/]+\/contract\.ts$/.test(file);
 
 /** Values a transport may take from a machine: selectors, constants, pure helpers; not `…Machine`. */
 const isMachineValue = (name: string): boolean => /Machine$/.test(name);
@@ -61,7 +65,7 @@ export function violations(graph: Map<string, ImportEdge[]>): string[] {
       if (layer === 'actors' && !isCompositionRoot(file) && (to === 'transports' || to === 'web')) out.add(`${file} → ${e.target} (actors do not import ${to}/)`);
       const [, fromSurface] = file.split('/');
       const [, toSurface] = e.target.split('/');
-      if (layer === 'actors' && to === 'actors' && SURFACES.has(fromSurface!) && SURFACES.has(toSurface!) && fromSurface !== toSurface) {
+      if (layer === 'actors' && to === 'actors' && SURFACES.has(fromSurface!) && SURFACES.has(toSurface!) && fromSurface !== toSurface && !isDeclaredPort(e.target)) {
         out.add(`${file} → ${e.target} (a surface reaches another only through its declared port)`);
       }
       if (layer === 'prompts' && ['transports', 'core', 'actors'].includes(to)) out.add(`${file} → ${e.target} (prompts do not import ${to}/)`);

@@ -183,6 +183,20 @@ describe('palabre doctor', () => {
     expect(lineOf(r.out, 'docs corpus').line).toMatch(/✓ docs corpus\s+.* \(indexed last by palabre index\): 3 files, \d+ passages, index \d+ s old$/);
   }, 30_000);
 
+  it('! the query-expansion dictionaries when missing or unreadable, with the install command; ✓ when off', async () => {
+    const empty = mkdtempSync(join(dir, 'lex-empty-'));
+    const missing = lineOf((await doctor({ ...base(), DOCS_LEXICONS: empty })).out, 'dictionaries');
+    expect(missing.line).toMatch(/! dictionaries\s+ranking without query expansion: no dictionary in /);
+    expect(missing.fix).toBe(`→ bash actors/retrieval/lexicons/install.sh ${empty} (Debian's FreeDict and MyThes packages), or DOCS_LEXICONS=off`);
+    const bad = mkdtempSync(join(dir, 'lex-bad-'));
+    writeFileSync(join(bad, 'thes_fr.idx'), 'latin1\n');
+    writeFileSync(join(bad, 'thes_fr.dat'), '');
+    const r = await doctor({ ...base(), DOCS_LEXICONS: bad });
+    expect(lineOf(r.out, 'dictionaries').line).toContain(`dictionary file ${join(bad, 'thes_fr.idx')}, line 1: expected the encoding line "UTF-8"`);
+    expect(r.code).toBe(0);
+    expect(lineOf((await doctor({ ...base(), DOCS_LEXICONS: 'off' })).out, 'dictionaries').line).toMatch(/✓ dictionaries\s+ranking without query expansion: DOCS_LEXICONS=off/);
+  }, 30_000);
+
   it('reads SURFACES as serve does', () => {
     expect(configuredSurfaces('all').names).toEqual(['skull', 'docs', 'corrections', 't2', 'inspect']);
     expect(configuredSurfaces('none')).toEqual({ names: [], unknown: [] });

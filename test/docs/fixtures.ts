@@ -25,8 +25,9 @@ export function makeCorpus(): string {
   return root;
 }
 
+/** Dictionaries off unless a test asks: results must not depend on what the machine's cache holds. */
 export function testConfig(env: Record<string, string>): Config {
-  return loadConfig({ env: { CHAT_SCORE_THRESHOLD: '0.3', LLM_MAX_RETRIES: '0', ...env }, dotenvPath: null });
+  return loadConfig({ env: { CHAT_SCORE_THRESHOLD: '0.3', LLM_MAX_RETRIES: '0', DOCS_LEXICONS: 'off', ...env }, dotenvPath: null });
 }
 
 /** An LlmProvider (our port, not an SDK) that records requests and answers from a script. */

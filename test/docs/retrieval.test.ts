@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeQuery, fold } from '../../actors/retrieval/analyze.js';
 import { createGeminiEmbedder, createOpenAiEmbedder } from '../../actors/retrieval/embeddings.js';
-import { ingestSource } from '../../actors/retrieval/ingest.js';
+import { ingestSource, type PassageRecord } from '../../actors/retrieval/ingest.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
 import { createSlugger, slugify } from '../../actors/docs/slug.js';
 import { startEmbeddingsFake, type EmbeddingsFake } from '../fakes/embeddings.js';
@@ -213,7 +213,7 @@ describe('JSON files of prose records', () => {
     wcag: { version: 2.1 },
     topics: [
       { topic: 'Images', number: 1, criteria: [{ criterium: { number: 1, title: 'Chaque [image porteuse d’information](#image) a-t-elle une alternative textuelle ?', tests: { 1: ['Chaque image (balise img) a-t-elle un attribut alt ?'], 2: ['Chaque zone d’une image réactive a-t-elle une alternative ?'] } } }] },
-      { topic: 'Formulaires', number: 11, criteria: [{ criterium: { number: 1, title: 'Chaque champ de formulaire a-t-il une étiquette ?', tests: { 1: ['Chaque champ de formulaire a-t-il une étiquette label associée ?'] } } }, { criterium: { number: 2, title: 'Chaque étiquette associée à un champ de formulaire est-elle pertinente ?', tests: { 1: ['Chaque balise label est-elle pertinente pour son champ ?'] } } }] },
+      { topic: 'Formulaires', number: 11, criteria: [{ criterium: { number: 1, title: 'Chaque champ de formulaire a-t-il une étiquette ?', tests: { 1: ['Chaque champ de formulaire a-t-il une étiquette label associée ?'] }, references: [{ wcag: ['1.3.1 Info and Relationships (A)'] }, { techniques: ['H44'] }] } }, { criterium: { number: 2, title: 'Chaque étiquette associée à un champ de formulaire est-elle pertinente ?', tests: { 1: ['Chaque balise label est-elle pertinente pour son champ ?'] } } }] },
     ],
   });
 
@@ -224,7 +224,10 @@ describe('JSON files of prose records', () => {
     expect(first.section).toBe('criteres.json › 1 Images › 1.1 — Chaque image porteuse d’information a-t-elle une alternative textuelle ?');
     expect(first.text).toContain('Test 1 : Chaque image (balise img) a-t-elle un attribut alt ?');
     expect(first.text).toContain('Test 2 : ');
+    // A criterion with references (an array of objects) is still one record, title and tests kept.
     expect(doc.passages[1]!.section).toContain('11.1 — Chaque champ de formulaire a-t-il une étiquette ?');
+    expect(doc.passages[1]!.text).toContain('Test 1 : Chaque champ de formulaire a-t-il une étiquette label associée ?');
+    expect(doc.passages[1]!.text).toContain('1.3.1 Info and Relationships (A)');
     expect(doc.headings.map((h) => h.anchor)).toContain(first.anchor);
   });
 
@@ -275,5 +278,28 @@ describe('relevance cues', () => {
     expect(relevanceSignals(q, words, [faker, guide]).namesNotRetrieved).toEqual([]);
     // Not a query word (a stop word, or a one-letter token): never counted.
     expect(relevanceSignals('Where should I keep The keys?', [{ word: 'keys', df: 3, weight: 2 }], []).namesNotRetrieved).toEqual([]);
+  });
+});
+
+describe('ranking: several files in the results', () => {
+  it('no more than ranking.perFile passages of one file before the other files had their turn', async () => {
+    const { LexicalIndex, ranking } = await import('../../actors/retrieval/lexicalIndex.js');
+    const passage = (path: string, line: number, text: string): PassageRecord => ({ id: `${path}:${line}`, path, section: 'S', anchor: 's', lineStart: line, lineEnd: line, text, lang: 'en' });
+    const idx = new LexicalIndex();
+    idx.add([
+      passage('long.md', 1, 'Tokens expire: rotate the token every day.'),
+      passage('long.md', 5, 'A token is rotated by the server.'),
+      passage('long.md', 9, 'Rotate each token after use.'),
+      passage('short.md', 1, 'The token page.'),
+      passage('other.md', 1, 'Nothing about that here.'),
+    ]);
+    expect(ranking.perFile).toBe(2);
+    expect(idx.search('rotate token', 3).hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'short.md']);
+    ranking.perFile = 0;
+    try {
+      expect(idx.search('rotate token', 3).hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'long.md']);
+    } finally {
+      ranking.perFile = 2;
+    }
   });
 });

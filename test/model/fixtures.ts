@@ -1,6 +1,4 @@
-import { createActor, type SimulatedClock } from 'xstate';
 import { LlmError, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
-import { breakerMachine, type BreakerRef } from '../../machines/breaker.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';
 
 /** Shared data of the llmCall / breaker model and direct tests. */
@@ -21,10 +19,3 @@ export const unusedProvider: LlmProvider = {
   name: 'offline',
   generate: () => Promise.reject(new Error('the harness should have replaced the generate actor')),
 };
-
-/** A started breaker on `clock`, already open for `cooldownMs`. */
-export function openBreaker(clock: SimulatedClock, cooldownMs = 3_600_000): BreakerRef {
-  const breaker = createActor(breakerMachine, { clock, input: { failureThreshold: 1, windowMs: 60_000, cooldownMs } }).start();
-  breaker.send({ type: 'breaker.failure' });
-  return breaker;
-}

@@ -97,14 +97,14 @@ describe('model harness', () => {
     );
   });
 
-  it('the reporter excuses only listed transitions and flags stale entries', () => {
-    const file = (uncovered: string[]): CoverageFile => ({
+  it('the reporter excuses only listed transitions, flags stale entries and machines with no oracle check', () => {
+    const file = (uncovered: string[], oracleChecks = 12): CoverageFile => ({
       machine: 'm',
       runId: 'r',
       variants: [],
       paths: { shortest: 1, simple: 0, transition: 0, replayed: 1, failed: 0 },
       injectedAfterEvents: 0,
-      oracleChecks: 0,
+      oracleChecks,
       states: { total: 1, covered: 1, uncovered: [] },
       transitions: { total: 3, covered: 3 - uncovered.length, uncovered },
       contributions: {},
@@ -113,5 +113,8 @@ describe('model harness', () => {
     expect(excused).toMatchObject({ ok: true, missing: [], excused: [{ transition: 'a —x→ b' }] });
     const [missing] = judge([file(['a —x→ b', 'a —y→ c'])], { m: { 'a —x→ b': 'reason', 'gone —z→ x': 'reason' } });
     expect(missing).toMatchObject({ ok: false, missing: ['a —y→ c'], stale: ['gone —z→ x'] });
+    // Full coverage compared with the chart itself only is not a pass.
+    const [selfOnly] = judge([file([], 0)], {});
+    expect(selfOnly).toMatchObject({ ok: false, missing: [], noOracle: true });
   });
 });

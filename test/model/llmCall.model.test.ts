@@ -2,49 +2,98 @@ import { describe, expect, it } from 'vitest';
 import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { createMetrics } from '../../core/metrics.js';
 import type { LlmCallContext } from '../../machines/llmCall.js';
-import type { EventObject } from 'xstate';
+import { createActor, type EventObject, type SimulatedClock } from 'xstate';
+import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerInput, type BreakerRef } from '../../machines/breaker.js';
 import type { LlmError } from '../../actors/llm/types.js';
 import { runModel, type OracleContext } from '../harness/index.js';
-import { errors, openBreaker, request, result, unusedProvider } from './fixtures.js';
+import { expectedBreaker, type BreakerCall } from './breakerReference.js';
+import { errors, request, result, unusedProvider } from './fixtures.js';
 
 const base = { request, maxRetries: 2, attemptTimeoutMs: 1_000, backoffBaseMs: 100, retryAfterCapMs: 5_000, random: () => 0.5 };
 
+/** A real breaker on the path's clock, and what it was told before the call (for the reference). */
+interface BreakerSetup {
+  input: BreakerInput;
+  calls: BreakerCall[];
+}
+type Input = typeof base & { fallbackModel?: string; breaker?: BreakerRef; breakerSetup?: BreakerSetup };
+
+function withBreaker(clock: SimulatedClock, onCleanup: (fn: () => unknown) => void, setup: BreakerSetup): Input {
+  const breaker = createActor(breakerMachine, { clock, input: setup.input }).start();
+  for (const call of setup.calls) breaker.send({ type: call.type as 'breaker.failure' | 'breaker.success' });
+  onCleanup(() => breaker.stop());
+  return { ...base, breaker, breakerSetup: setup, fallbackModel: 'fallback-model' };
+}
+
+/** The wait before retry `retry` (0-based): the provider's retry-after up to the cap, else base · 2^retry + 100–400 ms of jitter (250 ms for random() = 0.5). */
+function expectedBackoff(given: Input, retry: number, error: { retryAfterMs?: number | undefined }): number {
+  if (error.retryAfterMs !== undefined) return Math.min(Math.max(0, error.retryAfterMs), given.retryAfterCapMs);
+  return given.backoffBaseMs * 2 ** retry + (100 + 300 * given.random());
+}
+
 /**
- * What the provider sees and what the caller gets, per docs/providers.md, from the path's events
- * alone: one attempt at a time; a transient failure (timeout, 429, 5xx) is retried after a backoff
- * at most `maxRetries` times, anything else fails at once; while the breaker is open every
- * attempt uses the fallback model; the output says how it ended, after how many attempts.
+ * What the provider sees, what the breaker is told and what the caller gets, per
+ * docs/statecharts.md ("llmCall") and docs/providers.md, from the path's events and the clock
+ * alone: one attempt at a time, each cut after `attemptTimeoutMs`; a transient failure (timeout,
+ * 429, 5xx) is retried after the backoff at most `maxRetries` times, anything else fails at once;
+ * each failed attempt counts as a breaker failure and a success clears the count; each attempt
+ * uses the fallback model iff the breaker is open when it starts; the output says how it ended,
+ * after how many attempts, on which model, and why (kind and HTTP status).
  */
-function expectLlmCall({ events, controls, snapshot, end, check, input }: OracleContext): void {
-  const given = input as typeof base & { fallbackModel?: string; breaker?: unknown };
-  const model = given.breaker && given.fallbackModel ? given.fallbackModel : request.model;
+function expectLlmCall({ events, controls, snapshot, end, check, input, world }: OracleContext): void {
+  const given = input as Input;
+  const { now } = world as { now: () => number };
+  const setup = given.breakerSetup;
+  const breakerCalls: BreakerCall[] = [...(setup?.calls ?? [])];
+  const modelAt = (at: number) => (setup && given.fallbackModel && expectedBreaker(setup.input, breakerCalls, at).open ? given.fallbackModel : request.model);
+  let t = 0;
   let phase: 'attempting' | 'backingOff' | 'succeeded' | 'failed' = 'attempting';
-  let attempts = 1;
+  const models = [modelAt(0)];
   let retries = 0;
-  let lastKind: string | undefined;
+  let wait = 0;
+  let lastError: { kind: string; status?: number | undefined; retryAfterMs?: number | undefined; transient: boolean } | undefined;
   for (const e of events as Array<EventObject & { error?: LlmError }>) {
-    if (phase === 'attempting' && e.type === 'xstate.done.actor.generate') phase = 'succeeded';
-    else if (phase === 'attempting' && (e.type === 'xstate.error.actor.generate' || e.type.startsWith('xstate.after.attemptTimeout'))) {
-      const transient = e.error ? e.error.transient : true;
-      lastKind = e.error ? e.error.kind : 'timeout';
-      if (transient && retries < given.maxRetries) {
+    if (phase === 'attempting' && e.type === 'xstate.done.actor.generate') {
+      phase = 'succeeded';
+      breakerCalls.push({ at: t, type: 'breaker.success' });
+    } else if (phase === 'attempting' && (e.type === 'xstate.error.actor.generate' || e.type.startsWith('xstate.after.attemptTimeout'))) {
+      if (e.error) lastError = { kind: e.error.kind, status: e.error.status, retryAfterMs: e.error.retryAfterMs, transient: e.error.transient };
+      else {
+        t += given.attemptTimeoutMs;
+        lastError = { kind: 'timeout', transient: true };
+      }
+      breakerCalls.push({ at: t, type: 'breaker.failure' });
+      if (lastError.transient && retries < given.maxRetries) {
+        wait = expectedBackoff(given, retries, lastError);
         retries++;
         phase = 'backingOff';
       } else phase = 'failed';
     } else if (phase === 'backingOff' && e.type.startsWith('xstate.after.backoff')) {
-      attempts++;
+      t += wait;
+      models.push(modelAt(t));
       phase = 'attempting';
     }
   }
+  check(now() === t, `the call has lasted ${t} ms (attempt timeouts and backoffs), the clock says ${now()}`);
   const calls = controls.all('generate');
-  check(calls.length === attempts, `${attempts} attempt(s) reach the provider, got ${calls.length}`);
-  for (const c of calls) check((c.input as { request: { model: string } }).request.model === model, `attempts use ${model}`);
+  check(calls.length === models.length, `${models.length} attempt(s) reach the provider, got ${calls.length}`);
+  calls.forEach((c, i) => {
+    const model = (c.input as { request: { model: string } }).request.model;
+    check(model === models[i], `attempt ${i + 1} uses ${models[i]}, used ${model}`);
+  });
   const running = calls.filter((c) => !c.settled && !c.signal.aborted).length;
   check(running === (phase === 'attempting' ? 1 : 0), `one attempt runs at a time, none while backing off or done (${running} in ${phase})`);
+  if (setup && given.breaker) {
+    const want = expectedBreaker(setup.input, breakerCalls, t);
+    const b = given.breaker.getSnapshot();
+    check(isBreakerOpen(b) === want.open, `told ${breakerCalls.map((c) => `${c.type}@${c.at}`).join(', ')}, the breaker is ${want.open ? 'open' : 'closed'}`);
+    check(breakerFailures(b) === want.failures, `the breaker counts ${want.failures} failure(s), reports ${breakerFailures(b)}`);
+  }
   if (!end || snapshot.status !== 'done') return;
-  const out = snapshot.output as { ok: boolean; attempts: number; model: string; error?: { kind: string } };
-  check(out.ok === (phase === 'succeeded') && out.attempts === attempts && out.model === model, `the caller gets ${phase} after ${attempts} attempt(s) on ${model}, got ${JSON.stringify(out)}`);
-  if (!out.ok) check(out.error?.kind === lastKind, `the caller is told why: ${lastKind}, got ${out.error?.kind}`);
+  const out = snapshot.output as { ok: boolean; attempts: number; model: string; error?: { kind: string; status?: number } };
+  const model = models[models.length - 1];
+  check(out.ok === (phase === 'succeeded') && out.attempts === models.length && out.model === model, `the caller gets ${phase} after ${models.length} attempt(s) on ${model}, got ${JSON.stringify(out)}`);
+  if (!out.ok) check(out.error?.kind === lastError?.kind && out.error?.status === lastError?.status, `the caller is told why: ${lastError?.kind} ${lastError?.status ?? ''}, got ${JSON.stringify(out.error)}`);
 }
 
 describe('llmCall model', () => {
@@ -56,22 +105,31 @@ describe('llmCall model', () => {
       variants: [
         { name: 'no breaker', input: () => base },
         {
-          name: 'breaker open, fallback model',
-          input: ({ clock, onCleanup }) => {
-            const breaker = openBreaker(clock);
-            onCleanup(() => breaker.stop());
-            return { ...base, breaker, fallbackModel: 'fallback-model' };
-          },
+          name: 'breaker open for the whole call, fallback model',
+          input: ({ clock, onCleanup }) => withBreaker(clock, onCleanup, { input: { failureThreshold: 1, windowMs: 60_000, cooldownMs: 3_600_000 }, calls: [{ at: 0, type: 'breaker.failure' }] }),
+        },
+        {
+          // Opened by this call's own failures: the third attempt goes to the fallback model.
+          name: 'breaker closed, opens after 2 failures, fallback model',
+          input: ({ clock, onCleanup }) => withBreaker(clock, onCleanup, { input: { failureThreshold: 2, windowMs: 60_000, cooldownMs: 3_600_000 }, calls: [] }),
+        },
+        {
+          // Open for 1.5 s: a retry that starts later goes back to the primary model.
+          name: 'breaker open, closes during the call, fallback model',
+          input: ({ clock, onCleanup }) => withBreaker(clock, onCleanup, { input: { failureThreshold: 1, windowMs: 60_000, cooldownMs: 1_500 }, calls: [{ at: 0, type: 'breaker.failure' }] }),
         },
       ],
       events: {
         'xstate.done.actor.generate': [{ output: result() }],
         'xstate.error.actor.generate': [{ error: errors.server() }, { error: errors.rateLimited() }, { error: errors.badRequest() }],
       },
+      start: ({ machine, input, clock, inspect }) => ({ actor: createActor(machine, { input, clock, inspect }).start(), world: { now: () => clock.now() } }),
       oracle: expectLlmCall,
+      // The model is not compared: the traversal's breaker never sees the clock or the failures
+      // (its actions do not run), so only the oracle knows which model each attempt must use.
       project: (s) => {
         const c = s.context as LlmCallContext;
-        return { value: s.value, attempts: c.attempts, retries: c.retries, model: c.model, error: c.lastError?.kind, backoffMs: c.backoffMs };
+        return { value: s.value, attempts: c.attempts, retries: c.retries, error: c.lastError?.kind, backoffMs: c.backoffMs };
       },
     });
     expect(failures).toEqual([]);

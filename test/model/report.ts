@@ -1,8 +1,9 @@
 /**
  * `npm run test:model`: runs every model-based test (`*.model.test.ts`) and prints, per machine,
  * the paths generated, states and transitions covered / total and the uncovered ones by name.
- * Exits non-zero when a test fails or a machine is below 100 % of its transitions, unless each
- * missing transition is listed with a reason in test/model/unreachable.json.
+ * Exits non-zero when a test fails, a machine's replays ran no oracle check, or a machine is below
+ * 100 % of its transitions, unless each missing transition is listed with a reason in
+ * test/model/unreachable.json.
  *
  *   npx tsx test/model/report.ts --run   # clear coverage/model, run the tests, report
  *   npx tsx test/model/report.ts         # report the files already in coverage/model
@@ -25,6 +26,8 @@ export interface MachineVerdict {
   excused: Array<{ transition: string; reason: string }>;
   /** Entries of unreachable.json that the tests did cover (to delete). */
   stale: string[];
+  /** No oracle check ran: the replays only compared the chart with itself. */
+  noOracle: boolean;
   ok: boolean;
 }
 
@@ -50,7 +53,8 @@ export function judge(files: CoverageFile[], unreachable: Record<string, Record<
     const missing = file.transitions.uncovered.filter((t) => !(t in excusedMap));
     const excused = file.transitions.uncovered.filter((t) => t in excusedMap).map((t) => ({ transition: t, reason: excusedMap[t]! }));
     const stale = Object.keys(excusedMap).filter((t) => !file.transitions.uncovered.includes(t));
-    return { file, missing, excused, stale, ok: missing.length === 0 && file.paths.failed === 0 };
+    const noOracle = (file.oracleChecks ?? 0) === 0;
+    return { file, missing, excused, stale, noOracle, ok: missing.length === 0 && file.paths.failed === 0 && !noOracle };
   });
 }
 
@@ -78,6 +82,7 @@ export function formatReport(verdicts: MachineVerdict[]): string {
     for (const t of v.missing) out.push(`  ${v.file.machine}: uncovered transition ${t}`);
     for (const e of v.excused) out.push(`  ${v.file.machine}: unreachable (listed) ${e.transition} — ${e.reason}`);
     for (const t of v.stale) out.push(`  ${v.file.machine}: listed as unreachable but covered, remove it from unreachable.json: ${t}`);
+    if (v.noOracle) out.push(`  ${v.file.machine}: no oracle check ran (the replays only compare the chart with itself): give its model test an oracle`);
     if (v.file.paths.failed > 0) out.push(`  ${v.file.machine}: ${v.file.paths.failed} replayed path(s) failed (see the test output)`);
   }
   return out.join('\n');
@@ -131,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
   for (const m of untested) console.log(`  ${m}: no model test${excused[m] ? ` (listed: ${excused[m]})` : ''}`);
   const bad = [...verdicts.filter((v) => !v.ok).map((v) => v.file.machine), ...untested.filter((m) => !excused[m])];
   if (testsFailed) console.error('\nmodel tests failed');
-  if (bad.length) console.error(`\nbelow 100 % of transitions, failing replays or no model test: ${bad.join(', ')}`);
+  if (bad.length) console.error(`\nbelow 100 % of transitions, failing replays, no oracle check or no model test: ${bad.join(', ')}`);
   return testsFailed || bad.length ? 1 : 0;
 }
 

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import type { AnyMachineSnapshot, EventObject, InspectionEvent } from 'xstate';
+import { fromPromise, type AnyMachineSnapshot, type EventObject, type InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { effectiveModel, skullMachine, type SkullContext, type SkullInput } from '../../machines/skull.js';
+import { effectiveModel, type SkullContext, type SkullInput } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
+import { wireSkull, type PublishReplyLogic } from '../../actors/skull/skullWiring.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { runModel } from '../harness/index.js';
 import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type SkullWorld } from './skullOracle.js';
-import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
+import { embeddedBroker, Listener, memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
 
 /**
  * Model-based test of the `skull` chart: paths generated from the production machine
@@ -63,10 +64,15 @@ describe('skull model', () => {
     // Primary = fallback: a final failure cannot fall back and goes straight to the apology.
     const nanoOnly = (): SkullInput => ({ ...input(), settings: { ...settings, model: settings.fallbackModel } });
     const pub = await Listener.open(broker.url, []);
+    // The chart as the composition root provides it (its fallback and apology log lines included);
+    // the harness then makes its llmCall and publishReply controllable.
+    const { logger, lines } = memoryLogger();
+    const unusedPublish: PublishReplyLogic = fromPromise(() => Promise.reject(new Error('the harness replaces publishReply')));
+    const machine = wireSkull({ config, logger, provider: new ScriptedProvider() }).machine(unusedPublish, logger);
     try {
       const { failures, paths, coverage } = await runModel({
         name: 'skull',
-        machine: skullMachine,
+        machine,
         controlled: ['llmCall', 'publishReply'],
         simplePaths: false,
         variants: [
@@ -136,7 +142,8 @@ describe('skull model', () => {
             machine,
             input: inp,
           });
-          const world: SkullWorld = { health: () => svc.health() };
+          const from = lines.length;
+          const world: SkullWorld = { health: () => svc.health(), logs: () => lines.slice(from) };
           return {
             world,
             actor: svc.actor,

@@ -19,8 +19,28 @@ export const DEFAULT_PROMPT = 'Tu es Skull.';
 
 export interface SkullWorld {
   /** What ai/health would say now. */
-  health(): { latency_p50: number | null; dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number; queued: number; in_flight: number };
+  health(): {
+    latency_p50: number | null;
+    dropped: number;
+    busy_ignored: number;
+    duplicates: number;
+    redirected: number;
+    cancelled: number;
+    apologies: number;
+    fallbacks: number;
+    queued: number;
+    in_flight: number;
+    publish_errors: number;
+    model: string;
+    prompt_source: 'retained' | 'file' | 'builtin';
+  };
+  /** The service's log lines (JSON) since this path started. */
+  logs(): Array<Record<string, unknown>>;
 }
+
+/** The log lines docs/skull.md names for a fallback and an apology ("causes retry, bascule fallback"). */
+export const FALLBACK_LOG = 'primary model failed: falling back';
+export const APOLOGY_LOG = 'no usable reply from any model: apology published';
 
 interface Expected {
   calls: Array<{ id: 'llm' | 'llmFallback'; model: string; prompt: string }>;
@@ -28,6 +48,13 @@ interface Expected {
   modelReplies: number;
   replies: Array<{ text: string; usage?: { model: string; inputTokens: number; outputTokens: number; cached: boolean } }>;
   accepted: number;
+  /** Turns ended: published, or the publish failed or timed out (the /inspect page's `stats.responses`). */
+  turnsEnded: number;
+  /** Publishes that failed or got no ack in time (ai/health publish_errors). */
+  publishErrors: number;
+  /** Retained config in force (ai/health model and prompt_source). */
+  iaModel: string | null;
+  prompt: string | null;
   counters: { dropped: number; busy_ignored: number; duplicates: number; redirected: number; cancelled: number; apologies: number; fallbacks: number };
   phase: 'idle' | 'llm' | 'fallback' | 'publishing';
   queue: string[];
@@ -43,6 +70,10 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
     modelReplies: 0,
     replies: [],
     accepted: 0,
+    turnsEnded: 0,
+    publishErrors: 0,
+    iaModel: null,
+    prompt: null,
     counters: { dropped: 0, busy_ignored: 0, duplicates: 0, redirected: 0, cancelled: 0, apologies: 0, fallbacks: 0 },
     phase: 'idle',
     queue: [],
@@ -89,6 +120,7 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
     } else x.counters.dropped++;
   };
   const endTurn = () => {
+    x.turnsEnded++;
     const next = x.queue.shift();
     if (next !== undefined) route(next);
     else x.phase = 'idle';
@@ -125,16 +157,20 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
         x.phase = 'fallback';
       } else apologise();
     } else if (t === 'xstate.done.actor.publish' || t === 'xstate.error.actor.publish' || t.startsWith('xstate.after.publishTimeout')) {
-      if (x.phase === 'publishing') endTurn();
+      if (x.phase !== 'publishing') continue;
+      if (t !== 'xstate.done.actor.publish') x.publishErrors++;
+      endTurn();
     } else if (t.startsWith('xstate.after.debounce')) window = false;
     else if (t === 'config.ia') iaModel = (e as EventObject & { config: { model?: string } | null }).config?.model ?? null;
     else if (t === 'config.prompt') prompt = e.text ?? null;
   }
+  x.iaModel = iaModel;
+  x.prompt = prompt;
   return x;
 }
 
 /** The oracle of the Skull model test: observed calls, replies and counters against the reference. */
-export function expectSkull({ events, controls, world, end, check, input }: OracleContext): void {
+export function expectSkull({ events, controls, world, end, check, input, snapshot }: OracleContext): void {
   const settings = (input as { settings: SkullSettings }).settings;
   const x = expectedSkull(events, settings);
   const calls = controls.invocations.filter((i) => i.src === 'llmCall');
@@ -169,6 +205,17 @@ export function expectSkull({ events, controls, world, end, check, input }: Orac
   check((h.latency_p50 === null) === (x.modelReplies === 0), `ai/health latency_p50 is null until a model reply, got ${h.latency_p50}`);
   for (const [k, v] of Object.entries(x.counters)) check(h[k as keyof typeof x.counters] === v, `ai/health ${k} = ${v}, got ${h[k as keyof typeof x.counters]}`);
   check(h.queued === x.queue.length && h.in_flight === x.queue.length + (x.phase === 'idle' ? 0 : 1), `ai/health queued ${x.queue.length}`);
+  check(h.publish_errors === x.publishErrors, `ai/health publish_errors = ${x.publishErrors}, got ${h.publish_errors}`);
+  check(h.model === (x.iaModel ?? settings.model), `ai/health model = ${x.iaModel ?? settings.model}, got ${h.model}`);
+  check((h.prompt_source === 'retained') === (x.prompt !== null), `ai/health prompt_source is retained iff a prompt is retained, got ${h.prompt_source}`);
+  const logged = (msg: string) => (world as SkullWorld).logs().filter((l) => l.msg === msg);
+  const fallbackLines = logged(FALLBACK_LOG);
+  check(fallbackLines.length === x.counters.fallbacks && fallbackLines.every((l) => l.model === settings.fallbackModel), `${x.counters.fallbacks} "${FALLBACK_LOG}" line(s) naming ${settings.fallbackModel}, got ${JSON.stringify(fallbackLines)}`);
+  check(logged(APOLOGY_LOG).length === x.counters.apologies, `${x.counters.apologies} "${APOLOGY_LOG}" line(s), got ${logged(APOLOGY_LOG).length}`);
+  // What /inspect shows of the device: turns ended (a failed publish ends one too), no job once idle.
+  const c = snapshot.context as { stats: { responses: number }; current: unknown };
+  check(c.stats.responses === x.turnsEnded, `/inspect: ${x.turnsEnded} turn(s) ended, shows ${c.stats.responses}`);
+  if (x.phase === 'idle') check(c.current === null, '/inspect: no current job while idle');
   if (end) {
     // Every accepted request yields exactly one reply (those still in flight get theirs later).
     const pending = x.queue.length + (x.phase === 'llm' || x.phase === 'fallback' ? 1 : 0);

@@ -6,33 +6,38 @@ import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import type { Store } from '../../core/store/store.js';
 import { storeOf } from '../../core/store/appStore.js';
-import { AdminSessionStore, loginLimiter } from './adminStore.js';
-import { html, renderPage, sendPage, type SafeHtml } from '../../web/layout.js';
+import { AdminSessionStore } from './adminStore.js';
+import { loginThrottle, type LoginThrottle } from './adminThrottle.js';
 import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from './cookies.js';
+
+export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
 
 /**
  * Admin login for /admin/* and /inspect: one password (ADMIN_PASSWORD), a signed session cookie
- * whose row lives in SQLite (the id is stored hashed), and a CSRF token per session that every
- * state-changing admin form must send back (`_csrf` field or `X-CSRF-Token` header).
- * Unset ADMIN_PASSWORD = admin pages answer 404: nothing to guess.
+ * whose row lives on the store port (the id is stored hashed), and a CSRF token per session that
+ * every state-changing admin form must send back (`_csrf` field or `X-CSRF-Token` header).
+ * Unset ADMIN_PASSWORD = admin pages answer 404: nothing to guess. The login page itself is drawn
+ * by web/admin/loginPage.ts, handed in as `loginPage`; the throttle is adminThrottle.ts.
  *
- *   const admin = adminAuth({ app, db, config, logger });
- *   app.get('/admin/x', admin.requireAdmin, (req, res) => … admin.csrfField(res) …);
+ *   const admin = adminAuth({ app, db, config, logger, loginPage: sendAdminLoginPage });
+ *   app.get('/admin/x', admin.requireAdmin, (req, res) => … csrfField(admin.csrfToken(res)) …);
  *   app.post('/admin/x', admin.requireAdmin, admin.form, admin.verifyCsrf, handler);
  */
 
 export const ADMIN_COOKIE = 'palabre_admin';
 const LOGIN_CSRF_COOKIE = 'palabre_login_csrf';
 const SESSION_TTL_MS = 12 * 3600_000;
-/** Wrong passwords allowed per client address, then per account (any address), in the window. */
-export const MAX_FAILURES = 5;
-export const MAX_ACCOUNT_FAILURES = 10;
-const FAILURE_WINDOW_S = 10 * 60;
-/** There is one admin account (ADMIN_PASSWORD); a multi-user login would key by user name. */
-const ADMIN_ACCOUNT = 'admin';
 
 export interface AdminSession {
   csrf: string;
+}
+
+/** What the login page shows: the form's CSRF token, where to go after, and why it is shown again. */
+export interface AdminLoginView {
+  csrf: string;
+  next: string;
+  error?: string;
+  status: number;
 }
 
 export interface AdminAuth {
@@ -44,10 +49,9 @@ export interface AdminAuth {
   verifyCsrf: RequestHandler;
   /** urlencoded body parser with a small limit. */
   form: RequestHandler;
-  /** The hidden CSRF input for forms of an authenticated page. */
-  csrfField(res: Response): SafeHtml;
   /** The admin session of a raw request (e.g. a WebSocket upgrade for /inspect), if any. */
   sessionOf(req: Pick<Request, 'headers'>): Promise<AdminSession | undefined>;
+  /** The CSRF token of the authenticated request, for its forms' hidden `_csrf` field. */
   csrfToken(res: Response): string;
 }
 
@@ -58,6 +62,8 @@ export interface AdminDeps {
   store?: Store | undefined;
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
+  /** Renders and sends the login page (web/admin/loginPage.ts). */
+  loginPage: (res: Response, view: AdminLoginView) => void;
   /** For tests: a clock. */
   now?: () => number;
 }
@@ -87,7 +93,15 @@ function passwordMatches(given: string, expected: string): boolean {
   return a.equals(b) && safeEqual(given, expected);
 }
 
-/** One instance per express app: the docs pages and /inspect share it. */
+function forbidden(res: Response): void {
+  res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
+}
+
+function disabled(res: Response): void {
+  res.status(404).type('text/plain').send('Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
+}
+
+/** One instance per express app: the docs pages, corrections and /inspect share it. */
 export function adminAuth(deps: AdminDeps): AdminAuth {
   const existing = instances.get(deps.app);
   if (existing) return existing;
@@ -96,119 +110,52 @@ export function adminAuth(deps: AdminDeps): AdminAuth {
   return auth;
 }
 
-function createAdminAuth({ app, db, store: given, config, logger, now = Date.now }: AdminDeps): AdminAuth {
-  const store = storeOf({ db, store: given });
+/** The admin session cookie: signed id → hashed row on the store port. */
+interface SessionCookie {
+  current(req: Pick<Request, 'headers'>): Promise<AdminSession | undefined>;
+  open(req: Request, res: Response): Promise<void>;
+  close(req: Request, res: Response): Promise<void>;
+}
+
+function sessionCookie(store: Store, secret: Buffer, now: () => number): SessionCookie {
   const sessions = new AdminSessionStore(store);
-  const secret = cookieSecret(config.SESSION_SECRET);
-  const password = config.ADMIN_PASSWORD;
-  const enabled = Boolean(password);
-  // Failed logins are counted twice. Per client address (req.ip: TRUST_PROXY decides how many
-  // proxy hops it skips), so one client does not lock the admin out for everyone; and per account,
-  // so rotating X-Forwarded-For (or a botnet) gets MAX_ACCOUNT_FAILURES guesses per window in all,
-  // not 5 per address. The price: a spray of wrong passwords locks the account for the window.
-  // rate-limiter-flexible keeps the counters in the store's engine (SQLite file, or Postgres shared
-  // by every instance), so they survive a restart and hold whichever instance answers.
-  const limiter = (tableName: string, points: number) => loginLimiter({ store, db, tableName, points, durationS: FAILURE_WINDOW_S, logger });
-  // Created one after the other: two CREATE TABLE IF NOT EXISTS at once can collide on Postgres.
-  const limiters = (async () => {
-    const address = await limiter('admin_login_failures_by_address', MAX_FAILURES);
-    return { byAddress: address, byAccount: await limiter('admin_login_failures_by_account', MAX_ACCOUNT_FAILURES) };
-  })();
-  limiters.catch(() => undefined); // logged by loginLimiter; the login answers 500 then
+  const idOf = (req: Pick<Request, 'headers'>): string | undefined => {
+    const raw = readCookie(req, ADMIN_COOKIE);
+    return raw ? unsign(secret, raw) : undefined;
+  };
+  return {
+    async current(req) {
+      const id = idOf(req);
+      if (!id) return undefined;
+      const row = await sessions.find(hashId(id), now());
+      return row ? { csrf: row.csrf } : undefined;
+    },
+    async open(req, res) {
+      const t = now();
+      await sessions.purge(t);
+      const id = newToken();
+      await sessions.insert(hashId(id), newToken(), t, t + SESSION_TTL_MS);
+      writeCookie(req, res, ADMIN_COOKIE, sign(secret, id), { sameSite: 'Strict', maxAgeS: SESSION_TTL_MS / 1000 });
+    },
+    async close(req, res) {
+      const id = idOf(req);
+      if (id) await sessions.remove(hashId(id));
+      clearCookie(req, res, ADMIN_COOKIE);
+    },
+  };
+}
+
+function createAdminAuth(deps: AdminDeps): AdminAuth {
+  const { app, db, config, logger, now = Date.now } = deps;
+  const store = storeOf({ db, store: deps.store });
+  const cookie = sessionCookie(store, cookieSecret(config.SESSION_SECRET), now);
+  const enabled = Boolean(config.ADMIN_PASSWORD);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
-
-  async function currentSession(req: Request): Promise<AdminSession | undefined> {
-    const raw = readCookie(req, ADMIN_COOKIE);
-    const id = raw ? unsign(secret, raw) : undefined;
-    if (!id) return undefined;
-    const row = await sessions.find(hashId(id), now());
-    return row ? { csrf: row.csrf } : undefined;
-  }
-
-  function loginPage(res: Response, opts: { next: string; error?: string; status?: number }): void {
-    const token = newToken();
-    writeCookie(res.req, res, LOGIN_CSRF_COOKIE, token, { path: '/admin', sameSite: 'Strict', maxAgeS: 3600 });
-    const body = html`<div class="narrow">
-<h1>Connexion administrateur</h1>
-${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.error}</p>` : ''}
-<form method="post" action="/admin/login">
-<input type="hidden" name="_csrf" value="${token}">
-<input type="hidden" name="next" value="${opts.next}">
-<div class="field">
-<label for="password">Mot de passe administrateur</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required${opts.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
-</div>
-<div class="actions"><button type="submit">Se connecter</button></div>
-</form>
-</div>`;
-    sendPage(res, renderPage({ title: 'Connexion administrateur', body }), opts.status ?? 200);
-  }
-
-  function disabled(res: Response): void {
-    res.status(404).type('text/plain').send('Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
-  }
-
-  app.get('/admin/login', async (req, res) => {
-    if (!enabled) return disabled(res);
-    const next = safeNext(typeof req.query.next === 'string' ? req.query.next : undefined);
-    if (await currentSession(req)) return res.redirect(303, next);
-    loginPage(res, { next });
-  });
-
-  app.post('/admin/login', form, async (req, res) => {
-    if (!enabled || !password) return disabled(res);
-    const parsed = loginBody.safeParse(req.body);
-    const next = safeNext(parsed.success ? parsed.data.next : undefined);
-    const cookieToken = readCookie(req, LOGIN_CSRF_COOKIE);
-    if (!parsed.success || !cookieToken || !safeEqual(parsed.data._csrf, cookieToken)) {
-      res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
-      return;
-    }
-    const t = now();
-    const client = req.ip ?? 'unknown';
-    const { byAddress, byAccount } = await limiters;
-    const [address, account] = await Promise.all([byAddress.get(client), byAccount.get(ADMIN_ACCOUNT)]);
-    const blocked = [address && address.consumedPoints >= MAX_FAILURES ? address : null, account && account.consumedPoints >= MAX_ACCOUNT_FAILURES ? account : null]
-      .filter((r) => r !== null);
-    if (blocked.length > 0) {
-      const retryS = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
-      logger.warn({ event: 'admin_login_throttled', by: address && address.consumedPoints >= MAX_FAILURES ? 'address' : 'account', retryS }, 'admin login throttled');
-      res.set('Retry-After', String(retryS));
-      return loginPage(res, { next, error: 'Trop de tentatives : réessayez dans quelques minutes.', status: 429 });
-    }
-    if (!passwordMatches(parsed.data.password, password)) {
-      // consume() rejects once the points are spent: that is the throttle, not an error.
-      await Promise.all([byAddress.consume(client).catch(() => undefined), byAccount.consume(ADMIN_ACCOUNT).catch(() => undefined)]);
-      logger.warn({ event: 'admin_login_failed' }, 'admin login failed');
-      return loginPage(res, { next, error: 'Mot de passe incorrect.', status: 401 });
-    }
-    await Promise.all([byAddress.delete(client), byAccount.delete(ADMIN_ACCOUNT)]);
-    await sessions.purge(t);
-    const id = newToken();
-    await sessions.insert(hashId(id), newToken(), t, t + SESSION_TTL_MS);
-    clearCookie(req, res, LOGIN_CSRF_COOKIE, '/admin');
-    writeCookie(req, res, ADMIN_COOKIE, sign(secret, id), { sameSite: 'Strict', maxAgeS: SESSION_TTL_MS / 1000 });
-    logger.info({ event: 'admin_login' }, 'admin logged in');
-    res.redirect(303, next);
-  });
-
-  app.post('/admin/logout', form, async (req, res) => {
-    const session = await currentSession(req);
-    const token = (req.body as Record<string, unknown> | undefined)?._csrf;
-    if (!session || typeof token !== 'string' || !safeEqual(token, session.csrf)) {
-      res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
-      return;
-    }
-    const raw = readCookie(req, ADMIN_COOKIE);
-    const id = raw ? unsign(secret, raw) : undefined;
-    if (id) await sessions.remove(hashId(id));
-    clearCookie(req, res, ADMIN_COOKIE);
-    res.redirect(303, '/admin/login');
-  });
+  mountLoginRoutes(app, { deps, cookie, form, throttle: loginThrottle({ store, db, logger }) });
 
   const requireAdmin: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     if (!enabled) return disabled(res);
-    const session = await currentSession(req);
+    const session = await cookie.current(req);
     if (session) {
       res.locals.admin = session;
       return next();
@@ -225,25 +172,75 @@ ${opts.error ? html`<p class="form-error" role="alert" id="login-error">${opts.e
     const given = typeof body?._csrf === 'string' ? body._csrf : req.get('x-csrf-token');
     if (!session || !given || !safeEqual(given, session.csrf)) {
       logger.warn({ event: 'csrf_rejected', path: req.path }, 'CSRF token rejected');
-      res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
-      return;
+      return forbidden(res);
     }
     next();
   };
-
-  function csrfToken(res: Response): string {
-    const session = res.locals.admin as AdminSession | undefined;
-    if (!session) throw new Error('csrfToken() outside requireAdmin');
-    return session.csrf;
-  }
 
   return {
     enabled,
     requireAdmin,
     verifyCsrf,
     form,
-    csrfToken,
-    sessionOf: (req) => (enabled ? currentSession(req as Request) : Promise.resolve(undefined)),
-    csrfField: (res) => html`<input type="hidden" name="_csrf" value="${csrfToken(res)}">`,
+    csrfToken(res) {
+      const session = res.locals.admin as AdminSession | undefined;
+      if (!session) throw new Error('csrfToken() outside requireAdmin');
+      return session.csrf;
+    },
+    sessionOf: (req) => (enabled ? cookie.current(req) : Promise.resolve(undefined)),
   };
+}
+
+/** GET/POST /admin/login (CSRF cookie, throttle, password) and POST /admin/logout. */
+function mountLoginRoutes(app: Express, o: { deps: AdminDeps; cookie: SessionCookie; form: RequestHandler; throttle: LoginThrottle }): void {
+  const { deps, cookie, form, throttle } = o;
+  const { logger } = deps;
+  const password = deps.config.ADMIN_PASSWORD;
+
+  /** The login form, with a fresh token in its own cookie (double submit: there is no session yet). */
+  function showLogin(res: Response, view: { next: string; error?: string; status?: number }): void {
+    const csrf = newToken();
+    writeCookie(res.req, res, LOGIN_CSRF_COOKIE, csrf, { path: '/admin', sameSite: 'Strict', maxAgeS: 3600 });
+    deps.loginPage(res, { csrf, next: view.next, ...(view.error ? { error: view.error } : {}), status: view.status ?? 200 });
+  }
+
+  app.get('/admin/login', async (req, res) => {
+    if (!password) return disabled(res);
+    const next = safeNext(typeof req.query.next === 'string' ? req.query.next : undefined);
+    if (await cookie.current(req)) return res.redirect(303, next);
+    showLogin(res, { next });
+  });
+
+  app.post('/admin/login', form, async (req, res) => {
+    if (!password) return disabled(res);
+    const parsed = loginBody.safeParse(req.body);
+    const next = safeNext(parsed.success ? parsed.data.next : undefined);
+    const cookieToken = readCookie(req, LOGIN_CSRF_COOKIE);
+    if (!parsed.success || !cookieToken || !safeEqual(parsed.data._csrf, cookieToken)) return forbidden(res);
+    const client = req.ip ?? 'unknown';
+    const blocked = await throttle.blocked(client);
+    if (blocked) {
+      logger.warn({ event: 'admin_login_throttled', ...blocked }, 'admin login throttled');
+      res.set('Retry-After', String(blocked.retryS));
+      return showLogin(res, { next, error: 'Trop de tentatives : réessayez dans quelques minutes.', status: 429 });
+    }
+    if (!passwordMatches(parsed.data.password, password)) {
+      await throttle.failed(client);
+      logger.warn({ event: 'admin_login_failed' }, 'admin login failed');
+      return showLogin(res, { next, error: 'Mot de passe incorrect.', status: 401 });
+    }
+    await throttle.succeeded(client);
+    await cookie.open(req, res);
+    clearCookie(req, res, LOGIN_CSRF_COOKIE, '/admin');
+    logger.info({ event: 'admin_login' }, 'admin logged in');
+    res.redirect(303, next);
+  });
+
+  app.post('/admin/logout', form, async (req, res) => {
+    const session = await cookie.current(req);
+    const token = (req.body as Record<string, unknown> | undefined)?._csrf;
+    if (!session || typeof token !== 'string' || !safeEqual(token, session.csrf)) return forbidden(res);
+    await cookie.close(req, res);
+    res.redirect(303, '/admin/login');
+  });
 }

@@ -3,7 +3,6 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
 import { migrate, type Db, type Migration } from '../../core/store/db.js';
-import { chatSettingsOverridesSchema, type ChatSettingsOverrides } from '../../actors/docs/chatConfigStore.js';
 import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
 
 /**
@@ -11,6 +10,7 @@ import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from '.
  * /assistant settings and the recent conversation threads of both chat surfaces, so that a page
  * rendered without JavaScript shows the same conversation as one driven by fetch.
  * No personal data: questions and answers only, kept for SESSION_TTL_DAYS after the last use.
+ * What the settings are is the surface's: its composition root hands in their schema.
  */
 
 export const VISITOR_COOKIE = 'palabre_sid';
@@ -50,10 +50,10 @@ export type Exchange = z.infer<typeof exchangeSchema>;
 export type ThreadName = 'assistant' | 'docs';
 const threadsSchema = z.record(z.string(), z.array(exchangeSchema));
 
-export interface VisitorSession {
+export interface VisitorSession<S extends object = Record<string, unknown>> {
   /** The raw session id (never stored: the row is keyed by its hash). */
   id: string;
-  settings: ChatSettingsOverrides;
+  settings: S;
   threads: Partial<Record<ThreadName, Exchange[]>>;
 }
 
@@ -70,13 +70,23 @@ function parseJson<T>(text: string, schema: z.ZodType<T>, fallback: T): T {
   }
 }
 
-export class VisitorSessions {
+export interface VisitorSessionsOptions<S extends object> {
+  /** The visitor's settings, validated on save and on load (an invalid saved value loads as `{}`). */
+  settingsSchema: z.ZodType<S>;
+  sessionSecret?: string;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export class VisitorSessions<S extends object = Record<string, unknown>> {
+  private readonly settingsSchema: z.ZodType<S>;
   private readonly secret: Buffer;
   private readonly now: () => number;
   private readonly stmts;
 
-  constructor(db: Db, opts: { sessionSecret?: string; logger?: Logger; now?: () => number } = {}) {
+  constructor(db: Db, opts: VisitorSessionsOptions<S>) {
     migrate(db, visitorMigrations, opts.logger);
+    this.settingsSchema = opts.settingsSchema;
     this.secret = cookieSecret(opts.sessionSecret);
     this.now = opts.now ?? Date.now;
     this.stmts = {
@@ -90,8 +100,13 @@ export class VisitorSessions {
     };
   }
 
+  /** Settings are overrides: none is the schema's value of `{}` (a fresh object each time). */
+  private noSettings(): S {
+    return this.settingsSchema.parse({});
+  }
+
   /** The browser's session, if its cookie is valid and the row alive. */
-  load(req: Request): VisitorSession | undefined {
+  load(req: Request): VisitorSession<S> | undefined {
     const raw = readCookie(req, VISITOR_COOKIE);
     const id = raw ? unsign(this.secret, raw) : undefined;
     if (!id) return undefined;
@@ -99,13 +114,13 @@ export class VisitorSessions {
     if (!row) return undefined;
     return {
       id,
-      settings: parseJson(row.settings, chatSettingsOverridesSchema, {}),
+      settings: parseJson(row.settings, this.settingsSchema, this.noSettings()),
       threads: parseJson(row.threads, threadsSchema, {}),
     };
   }
 
   /** The browser's session, created (row + cookie) when it has none. */
-  ensure(req: Request, res: Response): VisitorSession {
+  ensure(req: Request, res: Response): VisitorSession<S> {
     const existing = this.load(req);
     if (existing) return existing;
     const t = this.now();
@@ -113,25 +128,25 @@ export class VisitorSessions {
     const id = newToken();
     this.stmts.insert.run(hashId(id), t, t);
     writeCookie(req, res, VISITOR_COOKIE, sign(this.secret, id), { sameSite: 'Lax', maxAgeS: SESSION_TTL_MS / 1000 });
-    return { id, settings: {}, threads: {} };
+    return { id, settings: this.noSettings(), threads: {} };
   }
 
-  saveSettings(session: VisitorSession, settings: ChatSettingsOverrides): void {
-    session.settings = chatSettingsOverridesSchema.parse(settings);
+  saveSettings(session: VisitorSession<S>, settings: S): void {
+    session.settings = this.settingsSchema.parse(settings);
     this.stmts.settings.run(JSON.stringify(session.settings), this.now(), hashId(session.id));
   }
 
-  resetSettings(session: VisitorSession): void {
-    this.saveSettings(session, {});
+  resetSettings(session: VisitorSession<S>): void {
+    this.saveSettings(session, this.noSettings());
   }
 
-  append(session: VisitorSession, thread: ThreadName, exchange: Exchange): void {
+  append(session: VisitorSession<S>, thread: ThreadName, exchange: Exchange): void {
     const list = [...(session.threads[thread] ?? []), exchange].slice(-MAX_THREAD);
     session.threads[thread] = list;
     this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
   }
 
-  clearThread(session: VisitorSession, thread: ThreadName): void {
+  clearThread(session: VisitorSession<S>, thread: ThreadName): void {
     delete session.threads[thread];
     this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
   }

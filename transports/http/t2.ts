@@ -1,18 +1,15 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { mountStatic, pageCsp, sendPage } from '../../web/layout.js';
-import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from '../../web/t2/pages.js';
 import type { SessionStore } from '../../actors/t2/sessionStore.js';
-import { transcriptText, type SessionQueries } from '../../actors/t2/sessionQueries.js';
+import type { SessionDetail, SessionSummary } from '../../actors/t2/sessionQueries.js';
 import type { SubjectStore } from '../../actors/t2/subjects.js';
+import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 
 /**
- * HTTP edge of T2: `GET /api/sujets?tache=EO_T2` (JSON), the pages (`/t2/sujets`,
- * `/t2/sujets/:id`, « Mes séances » `/t2/seances[/:id]`), the page scripts (`/t2/static/*`),
+ * HTTP edge of T2 (JSON and files; the pages are web/t2/mount.ts): `GET /api/sujets?tache=EO_T2`,
  * `GET /t2/productions/:id/audio.wav`, and the candidate's past sessions:
  * `GET /api/t2/sessions`, `/api/t2/sessions/:id`, `/api/t2/sessions/:id/transcript.txt|audio.wav`,
  * each for its owner only (Bearer JWT whose `sub` is the session's candidate). In development
@@ -20,17 +17,22 @@ import type { Logger } from '../../core/log.js';
  * token so nobody pastes JWTs; with a real secret that route does not exist (404).
  */
 
+/** Read side of past sessions (« Mes séances »), handed in by the composition root. */
+export interface T2SessionReads {
+  list(sub: string): Promise<SessionSummary[]>;
+  /** The caller's session, or undefined (another candidate's session is not found either). */
+  get(sub: string, id: string): Promise<(SessionDetail & { audioPath: string | null }) | undefined>;
+  /** The plain-text transcript offered for download. */
+  transcriptText(s: SessionDetail): string;
+}
+
 export interface T2HttpDeps {
-  subjects: SubjectStore;
-  sessions: SessionStore;
+  subjects: Pick<SubjectStore, 'list'>;
+  sessions: Pick<SessionStore, 'byProduction'>;
   verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
   logger: Logger;
-  textMode: boolean;
-  examMs: number;
-  /** T2_RESUME_GRACE_MS: how long the page may try to resume a session whose socket dropped. */
-  graceMs?: number;
   /** Read side of past sessions (« Mes séances »). */
-  queries: SessionQueries;
+  queries: T2SessionReads;
   /** Present only in development: mints a short-lived token for a chosen plan. */
   devToken?: (req: { plan: 'free' | 'premium'; sub: string }) => Promise<{ token: string; expiresAt: string }>;
 }
@@ -51,53 +53,27 @@ const listQuery = z.object({ tache: z.literal('EO_T2').optional() }).strict();
 const idParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9-]+$/);
 
 function bearer(req: Request): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return m?.[1];
+  return extractBearer(req.headers.authorization);
 }
 
-/** web/t2/static, from the sources (tsx) or, for the compiled dist/, in the checkout beside it. */
-export function t2StaticDir(): string {
-  const here = fileURLToPath(new URL('../../web/t2/static', import.meta.url));
-  if (existsSync(here)) return here;
-  return fileURLToPath(new URL('../../../web/t2/static', import.meta.url));
+/** Streams a WAV file the caller owns, as a download. */
+function sendWav(res: Response, path: string, size: number, name: string): void {
+  res.status(200);
+  res.set('Content-Type', 'audio/wav');
+  res.set('Content-Length', String(size));
+  res.set('Content-Disposition', `attachment; filename="${name}"`);
+  res.set('Cache-Control', 'private, no-store');
+  createReadStream(path).pipe(res);
 }
 
 export function mountT2Http(app: Express, deps: T2HttpDeps): void {
-  // The pages use the site stylesheet: serve it even when no other surface with pages runs.
-  mountStatic(app);
-  app.use(
-    '/t2/static',
-    express.static(t2StaticDir(), {
-      index: false,
-      // web/t2/static holds only the browser scripts; the page sources next to it are not served.
-      setHeaders: (res) => {
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Cache-Control', 'no-cache');
-      },
-    }),
-  );
-  app.use('/t2/static', (_req, res) => {
-    res.status(404).end();
-  });
+  mountSubjectList(app, deps);
+  mountPastSessions(app, deps);
+  if (deps.devToken) mountDevToken(app, deps.devToken);
+  mountProductionAudio(app, deps);
+}
 
-  /**
-   * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
-   * users in): a token that verifies is handed to the page, which then needs no sign-in step.
-   */
-  const signin = async (req: Request): Promise<SigninOptions> => {
-    const token = bearer(req);
-    const ok = token ? await deps.verifyToken(token).then(() => true, () => false) : false;
-    return { dev: Boolean(deps.devToken), ...(ok && token ? { token } : {}) };
-  };
-  const page = (res: Response, build: () => Promise<string>, csp?: string): void => {
-    build()
-      .then((p) => sendPage(res, p, 200, csp))
-      .catch((err: unknown) => {
-        deps.logger.error({ err: (err as Error).message }, 't2 page failed');
-        res.status(500).type('text/plain; charset=utf-8').send('Erreur interne : rechargez la page.');
-      });
-  };
-
+function mountSubjectList(app: Express, deps: T2HttpDeps): void {
   // Express 5 hands a rejected handler's error to the error middleware (500).
   app.get('/api/sujets', async (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
@@ -109,33 +85,10 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
       sujets: (await deps.subjects.list()).map((s) => ({ id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role, tache: s.tache, mode: s.mode })),
     });
   });
+}
 
-  app.get('/t2', (_req, res) => res.redirect(302, '/t2/sujets'));
-  app.get('/t2/sujets', (_req, res) => {
-    page(res, async () => subjectListPage(await deps.subjects.list(), { textMode: deps.textMode }));
-  });
-  app.get('/t2/sujets/:id', async (req: Request, res: Response) => {
-    const id = idParam.safeParse(req.params.id);
-    const subject = id.success ? await deps.subjects.get(id.data) : undefined;
-    if (!subject) {
-      res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
-      return;
-    }
-    page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, graceMs: deps.graceMs ?? 0, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
-  });
-
-  app.get('/t2/seances', (req: Request, res: Response) => {
-    page(res, async () => sessionListPage({ signin: await signin(req) }));
-  });
-  app.get('/t2/seances/:id', (req: Request, res: Response) => {
-    const id = idParam.safeParse(req.params.id);
-    if (!id.success) {
-      res.status(404).type('text/plain; charset=utf-8').send('Séance introuvable.');
-      return;
-    }
-    page(res, async () => sessionReportPage(id.data, { signin: await signin(req) }));
-  });
-
+/** « Mes séances »: `/api/t2/sessions[/:id[/transcript.txt|/audio.wav]]`, each for its owner only. */
+function mountPastSessions(app: Express, deps: T2HttpDeps): void {
   /** Runs `fn` for the bearer's candidate; answers 401 with what to do otherwise. */
   const asCandidate = (req: Request, res: Response, fn: (sub: string) => Promise<void> | void): void => {
     deps
@@ -190,7 +143,7 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
       if (!s) return;
       res.set('Cache-Control', 'private, no-store');
       res.set('Content-Disposition', `attachment; filename="t2-${s.id}.txt"`);
-      res.type('text/plain; charset=utf-8').send(transcriptText(s));
+      res.type('text/plain; charset=utf-8').send(deps.queries.transcriptText(s));
     });
   });
   app.get('/api/t2/sessions/:id/audio.wav', (req: Request, res: Response) => {
@@ -202,30 +155,28 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
         res.status(404).json({ error: 'no_audio', message: s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio conservé pour cette séance.' });
         return;
       }
-      res.status(200);
-      res.set('Content-Type', 'audio/wav');
-      res.set('Content-Length', String(st.size));
-      res.set('Content-Disposition', `attachment; filename="t2-${s.id}.wav"`);
-      res.set('Cache-Control', 'private, no-store');
-      createReadStream(s.audioPath).pipe(res);
+      sendWav(res, s.audioPath, st.size, `t2-${s.id}.wav`);
     });
   });
+}
 
-  if (deps.devToken) {
-    const mint = deps.devToken;
-    app.post('/api/t2/dev/token', express.json({ limit: '2kb' }), (req: Request, res: Response) => {
-      // express.json parses only application/json: a cross-site form cannot reach this without CORS.
-      const body = devTokenBody.safeParse(req.body ?? {});
-      if (!body.success) {
-        res.status(400).json({ error: 'bad_request', message: `Requête invalide : ${body.error.issues.map((i) => `${i.path.join('.') || 'corps'} — ${i.message}`).join('; ')}. Attendu : {"plan":"free"|"premium","sub"?:"…"}` });
-        return;
-      }
-      mint(body.data)
-        .then((t) => res.set('Cache-Control', 'no-store').json({ ...t, plan: body.data.plan, sub: body.data.sub }))
-        .catch((err: unknown) => res.status(500).json({ error: 'cannot_mint', message: (err as Error).message }));
-    });
-  }
+/** Development only (the dev secret signs): mints a short-lived token for a chosen plan. */
+function mountDevToken(app: Express, mint: NonNullable<T2HttpDeps['devToken']>): void {
+  app.post('/api/t2/dev/token', express.json({ limit: '2kb' }), (req: Request, res: Response) => {
+    // express.json parses only application/json: a cross-site form cannot reach this without CORS.
+    const body = devTokenBody.safeParse(req.body ?? {});
+    if (!body.success) {
+      res.status(400).json({ error: 'bad_request', message: `Requête invalide : ${body.error.issues.map((i) => `${i.path.join('.') || 'corps'} — ${i.message}`).join('; ')}. Attendu : {"plan":"free"|"premium","sub"?:"…"}` });
+      return;
+    }
+    mint(body.data)
+      .then((t) => res.set('Cache-Control', 'no-store').json({ ...t, plan: body.data.plan, sub: body.data.sub }))
+      .catch((err: unknown) => res.status(500).json({ error: 'cannot_mint', message: (err as Error).message }));
+  });
+}
 
+/** The recording of a graded production (the report's audio link), for its candidate only. */
+function mountProductionAudio(app: Express, deps: T2HttpDeps): void {
   app.get('/t2/productions/:id/audio.wav', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {
@@ -246,12 +197,7 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
           res.status(404).json({ error: 'not_found' });
           return;
         }
-        res.status(200);
-        res.set('Content-Type', 'audio/wav');
-        res.set('Content-Length', String(st.size));
-        res.set('Content-Disposition', `attachment; filename="t2-${id.data}.wav"`);
-        res.set('Cache-Control', 'private, no-store');
-        createReadStream(row.audio_path).pipe(res);
+        sendWav(res, row.audio_path, st.size, `t2-${id.data}.wav`);
       })
       .catch(() => {
         res.setHeader('WWW-Authenticate', 'Bearer');

@@ -1,5 +1,5 @@
 /**
- * Replies produced while the broker is away (specs/skull-ai.fr.md: a reply is never dropped
+ * Replies produced while the broker is away (docs/skull.md#topics: a reply is never dropped
  * silently). Bounded and with a time to live: a spoken answer that arrives a minute late is
  * worse than none, so each entry expires after `ttlMs`; past `max` entries the oldest goes.
  * Expired and overflowing entries are reported (logged and counted by the caller), never lost

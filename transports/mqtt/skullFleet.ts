@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { createActor, fromPromise, type ActorRefFrom } from 'xstate';
+import { createActor, type ActorRefFrom } from 'xstate';
+import type { z } from 'zod';
 import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
@@ -9,11 +10,11 @@ import { isBreakerOpen } from '../../machines/breaker.js';
 import { inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
 import type { skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
-import type { IaConfig, Outgoing } from '../../actors/skull/types.js';
+import type { IaConfig } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
-import type { OutboxMessage } from './outbox.js';
-import { ackedPublisher, ReplyChannel } from './replyChannel.js';
+import { ackedPublisher } from './replyChannel.js';
 import { capabilitiesOf } from './skull.js';
+import { FleetDevices } from './skullFleetDevices.js';
 import { cancelSchema, iaConfigFor, parsePayload, promptSystemSchema, textInputSchema } from './skullSchemas.js';
 import {
   deviceTopic,
@@ -98,21 +99,15 @@ export interface SkullFleet {
   stop(opts?: { deadlineAt?: number }): Promise<void>;
 }
 
-/** What the transport keeps per live device besides its actor. */
-interface DeviceEdge {
-  systemId: string;
-  replies: ReplyChannel;
-  breakerSub: { unsubscribe(): void };
-  resubscribed: boolean;
-  /**
-   * Inputs held while the device's retained config is read again (its entry fell out of the map):
-   * they reach the actor once the config came back, or shortly after the broker's SUBACK.
-   */
-  held: SkullEvent[] | undefined;
+/** What the fleet edge counts for its health, beside the supervisor's figures. */
+interface FleetLedger {
+  rejected: Record<string, number>;
+  /** Messages for devices of another shard (ignored). */
+  otherShard: number;
 }
 
-/** After the SUBACK of a config re-read, how long retained messages may still be on their way. */
-const CONFIG_REREAD_GRACE_MS = 100;
+type Reject = (topic: string, reason: string, detail: string, deviceId?: string) => void;
+type Supervisor = ActorRefFrom<typeof skullFleetMachine>;
 
 export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFleet> {
   const { config, logger, runtime, skull } = opts;
@@ -122,18 +117,10 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   const instance = config.SKULL_FLEET_INSTANCE ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}-${process.pid}`;
   const log = logger.child({ surface: 'skull', fleet: prefix, shard: `${shard.index}/${shard.count}` });
   const now = opts.now ?? Date.now;
-  const settings = skull.settings;
   if (!skull.promptFromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
-  const capabilities = JSON.stringify(capabilitiesOf(settings));
-  const iaSchema = iaConfigFor(capabilitiesOf(settings));
   const healthTopic = serviceHealthTopic(prefix, instance);
-
-  const rejected: Record<string, number> = {};
-  let otherShard = 0;
-  let repliesExpiredGone = 0;
-  let publishErrorsGone = 0;
+  const ledger: FleetLedger = { rejected: {}, otherShard: 0 };
   const configs = new RetainedConfigs(config.SKULL_FLEET_CONFIG_MAX);
-  const edges = new Map<string, DeviceEdge>();
 
   const { client, protocolVersion } = await connectMqtt({
     url: opts.mqttUrl,
@@ -146,199 +133,19 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   // Every reply in flight listens for 'close' (ackedPublisher): hundreds at once are expected here.
   client.setMaxListeners(0);
   const unregister = skull.activate();
-  const publish = ackedPublisher(client);
-
-  const reject = (topic: string, reason: string, detail: string, deviceId?: string) => {
-    rejected[reason] = (rejected[reason] ?? 0) + 1;
+  const reject: Reject = (topic, reason, detail, deviceId) => {
+    ledger.rejected[reason] = (ledger.rejected[reason] ?? 0) + 1;
     opts.metrics?.inputRejected.inc({ surface: 'skull', reason });
     log.warn({ topic, reason, detail, ...(deviceId ? { deviceId } : {}) }, 'input rejected');
   };
-
-  // One provided device chart for the whole fleet: publishReply routes by the reply's deviceId.
-  const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
-    const deviceId = input.deviceId!;
-    const messages: OutboxMessage[] = [{ topic: deviceTopic(prefix, deviceId, 'ai/response'), payload: JSON.stringify(input.response) }];
-    if (input.usage) messages.push({ topic: deviceTopic(prefix, deviceId, 'ai/usage'), payload: JSON.stringify(input.usage) });
-    const edge = edges.get(deviceId);
-    if (edge) await edge.replies.send(messages);
-    else for (const m of messages) await publish(m);
-  });
-  const deviceMachine = skull.machine(publishReply, log, { tagDevice: true });
-
-  const systemIdOf = (deviceId: string) => `skull:${prefix}/${deviceId}`;
-  const device = (deviceId: string) => runtime.get(systemIdOf(deviceId)) as SkullActorRef | undefined;
-  const publishCapabilities = (deviceId: string) =>
-    client.publishAsync(deviceTopic(prefix, deviceId, 'ai/capabilities'), capabilities, { qos: 1, retain: true }).catch((err: Error) => {
-      log.warn({ deviceId, err: err.message }, 'ai/capabilities not published');
-    });
-
-  const spawnDevice = (deviceId: string) => {
-    const systemId = systemIdOf(deviceId);
-    const input = skull.input(deviceId);
-    const actor = runtime.start('skull', systemId, deviceMachine, { now, ...input }) as SkullActorRef;
-    const replies = new ReplyChannel({
-      publish,
-      connected: () => client.connected,
-      max: config.SKULL_OUTBOX_MAX,
-      ttlMs: config.SKULL_REPLY_TTL_MS,
-      now,
-      log: log.child({ deviceId }),
-    });
-    let breakerWasOpen = false;
-    const breakerSub = actor.getSnapshot().context.breaker.subscribe((snap) => {
-      const open = isBreakerOpen(snap);
-      if (open === breakerWasOpen) return;
-      breakerWasOpen = open;
-      if (open) log.warn({ deviceId, fallbackModel: settings.fallbackModel }, 'breaker open: fallback model for every call');
-      else log.info({ deviceId, model: settings.model }, 'breaker closed: primary model again');
-    });
-    const edge: DeviceEdge = { systemId, replies, breakerSub, resubscribed: false, held: undefined };
-    edges.set(deviceId, edge);
-    // Its retained config first, so its first turn already uses it.
-    const kept = configs.get(deviceId);
-    if (kept?.ia !== undefined) actor.send({ type: 'config.ia', config: kept.ia });
-    if (kept?.prompt !== undefined) actor.send({ type: 'config.prompt', text: kept.prompt });
-    if (!kept && configs.evictedAny) rereadConfig(deviceId, edge);
-    void publishCapabilities(deviceId);
-    log.debug({ deviceId, systemId }, 'device actor spawned');
-  };
-
-  /**
-   * Its config may have fallen out of the bounded map: the broker sends retained messages again on
-   * subscribe. The device's inputs wait for it (or for SUBACK + a short grace when it has none).
-   */
-  const rereadConfig = (deviceId: string, edge: DeviceEdge) => {
-    edge.resubscribed = true;
-    edge.held = [];
-    const release = () => {
-      const held = edge.held ?? [];
-      edge.held = undefined;
-      const actor = device(deviceId);
-      for (const e of held) actor?.send(e);
-    };
-    client
-      .subscribeAsync(FLEET_CONFIG_INPUTS.map((t) => deviceTopic(prefix, deviceId, t)), { qos: 1 })
-      .then(() => new Promise((r) => setTimeout(r, CONFIG_REREAD_GRACE_MS)))
-      .catch((err: Error) => log.warn({ deviceId, err: err.message }, 'config re-subscribe failed: environment defaults for this turn'))
-      .finally(release);
-    log.info({ deviceId }, 'retained config not in the map: read again from the broker');
-  };
-
-  const forward = (deviceId: string, event: SkullEvent) => {
-    const held = edges.get(deviceId)?.held;
-    if (held) {
-      // A few inputs during a ~100 ms re-read; beyond the device's own bound they are refused.
-      if (held.length < settings.maxInFlight + 1) held.push(event);
-      else reject(deviceTopic(prefix, deviceId, '…'), 'held_overflow', 'too many inputs while its retained config is read again', deviceId);
-    } else device(deviceId)?.send(event);
-  };
-
-  const stopDevice = (deviceId: string, why: string) => {
-    const edge = edges.get(deviceId);
-    if (edge) {
-      edge.breakerSub.unsubscribe();
-      repliesExpiredGone += edge.replies.outbox.expired + edge.replies.outbox.drop();
-      publishErrorsGone += edge.replies.publishErrors;
-      if (edge.resubscribed) void client.unsubscribeAsync(FLEET_CONFIG_INPUTS.map((t) => deviceTopic(prefix, deviceId, t))).catch(() => undefined);
-      edges.delete(deviceId);
-    }
-    runtime.stop(systemIdOf(deviceId));
-    log.debug({ deviceId, why }, 'device actor stopped');
-  };
-
-  const deviceBusy = (deviceId: string) => {
-    const actor = device(deviceId);
-    const edge = edges.get(deviceId);
-    return (actor !== undefined && inFlight(actor.getSnapshot()) > 0) || (edge !== undefined && (edge.held !== undefined || edge.replies.outbox.size > 0 || edge.replies.isFlushing));
-  };
-
-  // The supervisor's actions are this edge's: they start, feed and stop the device actors it holds.
-  const supervisorLogic = opts.supervisorMachine.provide({
-    actions: {
-      spawnDevice: (_, p: { deviceId: string }) => spawnDevice(p.deviceId),
-      stopDevice: (_, p: { deviceId: string; why: string }) => stopDevice(p.deviceId, p.why),
-      forward: (_, p: { deviceId: string; event: SkullEvent }) => forward(p.deviceId, p.event),
-      refuse: (_, p: { deviceId: string; live: number }) => {
-        reject(deviceTopic(prefix, p.deviceId, '…'), 'fleet_full', `${p.live} live device actors, all busy (SKULL_FLEET_MAX_ACTORS=${config.SKULL_FLEET_MAX_ACTORS}); input refused`, p.deviceId);
-      },
-    },
-    guards: {
-      deviceBusy: (_, p: { deviceId: string }) => deviceBusy(p.deviceId),
-    },
-  });
-  // Its own actor system (same clock), not a root conversation: XState's scheduler cancels a
-  // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
-  // two children (llmCall, publishReply). With one idle timer per device in the root's system,
-  // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
-  const supervisor = createActor(supervisorLogic, {
-    input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },
-    ...(runtime.clock ? { clock: runtime.clock } : {}),
-  });
-  supervisor.start();
-
-  const onConfig = (topic: string, deviceId: string, kind: 'ia' | 'prompt', payload: Buffer) => {
-    let event: SkullEvent;
-    if (kind === 'ia') {
-      let value: IaConfig | null = null;
-      if (payload.length > 0) {
-        const r = parsePayload(payload, iaSchema);
-        if (!r.ok) return reject(topic, r.reason, `${r.detail}; keeping the last good config`, deviceId);
-        value = r.value;
-      }
-      configs.set(deviceId, { ia: value });
-      event = { type: 'config.ia', config: value };
-    } else {
-      let text: string | null = null;
-      if (payload.length > 0) {
-        const r = parsePayload(payload, promptSystemSchema);
-        if (!r.ok) return reject(topic, r.reason, `${r.detail}; keeping the last good prompt`, deviceId);
-        text = r.value.text;
-      }
-      configs.set(deviceId, { prompt: text });
-      event = { type: 'config.prompt', text };
-    }
-    // A live device takes it for its next turn; a config alone never spawns an actor.
-    device(deviceId)?.send(event);
-    return undefined;
-  };
-
-  client.on('message', (topic, payload) => {
-    const t = parseFleetTopic(prefix, topic);
-    if (!t.ok) {
-      if (t.reason === 'invalid_device_id') reject(topic, t.reason, t.detail);
-      return undefined;
-    }
-    const { deviceId } = t;
-    if (!inShard(deviceId, shard)) {
-      otherShard++;
-      return undefined;
-    }
-    switch (t.input) {
-      case 'skull/config/ia':
-        return onConfig(topic, deviceId, 'ia', payload);
-      case 'skull/config/prompt_system':
-        return onConfig(topic, deviceId, 'prompt', payload);
-      case 'ai/cancel': {
-        const r = parsePayload(payload, cancelSchema, {});
-        if (!r.ok) return reject(topic, r.reason, r.detail, deviceId);
-        // A cancel for a device with no live actor has nothing to cancel: it spawns nothing.
-        if (!edges.has(deviceId)) return undefined;
-        return supervisor.send({ type: 'device.input', deviceId, event: { type: 'ai.cancel' } });
-      }
-      case 'asr/text':
-      case 'ai/request': {
-        const r = parsePayload(payload, textInputSchema);
-        if (!r.ok) return reject(topic, r.reason, r.detail, deviceId);
-        const event: SkullEvent = t.input === 'asr/text' ? { type: 'asr.text', text: r.value.text } : { type: 'ai.request', text: r.value.text };
-        return supervisor.send({ type: 'device.input', deviceId, event });
-      }
-    }
-  });
+  const devices = new FleetDevices({ prefix, client, runtime, config, skull, configs, publish: ackedPublisher(client), log, now, reject });
+  const supervisor = startSupervisor(opts, prefix, devices, reject);
+  routeFleetInputs(client, { prefix, shard, iaSchema: iaConfigFor(capabilitiesOf(skull.settings)), configs, devices, supervisor, ledger, reject });
 
   client.on('connect', () => {
-    log.info({ live: edges.size }, 'mqtt reconnected');
-    for (const [deviceId, edge] of edges) {
-      void publishCapabilities(deviceId);
+    log.info({ live: devices.edges.size }, 'mqtt reconnected');
+    for (const [deviceId, edge] of devices.edges) {
+      void devices.publishCapabilities(deviceId);
       if (edge.replies.outbox.size > 0) void edge.replies.flush();
     }
   });
@@ -346,45 +153,7 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   await client.subscribeAsync(fleetSubscriptions(prefix, FLEET_CONFIG_INPUTS), { qos: 1 });
   await client.subscribeAsync(fleetSubscriptions(prefix, FLEET_WORK_INPUTS), { qos: 1 });
 
-  const health = (): FleetHealth => {
-    const ctx = supervisor.getSnapshot().context;
-    let busy = 0;
-    let open = 0;
-    let kept = 0;
-    let expired = repliesExpiredGone;
-    let publishErrors = publishErrorsGone;
-    for (const [deviceId, edge] of edges) {
-      const snap = device(deviceId)?.getSnapshot();
-      if (snap && inFlight(snap) > 0) busy++;
-      if (snap && isBreakerOpen(snap.context.breaker.getSnapshot())) open++;
-      kept += edge.replies.outbox.size;
-      expired += edge.replies.outbox.expired;
-      publishErrors += edge.replies.publishErrors + (snap?.context.stats.publishErrors ?? 0);
-    }
-    return {
-      ts_ms: now(),
-      ok: client.connected && supervisor.getSnapshot().status === 'active',
-      instance,
-      shard: `${shard.index}/${shard.count}`,
-      live_actors: ctx.devices.size,
-      max_actors: ctx.maxActors,
-      busy_actors: busy,
-      breakers_open: open,
-      spawned: ctx.stats.spawned,
-      idle_stopped: ctx.stats.idleStopped,
-      evicted: ctx.stats.evicted,
-      refused: ctx.stats.refused,
-      rejected: Object.values(rejected).reduce((a, b) => a + b, 0),
-      rejected_by_reason: { ...rejected },
-      other_shard: otherShard,
-      configs_kept: configs.size,
-      replies_kept: kept,
-      replies_expired: expired,
-      publish_errors: publishErrors,
-      provider: skull.providerName,
-      mqtt_protocol: protocolVersion,
-    };
-  };
+  const health = (): FleetHealth => fleetHealthOf({ supervisor, devices, ledger, configs, client, instance, shard, providerName: skull.providerName, protocolVersion, now });
   const publishHealth = async () => {
     if (!client.connected) return;
     await client.publishAsync(healthTopic, JSON.stringify(health()), { qos: 0, retain: true });
@@ -392,30 +161,13 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
   const interval = opts.healthIntervalMs ?? config.SKULL_HEALTH_INTERVAL_MS;
   const timer = interval > 0
     ? setInterval(() => {
-        for (const edge of edges.values()) edge.replies.outbox.sweep();
+        for (const edge of devices.edges.values()) edge.replies.outbox.sweep();
         void publishHealth().catch(() => undefined);
       }, interval)
     : undefined;
   timer?.unref();
   void publishHealth().catch(() => undefined);
   log.info({ instance, healthTopic, subscriptions: fleetSubscriptions(prefix), maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopS: config.SKULL_IDLE_STOP_S, provider: skull.providerName, protocolVersion }, 'skull fleet ready');
-
-  /** Graceful stop: no new input, the turns in flight finish while time allows, kept replies go out. */
-  const drain = async (deadlineAt: number): Promise<void> => {
-    await client.unsubscribeAsync(fleetSubscriptions(prefix)).catch((err: Error) => log.warn({ err: err.message }, 'inputs not unsubscribed (broker away)'));
-    const busyIds = () => [...edges.keys()].filter((id) => {
-      const a = device(id);
-      return a !== undefined && inFlight(a.getSnapshot()) > 0;
-    });
-    while (busyIds().length > 0 && Date.now() < deadlineAt) await new Promise((r) => setTimeout(r, 20));
-    if (client.connected) {
-      const flushes = [...edges.values()].filter((e) => e.replies.outbox.size > 0).map((e) => e.replies.flush());
-      await Promise.race([Promise.all(flushes), new Promise((r) => setTimeout(r, Math.max(0, deadlineAt - Date.now())).unref())]);
-    }
-    const cut = busyIds();
-    if (cut.length > 0) log.warn({ devices: cut.slice(0, 20), count: cut.length }, 'skull fleet stop: turns cut at the shutdown deadline');
-    log.info({ live: edges.size, cut: cut.length }, 'skull fleet drained');
-  };
 
   let stopping: Promise<void> | undefined;
   return {
@@ -425,12 +177,12 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     client,
     protocolVersion,
     supervisor,
-    device,
+    device: (deviceId) => devices.device(deviceId),
     health,
     publishHealth,
     stop(stopOpts) {
       stopping ??= (async () => {
-        if (stopOpts?.deadlineAt !== undefined) await drain(stopOpts.deadlineAt);
+        if (stopOpts?.deadlineAt !== undefined) await drainFleet({ client, prefix, devices, log }, stopOpts.deadlineAt);
         if (timer) clearInterval(timer);
         supervisor.send({ type: 'fleet.stopAll' });
         supervisor.stop();
@@ -443,4 +195,162 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       return stopping;
     },
   };
+}
+
+/** The supervisor chart, provided with this edge's actions: they start, feed and stop the device actors. */
+function startSupervisor(opts: SkullFleetOptions, prefix: string, devices: FleetDevices, reject: Reject): Supervisor {
+  const { config, runtime } = opts;
+  const supervisorLogic = opts.supervisorMachine.provide({
+    actions: {
+      spawnDevice: (_, p: { deviceId: string }) => devices.spawn(p.deviceId),
+      stopDevice: (_, p: { deviceId: string; why: string }) => devices.stop(p.deviceId, p.why),
+      forward: (_, p: { deviceId: string; event: SkullEvent }) => devices.forward(p.deviceId, p.event),
+      refuse: (_, p: { deviceId: string; live: number }) => {
+        reject(deviceTopic(prefix, p.deviceId, '…'), 'fleet_full', `${p.live} live device actors, all busy (SKULL_FLEET_MAX_ACTORS=${config.SKULL_FLEET_MAX_ACTORS}); input refused`, p.deviceId);
+      },
+    },
+    guards: {
+      deviceBusy: (_, p: { deviceId: string }) => devices.busy(p.deviceId),
+    },
+  });
+  // Its own actor system (same clock), not a root conversation: XState's scheduler cancels a
+  // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
+  // two children (llmCall, publishReply). With one idle timer per device in the root's system,
+  // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
+  const supervisor = createActor(supervisorLogic, {
+    input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },
+    ...(runtime.clock ? { clock: runtime.clock } : {}),
+  });
+  supervisor.start();
+  return supervisor;
+}
+
+interface FleetInputs {
+  prefix: string;
+  shard: Shard;
+  iaSchema: z.ZodType<IaConfig>;
+  configs: RetainedConfigs;
+  devices: FleetDevices;
+  supervisor: Supervisor;
+  ledger: FleetLedger;
+  reject: Reject;
+}
+
+/** Every message: device id and payload validated, then to the supervisor (work) or the config map. */
+function routeFleetInputs(client: MqttClient, f: FleetInputs): void {
+  const { prefix, devices, supervisor, reject } = f;
+  client.on('message', (topic, payload) => {
+    const t = parseFleetTopic(prefix, topic);
+    if (!t.ok) {
+      if (t.reason === 'invalid_device_id') reject(topic, t.reason, t.detail);
+      return undefined;
+    }
+    const { deviceId } = t;
+    if (!inShard(deviceId, f.shard)) {
+      f.ledger.otherShard++;
+      return undefined;
+    }
+    switch (t.input) {
+      case 'skull/config/ia':
+        return onConfig(f, topic, deviceId, 'ia', payload);
+      case 'skull/config/prompt_system':
+        return onConfig(f, topic, deviceId, 'prompt', payload);
+      case 'ai/cancel': {
+        const r = parsePayload(payload, cancelSchema, {});
+        if (!r.ok) return reject(topic, r.reason, r.detail, deviceId);
+        // A cancel for a device with no live actor has nothing to cancel: it spawns nothing.
+        if (!devices.edges.has(deviceId)) return undefined;
+        return supervisor.send({ type: 'device.input', deviceId, event: { type: 'ai.cancel' } });
+      }
+      case 'asr/text':
+      case 'ai/request': {
+        const r = parsePayload(payload, textInputSchema);
+        if (!r.ok) return reject(topic, r.reason, r.detail, deviceId);
+        const event: SkullEvent = t.input === 'asr/text' ? { type: 'asr.text', text: r.value.text } : { type: 'ai.request', text: r.value.text };
+        return supervisor.send({ type: 'device.input', deviceId, event });
+      }
+    }
+  });
+}
+
+/** A retained config: kept in the map, and given to the device's actor if it is live. */
+function onConfig(f: FleetInputs, topic: string, deviceId: string, kind: 'ia' | 'prompt', payload: Buffer): void {
+  let event: SkullEvent;
+  if (kind === 'ia') {
+    let value: IaConfig | null = null;
+    if (payload.length > 0) {
+      const r = parsePayload(payload, f.iaSchema);
+      if (!r.ok) return f.reject(topic, r.reason, `${r.detail}; keeping the last good config`, deviceId);
+      value = r.value;
+    }
+    f.configs.set(deviceId, { ia: value });
+    event = { type: 'config.ia', config: value };
+  } else {
+    let text: string | null = null;
+    if (payload.length > 0) {
+      const r = parsePayload(payload, promptSystemSchema);
+      if (!r.ok) return f.reject(topic, r.reason, `${r.detail}; keeping the last good prompt`, deviceId);
+      text = r.value.text;
+    }
+    f.configs.set(deviceId, { prompt: text });
+    event = { type: 'config.prompt', text };
+  }
+  // A live device takes it for its next turn; a config alone never spawns an actor.
+  f.devices.device(deviceId)?.send(event);
+}
+
+/** The fleet's health: the supervisor's counts, every live device's figures, the edge's own. */
+function fleetHealthOf(h: { supervisor: Supervisor; devices: FleetDevices; ledger: FleetLedger; configs: RetainedConfigs; client: MqttClient; instance: string; shard: Shard; providerName: string; protocolVersion: 4 | 5; now: () => number }): FleetHealth {
+  const { devices } = h;
+  const ctx = h.supervisor.getSnapshot().context;
+  let busy = 0;
+  let open = 0;
+  let kept = 0;
+  let expired = devices.repliesExpiredGone;
+  let publishErrors = devices.publishErrorsGone;
+  for (const [deviceId, edge] of devices.edges) {
+    const snap = devices.device(deviceId)?.getSnapshot();
+    if (snap && inFlight(snap) > 0) busy++;
+    if (snap && isBreakerOpen(snap.context.breaker.getSnapshot())) open++;
+    kept += edge.replies.outbox.size;
+    expired += edge.replies.outbox.expired;
+    publishErrors += edge.replies.publishErrors + (snap?.context.stats.publishErrors ?? 0);
+  }
+  return {
+    ts_ms: h.now(),
+    ok: h.client.connected && h.supervisor.getSnapshot().status === 'active',
+    instance: h.instance,
+    shard: `${h.shard.index}/${h.shard.count}`,
+    live_actors: ctx.devices.size,
+    max_actors: ctx.maxActors,
+    busy_actors: busy,
+    breakers_open: open,
+    spawned: ctx.stats.spawned,
+    idle_stopped: ctx.stats.idleStopped,
+    evicted: ctx.stats.evicted,
+    refused: ctx.stats.refused,
+    rejected: Object.values(h.ledger.rejected).reduce((a, b) => a + b, 0),
+    rejected_by_reason: { ...h.ledger.rejected },
+    other_shard: h.ledger.otherShard,
+    configs_kept: h.configs.size,
+    replies_kept: kept,
+    replies_expired: expired,
+    publish_errors: publishErrors,
+    provider: h.providerName,
+    mqtt_protocol: h.protocolVersion,
+  };
+}
+
+/** Graceful stop: no new input, the turns in flight finish while time allows, kept replies go out. */
+async function drainFleet(d: { client: MqttClient; prefix: string; devices: FleetDevices; log: Logger }, deadlineAt: number): Promise<void> {
+  const { client, devices, log } = d;
+  await client.unsubscribeAsync(fleetSubscriptions(d.prefix)).catch((err: Error) => log.warn({ err: err.message }, 'inputs not unsubscribed (broker away)'));
+  while (devices.busyIds().length > 0 && Date.now() < deadlineAt) await new Promise((r) => setTimeout(r, 20));
+  if (client.connected) {
+    const flushes = [...devices.edges.values()].filter((e) => e.replies.outbox.size > 0).map((e) => e.replies.flush());
+    await Promise.race([Promise.all(flushes), new Promise((r) => setTimeout(r, Math.max(0, deadlineAt - Date.now())).unref())]);
+  }
+  const cut = devices.busyIds();
+  if (cut.length > 0) log.warn({ devices: cut.slice(0, 20), count: cut.length }, 'skull fleet stop: turns cut at the shutdown deadline');
+  log.info({ live: devices.edges.size, cut: cut.length }, 'skull fleet drained');
 }

@@ -1,30 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import { z } from 'zod';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { z } from 'zod';
 import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
+import { FRAME_ERRORS, parseClientFrame, querySchema, sendEmitted, sendJson } from './t2liveFrames.js';
+
+export { FRAME_ERRORS, MAX_TEXT_CHARS } from './t2liveFrames.js';
 
 /**
  * The T2 live socket: `GET /t2/live?token=<JWT>&sujet=<id>[&mode=audio|text]` (docs/t2-live.md).
- * This file only parses and validates frames, routes them to the session actor, and serializes
- * what the actor emits. Every byte that enters or leaves the socket is here.
- *
- * client → server: binary = PCM16 LE mono 16 kHz; JSON {type:'audio',data:<base64>} |
- *   {type:'end'} | {type:'text',text}.
- * server → client: binary = PCM16 LE mono 24 kHz; JSON {type:'state'|'transcript'|'warning'|
- *   'report'|'error', …}, then the close (1000 after the report; 4001/4003/4004/44xx/1011 otherwise).
+ * This file routes: one session actor per accepted socket, each frame to the session the socket
+ * is bound to (its own, or the older session of the same candidate it resumed), what the session
+ * emits back to the socket attached to it now, and the drain on stop. The bytes (query, frames
+ * in, emitted events out) are parsed and serialized by transports/ws/t2liveFrames.ts.
  */
 
 export const T2_LIVE_PATH = '/t2/live';
 /** Hard cap: frames above it are refused by `ws` itself with close 1009. */
 export const HARD_MAX_PAYLOAD = 1024 * 1024;
-/** Text-mode messages longer than this are refused (a spoken question is far shorter). */
-export const MAX_TEXT_CHARS = 2000;
 /** Idle resets are sent at most this often while frames arrive. */
 export const ACTIVITY_EVERY_MS = 1000;
 
@@ -44,24 +42,16 @@ interface Session {
   openedAt: number;
 }
 
-export const FRAME_ERRORS = {
-  BAD_FRAME: 4400,
-  FRAME_TOO_LARGE: 4413,
-} as const;
-
-const querySchema = z.object({
-  token: z.string().max(8192).optional(),
-  sujet: z.string().max(200).optional(),
-  mode: z.enum(['audio', 'text']).optional(),
-  /** A reconnect: resume this candidate's session, never start a new one (close 4410 if none). */
-  resume: z.enum(['1']).optional(),
-});
-
-const clientFrameSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('audio'), data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64') }).strict(),
-  z.object({ type: z.literal('end') }).strict(),
-  z.object({ type: z.literal('text'), text: z.string().trim().min(1).max(MAX_TEXT_CHARS) }).strict(),
-]);
+/** What every socket of one T2 socket server shares. */
+interface Hub {
+  opts: T2SocketOptions;
+  /** Open sockets, each with the systemId of the session it feeds. */
+  live: Map<WebSocket, string>;
+  /** Every session actor until it completes (its socket may be gone while it saves). */
+  running: Map<string, Session>;
+  /** Counts a refused input in the metrics. */
+  reject(reason: string): void;
+}
 
 export interface SessionRequest {
   sessionId: string;
@@ -92,6 +82,12 @@ export interface T2SocketOptions {
 }
 
 export type Admission = { ok: true; done(): void } | { ok: false; code: number; name: string; message: string };
+
+/** What `admit` let through: the session id it claimed for, and the release. */
+interface Admitted {
+  sessionId: string;
+  done: () => void;
+}
 
 /**
  * A session's direct audio path (actors/t2/audioPipe.ts), gated by the session's chart: audio
@@ -142,17 +138,9 @@ function until(done: Promise<unknown>, at: number): Promise<void> {
   ]).finally(() => clearTimeout(timer));
 }
 
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data);
-}
-
 export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false });
-  const live = new Map<WebSocket, string>();
-  /** Every session actor until it completes (its socket may be gone while it saves). */
-  const running = new Map<string, Session>();
+  const hub: Hub = { opts, live: new Map(), running: new Map(), reject: (reason) => opts.metrics?.inputRejected.inc({ surface: 't2', reason }) };
   let draining = false;
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -165,7 +153,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
     const admit = opts.admit;
     if (!admit) {
-      wss.handleUpgrade(req, socket, head, (ws) => accept(ws, url));
+      wss.handleUpgrade(req, socket, head, (ws) => accept(hub, ws, url));
       return;
     }
     const sessionId = randomUUID();
@@ -178,8 +166,8 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
-          if (admission.ok) return accept(ws, url, { sessionId, done: admission.done });
-          reject('admission');
+          if (admission.ok) return accept(hub, ws, url, { sessionId, done: admission.done });
+          hub.reject('admission');
           sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
           ws.close(admission.code, admission.name);
         });
@@ -192,219 +180,183 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
   };
   opts.server.on('upgrade', onUpgrade);
 
-  const reject = (reason: string): void => {
-    opts.metrics?.inputRejected.inc({ surface: 't2', reason });
-  };
-
-  function sendJson(ws: WebSocket, msg: unknown): void {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
-  }
-
-  function frameError(ws: WebSocket, name: keyof typeof FRAME_ERRORS, message: string): void {
-    reject(name.toLowerCase());
-    sendJson(ws, { type: 'error', code: FRAME_ERRORS[name], name, message });
-  }
-
-  /** Serializes what a session emits to the socket it is attached to now (none while it waits). */
-  function forward(session: Session, e: T2Emitted): void {
-    const ws = session.ws;
-    if (e.type === 'client.report') session.reported = true;
-    if (!ws) return;
-    switch (e.type) {
-      case 'client.audio':
-        if (ws.readyState === ws.OPEN) ws.send(e.pcm, { binary: true });
-        break;
-      case 'client.state':
-        sendJson(ws, { type: 'state', value: e.value });
-        break;
-      case 'client.transcript':
-        sendJson(ws, { type: 'transcript', speaker: e.speaker, text: e.text, final: e.final });
-        break;
-      case 'client.interrupted':
-        sendJson(ws, { type: 'interrupted' });
-        break;
-      case 'client.warning':
-        sendJson(ws, { type: 'warning', message: e.message, remainingMs: e.remainingMs });
-        break;
-      case 'client.report':
-        // A close reason holds 123 bytes: the report travels as a message before the 1000 close.
-        sendJson(ws, { type: 'report', report: e.report, productionId: e.productionId, audioUrl: e.audioUrl });
-        break;
-      case 'client.error':
-        sendJson(ws, { type: 'error', code: e.code, name: e.name, message: e.message });
-        break;
-      case 'client.resume':
-        sendJson(ws, { type: 'resume', state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs });
-        break;
-      case 'client.close':
-        if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(e.code, e.reason);
-        break;
-      case 'client.handover':
-        break; // handled where the socket is routed (accept)
-    }
-  }
-
-  function accept(ws: WebSocket, url: URL, admitted?: { sessionId: string; done: () => void }): void {
-    const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
-    if (!q.success || live.size >= opts.maxSessions) admitted?.done();
-    if (!q.success) {
-      reject('bad_query');
-      ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
-      return;
-    }
-    if (live.size >= opts.maxSessions) {
-      reject('too_many_sessions');
-      sendJson(ws, { type: 'error', code: CLOSE.TOO_MANY_SESSIONS, name: 'TOO_MANY_SESSIONS', message: 'Trop de sessions en cours, réessayez dans un instant.' });
-      ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
-      return;
-    }
-    const sessionId = admitted?.sessionId ?? randomUUID();
-    const systemId = `t2:${sessionId}`;
-    const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.data.sujet ?? '', mode: q.data.mode ?? opts.defaultMode, token: q.data.token, resume: q.data.resume === '1' });
-    let actor: AnyActorRef;
-    try {
-      actor = opts.runtime.start('t2live', systemId, logic, input);
-    } catch (err) {
-      opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
-      admitted?.done();
-      ws.close(CLOSE.INTERNAL, 'INTERNAL');
-      return;
-    }
-    live.set(ws, systemId);
-    let finished!: () => void;
-    const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now() };
-    running.set(systemId, own);
-    audio?.attachClient((pcm) => {
-      const to = own.ws;
-      if (to && to.readyState === to.OPEN) to.send(pcm, { binary: true });
-    });
-    /**
-     * The session this socket's frames go to: its own, or, after a handover, the older session of
-     * the same candidate it resumed (whose emitted events then come to this socket).
-     */
-    let bound: Session = own;
-    const send = (e: T2Event): void => bound.ref.send(e);
-    // Idle detection needs to know frames arrive, not each one: one activity event per second.
-    let lastActivity = 0;
-    const activity = (): void => {
-      const now = Date.now();
-      if (now - lastActivity < ACTIVITY_EVERY_MS) return;
-      lastActivity = now;
-      send({ type: 'client.activity' });
-    };
-    const candidateAudio = (pcm: Buffer, base64?: string): void => {
-      activity();
-      if (bound.audio) bound.audio.candidate(pcm, base64);
-      else send({ type: 'client.audio', pcm });
-    };
-
-    const handover = (olderId: string): void => {
-      const older = running.get(olderId);
-      if (!older) {
-        ws.close(CLOSE.INTERNAL, 'INTERNAL');
-        return;
-      }
-      // The older session's previous socket (if the server still thought it open) is let go first,
-      // so its close is not taken for this client leaving.
-      const stale = older.ws;
-      older.ws = ws;
-      own.ws = undefined;
-      bound = older;
-      live.set(ws, older.systemId);
-      if (stale && stale !== ws && (stale.readyState === stale.OPEN || stale.readyState === stale.CONNECTING)) stale.close(RESUMED_ELSEWHERE, 'RESUMED_ELSEWHERE');
-      opts.logger.info({ session: older.sessionId }, 't2 session resumed by a reconnect');
-      older.ref.send({ type: 'client.resumed' } satisfies T2Event);
-    };
-
-    actor.on('*', (raw: unknown) => {
-      const e = raw as T2Emitted;
-      if (e.type === 'client.handover') handover(e.systemId);
-      else forward(own, e);
-    });
-    const ended = (): void => {
-      opts.runtime.stop(systemId);
-      running.delete(systemId);
-      admitted?.done();
-      finished();
-    };
-    const sub = actor.subscribe({
-      complete: () => {
-        sub.unsubscribe();
-        ended();
-      },
-      error: (err: unknown) => {
-        opts.logger.error({ err: (err as Error).message, session: sessionId }, 't2 session failed');
-        if (own.ws?.readyState === WebSocket.OPEN) own.ws.close(CLOSE.INTERNAL, 'INTERNAL');
-        ended();
-      },
-    });
-
-    ws.on('message', (data, isBinary) => {
-      const buf = toBuffer(data);
-      if (isBinary) {
-        if (buf.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${buf.length} octets, maximum ${opts.maxFrameBytes}`);
-        if (buf.length === 0 || buf.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
-        candidateAudio(buf);
-        return;
-      }
-      if (buf.length > opts.maxFrameBytes * 2) return frameError(ws, 'FRAME_TOO_LARGE', `message de ${buf.length} octets, maximum ${opts.maxFrameBytes * 2}`);
-      let json: unknown;
-      try {
-        json = JSON.parse(buf.toString('utf8'));
-      } catch {
-        return frameError(ws, 'BAD_FRAME', 'message JSON invalide');
-      }
-      const frame = clientFrameSchema.safeParse(json);
-      if (!frame.success) return frameError(ws, 'BAD_FRAME', `message hors protocole : ${frame.error.issues[0]?.message ?? 'invalide'}`);
-      switch (frame.data.type) {
-        case 'audio': {
-          const pcm = Buffer.from(frame.data.data, 'base64');
-          if (pcm.length > opts.maxFrameBytes) return frameError(ws, 'FRAME_TOO_LARGE', `trame audio de ${pcm.length} octets, maximum ${opts.maxFrameBytes}`);
-          if (pcm.length === 0 || pcm.length % 2 !== 0) return frameError(ws, 'BAD_FRAME', 'audio PCM16 : un nombre pair d’octets est attendu');
-          // Canonical base64 (padded, 4 characters per 3 bytes) is passed on as is: no re-encoding.
-          candidateAudio(pcm, frame.data.data.length === Math.ceil(pcm.length / 3) * 4 ? frame.data.data : undefined);
-          return;
-        }
-        case 'end':
-          send({ type: 'client.end' });
-          return;
-        case 'text':
-          send({ type: 'client.text', text: frame.data.text, atMs: Date.now() - bound.openedAt });
-          return;
-      }
-    });
-    ws.on('close', () => {
-      live.delete(ws);
-      // Only the socket the session is attached to speaks for its client (not one it let go).
-      if (bound.ws !== ws) return;
-      bound.ws = undefined;
-      // The machine waits for a reconnect, or saves what exists, without a client.
-      if (bound.ref.getSnapshot().status === 'active') send({ type: 'client.disconnected' });
-    });
-    ws.on('error', (err) => opts.logger.warn({ err: err.message, session: bound.sessionId }, 't2 socket error'));
-  }
-
   return {
-    sessions: () => live.size,
-    async drain({ gradeBy, deadlineAt }) {
+    sessions: () => hub.live.size,
+    async drain(d) {
       draining = true;
-      const sessions = [...running.values()];
-      for (const s of sessions) s.ref.send({ type: 'server.shutdown' } satisfies T2Event);
-      const all = Promise.all(sessions.map((s) => s.done));
-      await until(all, gradeBy);
-      // Still grading: save now without the report; the next start grades it.
-      const stillRunning = (s: (typeof sessions)[number]): boolean => [...running.values()].includes(s);
-      for (const s of sessions.filter(stillRunning)) s.ref.send({ type: 'server.deadline' } satisfies T2Event);
-      await until(all, deadlineAt);
-      const cut = sessions.filter(stillRunning).length;
-      const reported = sessions.filter((s) => s.reported).length;
-      return { drained: sessions.length - cut, reported, withoutReport: sessions.length - cut - reported, cut };
+      return drainSessions(hub.running, d);
     },
     async close() {
       draining = true;
       opts.server.off('upgrade', onUpgrade);
-      for (const ws of live.keys()) ws.close(1001, 'server shutting down');
+      for (const ws of hub.live.keys()) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/** A new socket: a valid query and room left, then its own session actor and its frames routed. */
+function accept(hub: Hub, ws: WebSocket, url: URL, admitted?: Admitted): void {
+  const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
+  if (!q.success || hub.live.size >= hub.opts.maxSessions) admitted?.done();
+  if (!q.success) {
+    hub.reject('bad_query');
+    ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
+    return;
+  }
+  if (hub.live.size >= hub.opts.maxSessions) {
+    hub.reject('too_many_sessions');
+    sendJson(ws, { type: 'error', code: CLOSE.TOO_MANY_SESSIONS, name: 'TOO_MANY_SESSIONS', message: 'Trop de sessions en cours, réessayez dans un instant.' });
+    ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
+    return;
+  }
+  const own = startSession(hub, ws, q.data, admitted);
+  if (own) routeSocket(hub, ws, own);
+}
+
+/** Starts the session actor the wiring builds for this socket; it stays in `running` until it completes. */
+function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, admitted?: Admitted): Session | undefined {
+  const { opts } = hub;
+  const sessionId = admitted?.sessionId ?? randomUUID();
+  const systemId = `t2:${sessionId}`;
+  const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1' });
+  let actor: AnyActorRef;
+  try {
+    actor = opts.runtime.start('t2live', systemId, logic, input);
+  } catch (err) {
+    opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
+    admitted?.done();
+    ws.close(CLOSE.INTERNAL, 'INTERNAL');
+    return undefined;
+  }
+  hub.live.set(ws, systemId);
+  let finished!: () => void;
+  const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now() };
+  hub.running.set(systemId, own);
+  audio?.attachClient((pcm) => {
+    const to = own.ws;
+    if (to && to.readyState === to.OPEN) to.send(pcm, { binary: true });
+  });
+  const ended = (): void => {
+    opts.runtime.stop(systemId);
+    hub.running.delete(systemId);
+    admitted?.done();
+    finished();
+  };
+  const sub = actor.subscribe({
+    complete: () => {
+      sub.unsubscribe();
+      ended();
+    },
+    error: (err: unknown) => {
+      opts.logger.error({ err: (err as Error).message, session: sessionId }, 't2 session failed');
+      if (own.ws?.readyState === WebSocket.OPEN) own.ws.close(CLOSE.INTERNAL, 'INTERNAL');
+      ended();
+    },
+  });
+  return own;
+}
+
+/** What a session emits goes to the socket it is attached to now (none while it waits). */
+function forward(session: Session, e: T2Emitted): void {
+  if (e.type === 'client.report') session.reported = true;
+  if (session.ws) sendEmitted(session.ws, e);
+}
+
+/**
+ * One session per candidate: the chart of a new socket found an older session of the same
+ * candidate waiting for its client, and hands the socket over to it. Returns the older session,
+ * which this socket now feeds and whose emitted events it now receives.
+ */
+function handover(hub: Hub, ws: WebSocket, own: Session, olderId: string): Session | undefined {
+  const older = hub.running.get(olderId);
+  if (!older) {
+    ws.close(CLOSE.INTERNAL, 'INTERNAL');
+    return undefined;
+  }
+  // The older session's previous socket (if the server still thought it open) is let go first,
+  // so its close is not taken for this client leaving.
+  const stale = older.ws;
+  older.ws = ws;
+  own.ws = undefined;
+  hub.live.set(ws, older.systemId);
+  if (stale && stale !== ws && (stale.readyState === stale.OPEN || stale.readyState === stale.CONNECTING)) stale.close(RESUMED_ELSEWHERE, 'RESUMED_ELSEWHERE');
+  hub.opts.logger.info({ session: older.sessionId }, 't2 session resumed by a reconnect');
+  older.ref.send({ type: 'client.resumed' } satisfies T2Event);
+  return older;
+}
+
+/**
+ * Routes one socket: its frames to the session it is bound to — its own, or, after a handover,
+ * the older session of the same candidate it resumed — and its close to that session.
+ */
+function routeSocket(hub: Hub, ws: WebSocket, own: Session): void {
+  const { opts } = hub;
+  let bound: Session = own;
+  const send = (e: T2Event): void => bound.ref.send(e);
+  // Idle detection needs to know frames arrive, not each one: one activity event per second.
+  let lastActivity = 0;
+  const activity = (): void => {
+    const now = Date.now();
+    if (now - lastActivity < ACTIVITY_EVERY_MS) return;
+    lastActivity = now;
+    send({ type: 'client.activity' });
+  };
+  const candidateAudio = (pcm: Buffer, base64?: string): void => {
+    activity();
+    if (bound.audio) bound.audio.candidate(pcm, base64);
+    else send({ type: 'client.audio', pcm });
+  };
+
+  own.ref.on('*', (raw: unknown) => {
+    const e = raw as T2Emitted;
+    if (e.type === 'client.handover') bound = handover(hub, ws, own, e.systemId) ?? bound;
+    else forward(own, e);
+  });
+
+  ws.on('message', (data, isBinary) => {
+    const frame = parseClientFrame(data, isBinary, opts.maxFrameBytes);
+    switch (frame.kind) {
+      case 'refused':
+        hub.reject(frame.name.toLowerCase());
+        sendJson(ws, { type: 'error', code: FRAME_ERRORS[frame.name], name: frame.name, message: frame.message });
+        return;
+      case 'audio':
+        candidateAudio(frame.pcm, frame.base64);
+        return;
+      case 'end':
+        send({ type: 'client.end' });
+        return;
+      case 'text':
+        send({ type: 'client.text', text: frame.text, atMs: Date.now() - bound.openedAt });
+        return;
+    }
+  });
+  ws.on('close', () => {
+    hub.live.delete(ws);
+    // Only the socket the session is attached to speaks for its client (not one it let go).
+    if (bound.ws !== ws) return;
+    bound.ws = undefined;
+    // The machine waits for a reconnect, or saves what exists, without a client.
+    if (bound.ref.getSnapshot().status === 'active') send({ type: 'client.disconnected' });
+  });
+  ws.on('error', (err) => opts.logger.warn({ err: err.message, session: bound.sessionId }, 't2 socket error'));
+}
+
+/**
+ * Graceful stop: every live session is ended as if « Terminer » was pressed; those still grading
+ * at `gradeBy` save without their report; those still running at `deadlineAt` are cut.
+ */
+async function drainSessions(running: Map<string, Session>, { gradeBy, deadlineAt }: DrainOptions): Promise<DrainOutcome> {
+  const sessions = [...running.values()];
+  for (const s of sessions) s.ref.send({ type: 'server.shutdown' } satisfies T2Event);
+  const all = Promise.all(sessions.map((s) => s.done));
+  await until(all, gradeBy);
+  // Still grading: save now without the report; the next start grades it.
+  const stillRunning = (s: Session): boolean => [...running.values()].includes(s);
+  for (const s of sessions.filter(stillRunning)) s.ref.send({ type: 'server.deadline' } satisfies T2Event);
+  await until(all, deadlineAt);
+  const cut = sessions.filter(stillRunning).length;
+  const reported = sessions.filter((s) => s.reported).length;
+  return { drained: sessions.length - cut, reported, withoutReport: sessions.length - cut - reported, cut };
 }

@@ -4,6 +4,7 @@ import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../..
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
 import type { AdminAuth } from '../../transports/http/admin.js';
+import { csrfField } from '../admin/loginPage.js';
 import { settingsFields, type SettingsFieldErrors } from './views.js';
 
 /**
@@ -29,7 +30,7 @@ function render(d: AdminPageDeps, res: Response, v: { status?: string; errors?: 
 <p role="status" class="${v.status ? 'success' : ''}">${v.status ?? ''}</p>
 ${v.errors ? html`<p class="form-error" role="alert">Réglages non enregistrés : corrigez les champs signalés.</p>` : ''}
 <form method="post" action="/admin/chat/params">
-${d.admin.csrfField(res)}
+${csrfField(d.admin.csrfToken(res))}
 <fieldset>
 <legend>Paramètres des réponses du chat intégré</legend>
 ${settingsFields(v.values ?? { ...current }, v.errors ?? {}, 'p', d.models())}
@@ -37,11 +38,11 @@ ${settingsFields(v.values ?? { ...current }, v.errors ?? {}, 'p', d.models())}
 <div class="actions"><button type="submit">Enregistrer</button></div>
 </form>
 <form method="post" action="/admin/chat/params/reset" class="actions">
-${d.admin.csrfField(res)}
+${csrfField(d.admin.csrfToken(res))}
 <button type="submit" class="secondary">Revenir aux valeurs de la configuration</button>
 </form>
 <form method="post" action="/admin/logout" class="actions">
-${d.admin.csrfField(res)}
+${csrfField(d.admin.csrfToken(res))}
 <button type="submit" class="secondary">Se déconnecter</button>
 </form>`;
   sendPage(res, renderPage({ title: 'Réglages du chat intégré', current: '/admin/chat/params', body }), v.httpStatus ?? 200);

@@ -3,7 +3,7 @@ import type { DocsAssistant } from '../../actors/docs/contract.js';
 import { chatSettingsSchema, forAssistant } from '../../actors/docs/chatConfigStore.js';
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
-import type { VisitorSession, VisitorSessions } from '../../transports/http/session.js';
+import type { DocsVisitorSession, DocsVisitorSessions } from './visitor.js';
 import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
 import { chatBlock, providerNotice, settingsFields, type SettingsFieldErrors } from './views.js';
 
@@ -15,14 +15,14 @@ import { chatBlock, providerNotice, settingsFields, type SettingsFieldErrors } f
 
 export interface PageDeps {
   assistant: DocsAssistant;
-  sessions: VisitorSessions;
+  sessions: DocsVisitorSessions;
   logger: Logger;
   /** Model names suggested in the model field. */
   models: () => string[];
 }
 
 interface AssistantView {
-  session: VisitorSession | undefined;
+  session: DocsVisitorSession | undefined;
   status?: string;
   settingsErrors?: SettingsFieldErrors;
   settingsValues?: Record<string, string | number>;

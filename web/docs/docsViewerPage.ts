@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { DocMeta } from '../../actors/docs/contract.js';
 import { forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import { html, renderPage, sendPage, trusted } from '../layout.js';
-import type { VisitorSession } from '../../transports/http/session.js';
+import type { DocsVisitorSession } from './visitor.js';
 import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
 import type { PageDeps } from './assistantPage.js';
 import { existsSync } from 'node:fs';
@@ -56,7 +56,7 @@ function pathFromParams(req: Request): string | undefined {
 
 interface DocView {
   path: string | undefined;
-  session: VisitorSession | undefined;
+  session: DocsVisitorSession | undefined;
   askError?: string;
   question?: string;
   httpStatus?: number;

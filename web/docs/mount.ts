@@ -2,16 +2,18 @@ import type { Express } from 'express';
 import type { DocsAssistant } from '../../actors/docs/contract.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/store.js';
-import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import { ChatConfigStore, chatSettingsOverridesSchema } from '../../actors/docs/chatConfigStore.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import { addNavLink, mountHome, mountStatic } from '../layout.js';
 import { adminAuth, type AdminAuth } from '../../transports/http/admin.js';
 import { VisitorSessions } from '../../transports/http/session.js';
+import type { DocsVisitorSessions } from './visitor.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
+import { sendAdminLoginPage } from '../admin/loginPage.js';
 
 /** Mounts /assistant, /docs, /admin/chat/params (and /admin/login, /static) on an express app. */
 
@@ -30,7 +32,7 @@ export interface DocsPagesDeps {
 }
 
 export interface DocsPages {
-  sessions: VisitorSessions;
+  sessions: DocsVisitorSessions;
   chatConfig: ChatConfigStore;
   admin: AdminAuth;
 }
@@ -38,10 +40,10 @@ export interface DocsPages {
 export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   mountStatic(d.app);
   mountHome(d.app);
-  const sessions = new VisitorSessions(d.db, { ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
+  const sessions = new VisitorSessions(d.db, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
   const store = storeOf({ db: d.db, store: d.store });
   const chatConfig = new ChatConfigStore(store, d.logger);
-  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger });
+  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage });
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);

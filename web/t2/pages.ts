@@ -2,7 +2,7 @@ import { html, renderPage, type SafeHtml } from '../layout.js';
 import type { Subject } from '../../actors/t2/subjects.js';
 
 /**
- * Server-rendered T2 pages (spec §6 steps 1–2 and 16–17): the subject list, then the preparation
+ * Server-rendered T2 pages (docs/t2-live.md § The candidate's pages): the subject list, then the preparation
  * page whose "Démarrer le dialogue" turns it into the live page (web/t2/static/live.js), and
  * « Mes séances » (web/t2/static/sessions.js) with each past report. The fact sheet is never sent
  * to the page: the candidate must ask for it. Reports are drawn by one renderer

@@ -6,7 +6,8 @@ import { isLikelyName } from './names.js';
 import type { CheckResult, GrammarError, SpellingError } from './sidecar.js';
 
 /**
- * Grammalecte's rules → the closed taxonomy (specs/error-taxonomy.fr.md).
+ * Grammalecte's rules → the closed taxonomy (prompts/taxonomy.source.fr.md; the mapping is
+ * described in docs/corrections.md#grammalectes-rules--the-taxonomy).
  *
  * Grammalecte names each error with a rule id (`g3__gn_les_2m__b1_a1_1`) and a family (`sType`:
  * conj, gn, ppas, conf…). Only the families whose precision was measured on the tuning part of

@@ -19,5 +19,6 @@ export const docsSection = {
   CHAT_MAX_TOKENS: positiveInt.default(800).describe('Answer token limit'),
   CHAT_HISTORY_TURNS: z.coerce.number().int().min(0).max(20).default(4).describe('Turns of history sent to the model'),
   EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'gemini']).default('none').describe('Embeddings for hybrid retrieval (BM25 + vectors fused by reciprocal rank); `openai` uses OPENAI_API_KEY/OPENAI_BASE_URL, `gemini` GEMINI_API_KEY/GOOGLE_GEMINI_BASE_URL'),
+  DOCS_LEXICONS: z.string().default('').describe('Folder of the dictionaries questions are expanded with (thesauri, French ↔ English; bash actors/retrieval/lexicons/install.sh). Empty: $PALABRE_CACHE_DIR/lexicons; `off`: no expansion. Missing files: the assistant ranks without expansion and says so'),
   EMBEDDINGS_MODEL: z.string().default('text-embedding-3-small').describe('Embedding model (with EMBEDDINGS_PROVIDER=gemini the OpenAI default becomes gemini-embedding-001)'),
 };

@@ -4,7 +4,7 @@ import { ms, positiveInt, secret } from './shared.js';
 /** T2 live (docs/t2-live.md#configuration). Owned by the T2 surface. */
 export const t2Section = {
   T2_LIVE_MODEL: z.string().min(1).optional()
-    .describe('Gemini Live model of the interlocutor; default depends on the backend: gemini-3.8-live on the Developer API, gemini-live-2.5-flash-native-audio (spec §10) with GEMINI_VERTEX=true'),
+    .describe('Gemini Live model of the interlocutor; default depends on the backend: gemini-3.8-live on the Developer API, gemini-live-2.5-flash-native-audio (the Vertex id) with GEMINI_VERTEX=true'),
   T2_EXAM_DURATION_MS: ms.default(330000).describe('Exam timer (5 min 30 s), then the session ends by itself'),
   T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning sent this long before the automatic end'),
   T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame from the candidate'),

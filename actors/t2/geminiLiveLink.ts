@@ -1,0 +1,186 @@
+import { EndSensitivity, Modality, type GoogleGenAI, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
+import type { Logger } from '../../core/log.js';
+import type { InterlocutorEvent } from '../../machines/t2live.js';
+
+/**
+ * One T2 session's link to Gemini Live, across connections. A Live connection lives about 10
+ * minutes: on `goAway` (or an unexpected close once a resumption handle is known) the link opens a
+ * new connection with the last `sessionResumptionUpdate` handle and swaps to it, so one T2 session
+ * outlives one connection. Audio arriving meanwhile still goes to the old connection, which stays
+ * valid until it closes; audio during a gap is queued (bounded).
+ */
+
+export const INPUT_MIME = 'audio/pcm;rate=16000';
+/** Audio held while no connection is usable: 10 s of 16 kHz PCM16. */
+const MAX_QUEUED_BYTES = 10 * 16000 * 2;
+/**
+ * Resumed connections closed before Gemini said anything on them, in a row, before giving up: a
+ * handle Gemini refuses (expired, unknown) must end in `interlocutor.failed`, not in a loop.
+ */
+export const MAX_SILENT_RESUMES = 3;
+
+/** The setup Gemini Live is sent, with transcriptions and resumption (docs/t2-live.md#configuration). */
+export function liveConfig(systemPrompt: string, handle?: string): LiveConnectConfig {
+  return {
+    responseModalities: [Modality.AUDIO],
+    systemInstruction: systemPrompt,
+    realtimeInputConfig: {
+      automaticActivityDetection: {
+        endOfSpeechSensitivity: EndSensitivity.END_SENSITIVITY_LOW,
+        silenceDurationMs: 2000,
+      },
+    },
+    inputAudioTranscription: {},
+    outputAudioTranscription: {},
+    sessionResumption: handle ? { handle } : {},
+  };
+}
+
+export interface LiveLinkOptions {
+  ai: GoogleGenAI;
+  model: string;
+  systemPrompt: string;
+  log: Logger;
+  /** Link events to the chart: ready, resumed, failed. */
+  send: (e: InterlocutorEvent) => void;
+  /** Every message of the connection in use (the older one's are dropped once swapped). */
+  onMessage: (msg: LiveServerMessage) => void;
+}
+
+export class GeminiLiveLink {
+  private current: Session | undefined;
+  private handle: string | undefined;
+  private stopped = false;
+  private ready = false;
+  private swapping = false;
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  private silentResumes = 0;
+
+  constructor(private readonly o: LiveLinkOptions) {}
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** Opens the first connection; `interlocutor.ready` once it is usable. */
+  open(): void {
+    this.connect()
+      .then((s) => {
+        if (this.stopped) {
+          s.close();
+          return;
+        }
+        this.current = s;
+        this.ready = true;
+        this.flush();
+        this.o.send({ type: 'interlocutor.ready' });
+      })
+      .catch((err: unknown) => {
+        if (!this.stopped) this.o.send({ type: 'interlocutor.failed', message: (err as Error).message });
+      });
+  }
+
+  /** A candidate chunk, sent now or queued while no connection is usable. */
+  sendAudio(pcm: Uint8Array, base64?: string): void {
+    if (this.stopped) return;
+    // The Live API takes base64 inside JSON: encoded once here, or passed through as the
+    // client sent it (JSON audio frames), never decoded and re-encoded.
+    const data = base64 ?? Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+    if (this.current && this.ready) this.current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+    else if (this.queuedBytes < MAX_QUEUED_BYTES) {
+      this.queue.push(data);
+      this.queuedBytes += pcm.byteLength;
+    }
+  }
+
+  sendText(text: string): void {
+    this.current?.sendClientContent({ turns: text, turnComplete: true });
+  }
+
+  endAudio(): void {
+    this.current?.sendRealtimeInput({ audioStreamEnd: true });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    try {
+      this.current?.close();
+    } catch {
+      // the socket may already be gone
+    }
+  }
+
+  private received(msg: LiveServerMessage): void {
+    // Gemini answered on this connection (setupComplete included): the handle was accepted.
+    this.silentResumes = 0;
+    this.o.onMessage(msg);
+    if (msg.sessionResumptionUpdate?.resumable && msg.sessionResumptionUpdate.newHandle) {
+      this.handle = msg.sessionResumptionUpdate.newHandle;
+    }
+    if (msg.goAway) {
+      this.o.log.info({ timeLeft: msg.goAway.timeLeft }, 'gemini live goAway: resuming on a new connection');
+      void this.resume();
+    }
+  }
+
+  private closed(e: { code: number; reason: string }): void {
+    this.o.log.warn({ code: e.code, reason: e.reason }, 'gemini live connection closed');
+    if (this.handle && this.silentResumes < MAX_SILENT_RESUMES) {
+      this.silentResumes++;
+      void this.resume();
+    } else this.o.send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
+  }
+
+  private async connect(resumeHandle?: string): Promise<Session> {
+    // The callbacks can fire before connect() resolves: they compare against this holder.
+    const mine: { session?: Session } = {};
+    mine.session = await this.o.ai.live.connect({
+      model: this.o.model,
+      config: liveConfig(this.o.systemPrompt, resumeHandle),
+      callbacks: {
+        onmessage: (m) => {
+          if (!this.stopped && mine.session === this.current) this.received(m);
+        },
+        onerror: (e) => this.o.log.warn({ err: e.message }, 'gemini live socket error'),
+        onclose: (e) => {
+          if (!this.stopped && mine.session === this.current) this.closed(e);
+        },
+      },
+    });
+    return mine.session;
+  }
+
+  private flush(): void {
+    if (!this.current) return;
+    for (const data of this.queue) this.current.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+    this.queue = [];
+    this.queuedBytes = 0;
+  }
+
+  /** A new connection with the last handle, swapped in once open; the old one is closed then. */
+  private async resume(): Promise<void> {
+    if (this.swapping || this.stopped) return;
+    this.swapping = true;
+    const old = this.current;
+    try {
+      const next = await this.connect(this.handle);
+      if (this.stopped) {
+        next.close();
+        return;
+      }
+      this.current = next;
+      this.flush();
+      this.o.send({ type: 'interlocutor.resumed', handle: this.handle ?? '' });
+      try {
+        old?.close();
+      } catch {
+        // already closed
+      }
+    } catch (err) {
+      if (!this.stopped) this.o.send({ type: 'interlocutor.failed', message: `reprise de session impossible: ${(err as Error).message}` });
+    } finally {
+      this.swapping = false;
+    }
+  }
+}

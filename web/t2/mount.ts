@@ -1,0 +1,99 @@
+import express, { type Express, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { extractBearer } from '../../core/auth.js';
+import type { Logger } from '../../core/log.js';
+import type { Subject } from '../../actors/t2/subjects.js';
+import { mountStatic, pageCsp, sendPage, webAssetDir } from '../layout.js';
+import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from './pages.js';
+
+/**
+ * The T2 pages: `/t2/sujets`, `/t2/sujets/:id` (preparation, then live), « Mes séances »
+ * `/t2/seances[/:id]`, and their scripts under `/t2/static/*`. The JSON routes they call are the
+ * HTTP edge's (transports/http/t2.ts); the composition root (actors/t2/surface.ts) mounts both.
+ */
+
+export interface T2PagesDeps {
+  subjects: { list(): Promise<Subject[]>; get(id: string): Promise<Subject | undefined> };
+  verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
+  logger: Logger;
+  textMode: boolean;
+  examMs: number;
+  /** T2_RESUME_GRACE_MS: how long the page may try to resume a session whose socket dropped. */
+  graceMs?: number;
+  /** Development: the page offers to mint a short-lived token (POST /api/t2/dev/token). */
+  devSignin: boolean;
+}
+
+const idParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9-]+$/);
+
+/** web/t2/static: the browser scripts and stylesheet of the T2 pages. */
+export function t2StaticDir(): string {
+  return webAssetDir('t2/static');
+}
+
+function mountT2Static(app: Express): void {
+  // The pages use the site stylesheet: serve it even when no other surface with pages runs.
+  mountStatic(app);
+  app.use(
+    '/t2/static',
+    express.static(t2StaticDir(), {
+      index: false,
+      // web/t2/static holds only the browser scripts; the page sources next to it are not served.
+      setHeaders: (res) => {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Cache-Control', 'no-cache');
+      },
+    }),
+  );
+  app.use('/t2/static', (_req, res) => {
+    res.status(404).end();
+  });
+}
+
+export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
+  mountT2Static(app);
+  /**
+   * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
+   * users in): a token that verifies is handed to the page, which then needs no sign-in step.
+   */
+  const signin = async (req: Request): Promise<SigninOptions> => {
+    const token = extractBearer(req.headers.authorization);
+    const ok = token ? await deps.verifyToken(token).then(() => true, () => false) : false;
+    return { dev: deps.devSignin, ...(ok && token ? { token } : {}) };
+  };
+  const page = (res: Response, build: () => Promise<string>, csp?: string): void => {
+    build()
+      .then((p) => sendPage(res, p, 200, csp))
+      .catch((err: unknown) => {
+        deps.logger.error({ err: (err as Error).message }, 't2 page failed');
+        res.status(500).type('text/plain; charset=utf-8').send('Erreur interne : rechargez la page.');
+      });
+  };
+
+  app.get('/t2', (_req, res) => res.redirect(302, '/t2/sujets'));
+  app.get('/t2/sujets', (_req, res) => {
+    page(res, async () => subjectListPage(await deps.subjects.list(), { textMode: deps.textMode }));
+  });
+  // Express 5 hands a rejected handler's error to the error middleware (500).
+  app.get('/t2/sujets/:id', async (req: Request, res: Response) => {
+    const id = idParam.safeParse(req.params.id);
+    const subject = id.success ? await deps.subjects.get(id.data) : undefined;
+    if (!subject) {
+      res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
+      return;
+    }
+    page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, graceMs: deps.graceMs ?? 0, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
+  });
+
+  app.get('/t2/seances', (req: Request, res: Response) => {
+    page(res, async () => sessionListPage({ signin: await signin(req) }));
+  });
+  app.get('/t2/seances/:id', (req: Request, res: Response) => {
+    const id = idParam.safeParse(req.params.id);
+    if (!id.success) {
+      res.status(404).type('text/plain; charset=utf-8').send('Séance introuvable.');
+      return;
+    }
+    page(res, async () => sessionReportPage(id.data, { signin: await signin(req) }));
+  });
+}
