@@ -10,14 +10,13 @@
  * Prints one JSON line per setup, then a table. On a shared 2-core machine two processes compete
  * with each other and with Postgres for the same cores: read the ratio, not the absolute numbers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../core/config/index.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
+import { startInstance, stopInstances, type Instance } from './support/instances.js';
 
 const REQUESTS = Math.max(50, Number(process.argv[2] ?? 600));
 const CONCURRENCY = Math.max(1, Number(process.argv[3] ?? 16));
@@ -27,36 +26,6 @@ const TEXTE = `Bonjour Marc,
 Je ne pourrai pas venir à la réunion de demain matin car mon fils est malade et je dois l'emmener chez le médecin. Est-ce que tu pourrais prendre des notes pour moi ? Je sais pas encore si je serai là jeudi. Je dois aussi checker les chiffres du budget avant vendredi, donc envoie-moi le document s'il te plaît.
 Je te remercie beaucoup, je te revaudrai ça.
 Nadia`;
-
-const freePort = (): Promise<number> => new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
-  });
-});
-
-async function startInstance(name: string, dir: string, databaseUrl: string | undefined): Promise<{ url: string; proc: ChildProcess }> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), INSTANCE_ID: name,
-    SURFACES: 'corrections', CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', JWT_SECRET, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
-  };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const proc = spawn(process.execPath, ['bin/palabre.js', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, proc };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill('SIGKILL');
-  throw new Error(`instance ${name} did not become ready in 60 s`);
-}
 
 async function load(urls: string[], token: string): Promise<{ perS: number; p50: number; p99: number; failed: number }> {
   const body = JSON.stringify({ tache: 'EE_T1', consigne: 'Écrivez un message à votre collègue pour lui demander de prendre des notes.', texte: TEXTE });
@@ -90,17 +59,18 @@ const rows: Array<Record<string, unknown>> = [];
 for (const setup of setups) {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-bench-scale-'));
   const database = setup.postgres && BASE_URL ? await createTestDatabase(BASE_URL) : undefined;
-  const instances = [];
+  const instances: Instance[] = [];
   try {
-    for (let i = 0; i < setup.instances; i++) instances.push(await startInstance(`i${i}`, dir, database?.url));
+    for (let i = 0; i < setup.instances; i++) {
+      instances.push(await startInstance(`i${i}`, dir, database?.url, { SURFACES: 'corrections', CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', JWT_SECRET }));
+    }
     await load(instances.map((x) => x.url), token); // warm-up pass (JIT, pools); not counted
     const r = await load(instances.map((x) => x.url), token);
-    const row = { setup: setup.name, requests: REQUESTS, concurrency: CONCURRENCY, correctionsPerS: r.perS, p50Ms: r.p50, p99Ms: r.p99, failed: r.failed };
+    const row = { setup: setup.name, requests: REQUESTS, concurrency: CONCURRENCY, correctionsPerS: r.perS, p50Ms: r.p50, p99Ms: r.p99, failed: r.failed, loadavg1m: Math.round(loadavg()[0]! * 10) / 10 };
     console.log(JSON.stringify(row));
     rows.push(row);
   } finally {
-    for (const x of instances) x.proc.kill('SIGTERM');
-    await Promise.all(instances.map((x) => new Promise((r) => (x.proc.exitCode !== null ? r(null) : x.proc.once('exit', r)))));
+    await stopInstances(instances);
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -47,15 +47,16 @@ const recordings = new RecordingThread();
 const { join } = await import('node:path');
 const { tmpdir } = await import('node:os');
 const ai = new GoogleGenAI({ apiKey: 'fake-key', httpOptions: { baseUrl, apiVersion: 'v1beta' } });
-const subjects = new SubjectStore(env.ctx.db);
+const { storeOf } = await import('../core/store/appStore.js');
+const subjects = new SubjectStore(storeOf(env.ctx));
 const wired = wireT2Session(
   {
     logger: env.ctx.logger,
     subjects,
-    sessions: new SessionStore(env.ctx.db),
+    sessions: new SessionStore(storeOf(env.ctx), 'bench'),
     verifyToken: async () => ({ sub: 'bench', features: ['oral_t2_live'] }),
     corrections: env.corrections,
-    interlocutor: (_mode, audio) => geminiInterlocutor({ ai, model: 'm', systemPrompt: (id) => buildSystemPrompt(subjects.get(id)!), logger: env.ctx.logger, audio }),
+    interlocutor: (_mode, audio) => geminiInterlocutor({ ai, model: 'm', systemPrompt: (id) => buildSystemPrompt(subjects.cached(id)!), logger: env.ctx.logger, audio }),
     recordingsDir: join(tmpdir(), 'palabre-bench-t2'),
     recordings,
     timers: { examMs: 600_000, warningMs: 30_000, idleMs: 600_000, connectMs: 15_000 },

@@ -10,6 +10,7 @@ export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> 
   llmCall: () => import('../machines/llmCall.js').then((m) => m.llmCallMachine),
   breaker: () => import('../machines/breaker.js').then((m) => m.breakerMachine),
   skull: () => import('../machines/skull.js').then((m) => m.skullMachine),
+  skullFleet: () => import('../machines/skullFleet.js').then((m) => m.skullFleetMachine),
   chat: () => import('../machines/chat.js').then((m) => m.chatMachine),
   correction: () => import('../machines/correction.js').then((m) => m.correctionMachine),
   t2live: () => import('../machines/t2live.js').then((m) => m.t2liveMachine),

@@ -13,7 +13,7 @@ import type { ModelStatus } from '../actors/llm/modelStatus.js';
 export interface AppContext {
   config: Config;
   logger: Logger;
-  /** The instance's SQLite file: stores not on the store port yet (T2, visitor sessions, kv). */
+  /** The instance's SQLite file: stores not on the store port yet (visitor sessions, kv). */
   db: Db;
   /**
    * The store port (core/store/store.ts): SQLite over `db`, or Postgres with DATABASE_URL.

@@ -7,7 +7,7 @@
 # DATABASE_URL=postgres://… uses that server; otherwise a throw-away cluster is started in a temp
 # folder (deploy/pg-throwaway.sh, Debian's postgresql). Both instances share SESSION_SECRET and
 # JWT_SECRET (a cookie or token signed by one must verify on the other) and run with TRUST_PROXY=1
-# behind HAProxy. SURFACES defaults to docs,corrections (the surfaces whose state is in Postgres).
+# behind HAProxy. SURFACES defaults to docs,corrections,t2 (the surfaces whose state is in Postgres).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,8 +35,11 @@ export DATABASE_URL
 export SESSION_SECRET=${SESSION_SECRET:-$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')}
 export JWT_SECRET=${JWT_SECRET:-$(node -e 'console.log(require("crypto").randomBytes(24).toString("hex"))')}
 export ADMIN_PASSWORD=${ADMIN_PASSWORD:-demo-admin-password}
-export SURFACES=${SURFACES:-docs,corrections}
+export SURFACES=${SURFACES:-docs,corrections,t2}
 export TRUST_PROXY=1 LOG_FORMAT=json
+# One recordings folder for both (a shared volume in a real deployment): a dead instance's T2
+# session is repaired and graded by the other.
+export T2_RECORDINGS_DIR=${T2_RECORDINGS_DIR:-$WORK/shared-audio}
 
 FRONT=${FRONT_PORT:-$(free_port)}
 PORT_A=$(free_port); PORT_B=$(free_port)
@@ -46,18 +49,21 @@ for name in a b; do
     node bin/palabre.js serve >"$WORK/$name.log" 2>&1 &
   PIDS+=($!)
 done
+# /readyz, not /healthz: /healthz answers 200 (status "warming") while the surfaces still start.
 for port in $PORT_A $PORT_B; do
   for _ in $(seq 1 300); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.2
   done
-  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "instance on $port did not become ready; its log:" >&2; cat "$WORK"/*.log >&2; exit 1; }
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "instance on $port did not become ready; its log:" >&2; cat "$WORK"/*.log >&2; exit 1; }
 done
 
 HAPROXY_BIND=127.0.0.1:$FRONT PALABRE_A=127.0.0.1:$PORT_A PALABRE_B=127.0.0.1:$PORT_B \
   haproxy -f deploy/haproxy.cfg -db >"$WORK/haproxy.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$FRONT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+# HAProxy marks an instance up after 2 good checks (1 s apart): wait until both are.
+for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$FRONT/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+sleep 2
 
 echo "palabre behind HAProxy: http://127.0.0.1:$FRONT  (instances a :$PORT_A, b :$PORT_B; store $(echo "$DATABASE_URL" | sed -E 's#//([^:@/]+):[^@/]*@#//\1:***@#'))"
 echo "admin: http://127.0.0.1:$FRONT/admin/chat/params  (password: ADMIN_PASSWORD)"

@@ -1,25 +1,30 @@
 import type { CorrectionService } from '../corrections/contract.js';
 import type { Logger } from '../../core/log.js';
 import type { EndReason, Turn } from '../../machines/t2live.js';
-import type { SessionStore } from './sessionStore.js';
+import { gradeKey, type Claims } from './claims.js';
+import type { SessionRow, SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { repairWav } from './wavWriter.js';
 import { gradeT2 } from './wiring.js';
 
 /**
- * What a stop or a crash left behind, dealt with at start (before any new session):
- * - rows still `live` (the process died mid-session: kill -9, power cut) are closed
- *   `interrupted` with the turns written so far and the recording made a valid WAV;
+ * What a stop or a crash left behind, dealt with at start (before any new session) and, with
+ * several instances on one database, by every instance while it runs (actors/t2/surface.ts):
+ * - rows still `live` whose instance is gone (the process died mid-session: kill -9, power cut;
+ *   at start that includes this instance's previous run) are closed `interrupted` with the turns
+ *   written so far and the recording made a valid WAV (the recordings folder is shared);
  * - rows left `ungraded` by a drain that ran out of time, or by the step above, are graded when
- *   the candidate said something (else marked `empty`, never retried).
+ *   the candidate said something (else marked `empty`, never retried), each by one instance only.
  */
 
 export interface RecoveryOutcome {
   interrupted: number;
 }
 
-export async function closeInterruptedSessions(sessions: SessionStore, log: Logger): Promise<RecoveryOutcome> {
-  const rows = sessions.openRows();
+/** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
+export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = []): Promise<RecoveryOutcome> {
+  const rows = await sessions.strandedRows(alive);
+  let interrupted = 0;
   for (const row of rows) {
     let bytes: number | null = null;
     if (row.audio_path) {
@@ -29,10 +34,12 @@ export async function closeInterruptedSessions(sessions: SessionStore, log: Logg
         log.error({ err: (err as Error).message, session: row.id }, 't2 recovery: the recording could not be repaired; the session is kept without it');
       }
     }
-    sessions.closeInterrupted(row.id, { path: bytes === null ? null : row.audio_path, bytes: bytes ?? 0 });
-    log.warn({ session: row.id, turns: parseTurns(row.transcript).length, audioBytes: bytes ?? 0 }, 't2 session left open by a crash: closed as interrupted');
+    // Another instance's sweep may have closed it first: only one logs and counts it.
+    if (!(await sessions.closeInterrupted(row.id, { path: bytes === null ? null : row.audio_path, bytes: bytes ?? 0 }))) continue;
+    interrupted++;
+    log.warn({ session: row.id, instance: row.instance_id, turns: parseTurns(row.transcript).length, audioBytes: bytes ?? 0 }, 't2 session left open by a crash: closed as interrupted');
   }
-  return { interrupted: rows.length };
+  return { interrupted };
 }
 
 export interface GradePendingDeps {
@@ -42,41 +49,55 @@ export interface GradePendingDeps {
   log: Logger;
   /** Checked between sessions: a stop during the catch-up leaves the rest for the next start. */
   stopped?: () => boolean;
+  /** With several instances: a session is graded by the instance that claims it, once. */
+  claims?: Claims;
 }
 
 export async function gradePendingSessions(deps: GradePendingDeps): Promise<{ graded: number; empty: number; failed: number }> {
   const out = { graded: 0, empty: 0, failed: 0 };
-  for (const row of deps.sessions.toRegrade()) {
+  for (const listed of await deps.sessions.toRegrade()) {
     if (deps.stopped?.()) break;
-    const transcript = parseTurns(row.transcript);
-    if (!transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0)) {
-      deps.sessions.setNothingToGrade(row.id);
-      out.empty++;
-      continue;
-    }
+    const claimed = deps.claims ? (await deps.claims.acquire(gradeKey(listed.id), listed.id)).ok : true;
+    if (!claimed) continue;
     try {
-      const graded = await gradeT2(
-        deps.corrections,
-        {
-          candidateId: row.candidate_id,
-          sessionId: row.id,
-          sujetId: row.sujet_id,
-          consigne: deps.subjects.get(row.sujet_id)?.consigne ?? '',
-          transcript,
-          facts: { audioPath: row.audio_path, audioBytes: row.audio_bytes ?? 0, rules: parseJson(row.rules), usage: parseJson(row.usage) },
-          endReason: row.end_reason as EndReason | null,
-        },
-        row.mode === 'audio' ? 'audio' : 'text',
-      );
-      deps.sessions.setGraded(row.id, graded.productionId, graded.report);
-      out.graded++;
-      deps.log.info({ session: row.id, endReason: row.end_reason, productionId: graded.productionId }, 't2 session graded after the stop that cut it');
-    } catch (err) {
-      out.failed++;
-      deps.log.error({ err: (err as Error).message, session: row.id }, 't2 session still ungraded: retried at the next start');
+      // Read again under the claim: another instance may have graded it since the list was read.
+      const row = deps.claims ? await deps.sessions.get(listed.id) : listed;
+      if (row?.status === 'ungraded') await gradeOne(deps, row, out);
+    } finally {
+      if (deps.claims) await deps.claims.release(gradeKey(listed.id));
     }
   }
   return out;
+}
+
+async function gradeOne(deps: GradePendingDeps, row: SessionRow, out: { graded: number; empty: number; failed: number }): Promise<void> {
+  const transcript = parseTurns(row.transcript);
+  if (!transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0)) {
+    await deps.sessions.setNothingToGrade(row.id);
+    out.empty++;
+    return;
+  }
+  try {
+    const graded = await gradeT2(
+      deps.corrections,
+      {
+        candidateId: row.candidate_id,
+        sessionId: row.id,
+        sujetId: row.sujet_id,
+        consigne: (await deps.subjects.get(row.sujet_id))?.consigne ?? '',
+        transcript,
+        facts: { audioPath: row.audio_path, audioBytes: row.audio_bytes ?? 0, rules: parseJson(row.rules), usage: parseJson(row.usage) },
+        endReason: row.end_reason as EndReason | null,
+      },
+      row.mode === 'audio' ? 'audio' : 'text',
+    );
+    await deps.sessions.setGraded(row.id, graded.productionId, graded.report);
+    out.graded++;
+    deps.log.info({ session: row.id, endReason: row.end_reason, productionId: graded.productionId }, 't2 session graded after the stop that cut it');
+  } catch (err) {
+    out.failed++;
+    deps.log.error({ err: (err as Error).message, session: row.id }, 't2 session still ungraded: retried at the next start or sweep');
+  }
 }
 
 function parseJson(text: string | null): unknown {

@@ -1,4 +1,5 @@
-import type { Db } from '../../core/store/db.js';
+import { sql, type Kysely } from 'kysely';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * Read side of table t2_sessions for the candidate's « Mes séances » (GET /api/t2/sessions…).
@@ -91,21 +92,36 @@ function transcriptOf(text: string): TranscriptLine[] {
   return out;
 }
 
-const SELECT = `SELECT s.id, s.sujet_id, j.titre, s.mode, s.status, s.end_reason, s.production_id, s.audio_path, s.audio_bytes,
-  s.transcript, s.report, s.started_at, s.ended_at
-  FROM t2_sessions s LEFT JOIN t2_sujets j ON j.id = s.sujet_id`;
+type QueryTables = {
+  t2_sessions: Omit<Row, 'titre'> & { candidate_id: string };
+  t2_sujets: { id: string; titre: string };
+};
 
 export class SessionQueries {
-  constructor(private readonly db: Db) {}
+  private readonly db: Kysely<QueryTables>;
+  /** SQLite orders same-second rows by rowid, Postgres by its `seq` column. */
+  private readonly tieBreak;
 
-  list(candidateId: string): SessionSummary[] {
-    const rows = this.db.prepare(`${SELECT} WHERE s.candidate_id = ? ORDER BY s.started_at DESC, s.rowid DESC LIMIT ${MAX_LISTED}`).all(candidateId) as Row[];
+  constructor(store: Store) {
+    this.db = store.db.withTables<QueryTables>();
+    this.tieBreak = sql.raw(store.dialect === 'sqlite' ? 's.rowid' : 's.seq');
+  }
+
+  private select() {
+    return this.db.selectFrom('t2_sessions as s').leftJoin('t2_sujets as j', 'j.id', 's.sujet_id').select([
+      's.id', 's.sujet_id', 'j.titre', 's.mode', 's.status', 's.end_reason', 's.production_id', 's.audio_path', 's.audio_bytes',
+      's.transcript', 's.report', 's.started_at', 's.ended_at',
+    ]);
+  }
+
+  async list(candidateId: string): Promise<SessionSummary[]> {
+    const rows = await this.select().where('s.candidate_id', '=', candidateId).orderBy('s.started_at', 'desc').orderBy(this.tieBreak, 'desc').limit(MAX_LISTED).execute();
     return rows.map(summary);
   }
 
   /** The session with its transcript, or undefined when it is not this candidate's. */
-  get(candidateId: string, id: string): (SessionDetail & { audioPath: string | null }) | undefined {
-    const row = this.db.prepare(`${SELECT} WHERE s.id = ? AND s.candidate_id = ?`).get(id, candidateId) as Row | undefined;
+  async get(candidateId: string, id: string): Promise<(SessionDetail & { audioPath: string | null }) | undefined> {
+    const row = await this.select().where('s.id', '=', id).where('s.candidate_id', '=', candidateId).executeTakeFirst();
     if (!row) return undefined;
     return { ...summary(row), transcript: transcriptOf(row.transcript), audioPath: row.audio_path };
   }

@@ -1,10 +1,12 @@
-import type { Db } from '../../core/store/db.js';
+import { sql, type Kysely } from 'kysely';
+import type { Store } from '../../core/store/store.js';
 import type { Turn } from '../../machines/t2live.js';
 
 /**
- * One row per T2 session (table t2_sessions, migration 401): who owns it, its subject, the
- * recording path, the transcript, rule counts and the production id the correction service gave.
- * The GET of the WAV reads the owner here.
+ * One row per T2 session (table t2_sessions, migrations 401–403): who owns it, its subject, the
+ * recording path and the instance that ran the session (and wrote the recording), the transcript,
+ * rule counts and the production id the correction service gave. The GET of the WAV reads the
+ * owner here. On the store port: the instance's SQLite file, or Postgres shared by all instances.
  */
 export interface SessionRow {
   id: string;
@@ -22,6 +24,8 @@ export interface SessionRow {
   report: string | null;
   started_at: string;
   ended_at: string | null;
+  /** The instance that ran the session; null for rows written before migration 403. */
+  instance_id: string | null;
 }
 
 export interface FinishedSession {
@@ -42,96 +46,118 @@ export interface FinishedSession {
 /** End reasons whose sessions are graded at the next start when the stop left them ungraded. */
 export const REGRADE_REASONS = ['server_shutdown', 'interrupted'] as const;
 
+type SessionTables = { t2_sessions: SessionRow };
+
+/** `datetime('now')`'s format (UTC, no zone), which rows kept since before the store port have. */
+export function storeNow(at = Date.now()): string {
+  return new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Every write goes through `store.writeAll`: on SQLite it runs in the calling tick (a turn is on
+ * disk before its transcript frame leaves), on Postgres it is one round trip. A session's writes
+ * must stay in order on a pool: the wiring queues them (actors/t2/wiring.ts).
+ */
 export class SessionStore {
-  constructor(private readonly db: Db) {}
+  private readonly db: Kysely<SessionTables>;
+
+  constructor(private readonly store: Store, readonly instanceId: string) {
+    this.db = store.db.withTables<SessionTables>();
+  }
 
   /**
    * The row of a session that starts (status `live`, its real start time). Turns are appended as
-   * they become final; the end (save) completes it. A crash leaves it `live`: see `openRows`.
+   * they become final; the end (save) completes it. A crash leaves it `live`: see `strandedRows`.
    */
-  open(s: { id: string; candidateId: string; sujetId: string; mode: 'audio' | 'text'; audioPath: string | null }): void {
-    this.db
-      .prepare(
-        `INSERT INTO t2_sessions (id, candidate_id, sujet_id, mode, status, audio_path, transcript, started_at)
-         VALUES (?, ?, ?, ?, 'live', ?, '[]', datetime('now'))`,
-      )
-      .run(s.id, s.candidateId, s.sujetId, s.mode, s.audioPath);
+  open(s: { id: string; candidateId: string; sujetId: string; mode: 'audio' | 'text'; audioPath: string | null }): Promise<void> {
+    return this.store.writeAll([
+      this.db.insertInto('t2_sessions').values({
+        id: s.id, candidate_id: s.candidateId, sujet_id: s.sujetId, mode: s.mode, status: 'live', audio_path: s.audioPath,
+        transcript: '[]', started_at: storeNow(), instance_id: this.instanceId,
+      }),
+    ]);
   }
 
-  /** One small write per final turn (json_insert appends in place; the row stays valid JSON). */
-  appendTurn(id: string, turn: Turn): void {
-    this.db.prepare(`UPDATE t2_sessions SET transcript = json_insert(transcript, '$[#]', json(?)) WHERE id = ? AND status = 'live'`).run(JSON.stringify(turn), id);
+  /** One small write per final turn, appended in place (the row stays valid JSON). */
+  appendTurn(id: string, turn: Turn): Promise<void> {
+    const t = JSON.stringify(turn);
+    const appended = this.store.dialect === 'sqlite'
+      ? sql<string>`json_insert(transcript, '$[#]', json(${t}))`
+      : sql<string>`(transcript::jsonb || jsonb_build_array(${t}::jsonb))::text`;
+    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ transcript: appended }).where('id', '=', id).where('status', '=', 'live')]);
   }
 
   /** A session that ends without anything to save (cancelled, nothing said): its open row goes. */
-  discardOpen(id: string): { audioPath: string | null } | undefined {
-    const row = this.db.prepare(`SELECT audio_path FROM t2_sessions WHERE id = ? AND status = 'live'`).get(id) as { audio_path: string | null } | undefined;
+  async discardOpen(id: string): Promise<{ audioPath: string | null } | undefined> {
+    const row = await this.db.selectFrom('t2_sessions').select('audio_path').where('id', '=', id).where('status', '=', 'live').executeTakeFirst();
     if (!row) return undefined;
-    this.db.prepare(`DELETE FROM t2_sessions WHERE id = ? AND status = 'live'`).run(id);
+    await this.store.writeAll([this.db.deleteFrom('t2_sessions').where('id', '=', id).where('status', '=', 'live')]);
     return { audioPath: row.audio_path };
   }
 
-  /** Rows a crash left open (this process has none yet when it calls this at start). */
-  openRows(): SessionRow[] {
-    return this.db.prepare(`SELECT * FROM t2_sessions WHERE status = 'live' ORDER BY started_at`).all() as SessionRow[];
+  /**
+   * Rows left `live` by an instance that is gone: written before the instance was recorded, or by
+   * an instance not in `alive` (at start, this instance's previous run is not alive).
+   */
+  strandedRows(alive: readonly string[]): Promise<SessionRow[]> {
+    let q = this.db.selectFrom('t2_sessions').selectAll().where('status', '=', 'live');
+    q = alive.length > 0 ? q.where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', 'not in', [...alive])])) : q;
+    return q.orderBy('started_at').execute();
   }
 
-  /** Closes a row left open by a crash: `interrupted`, ungraded, with what the recovery found. */
-  closeInterrupted(id: string, audio: { path: string | null; bytes: number }): void {
-    this.db
-      .prepare(`UPDATE t2_sessions SET status = 'ungraded', end_reason = 'interrupted', audio_path = ?, audio_bytes = ?, ended_at = datetime('now') WHERE id = ? AND status = 'live'`)
-      .run(audio.path, audio.bytes, id);
+  /** Closes a row left open by a crash: `interrupted`, ungraded. False if another instance did first. */
+  async closeInterrupted(id: string, audio: { path: string | null; bytes: number }): Promise<boolean> {
+    const r = await this.db.updateTable('t2_sessions')
+      .set({ status: 'ungraded', end_reason: 'interrupted', audio_path: audio.path, audio_bytes: audio.bytes, ended_at: storeNow() })
+      .where('id', '=', id).where('status', '=', 'live').executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   /** Sessions a stop or a crash left ungraded, to grade now. */
-  toRegrade(): SessionRow[] {
-    return this.db
-      .prepare(`SELECT * FROM t2_sessions WHERE status = 'ungraded' AND end_reason IN (${REGRADE_REASONS.map(() => '?').join(', ')}) ORDER BY started_at`)
-      .all(...REGRADE_REASONS) as SessionRow[];
+  toRegrade(): Promise<SessionRow[]> {
+    return this.db.selectFrom('t2_sessions').selectAll().where('status', '=', 'ungraded').where('end_reason', 'in', [...REGRADE_REASONS]).orderBy('started_at').execute();
   }
 
   /** The report of a session graded after the fact. */
-  setGraded(id: string, productionId: string, report: unknown): void {
-    this.db.prepare(`UPDATE t2_sessions SET status = 'graded', production_id = ?, report = ? WHERE id = ? AND status = 'ungraded'`).run(productionId, JSON.stringify(report), id);
+  setGraded(id: string, productionId: string, report: unknown): Promise<void> {
+    return this.store.writeAll([
+      this.db.updateTable('t2_sessions').set({ status: 'graded', production_id: productionId, report: JSON.stringify(report) }).where('id', '=', id).where('status', '=', 'ungraded'),
+    ]);
   }
 
   /** A session with nothing to grade (no candidate speech): kept, marked so it is not retried. */
-  setNothingToGrade(id: string): void {
-    this.db.prepare(`UPDATE t2_sessions SET status = 'empty' WHERE id = ? AND status = 'ungraded'`).run(id);
+  setNothingToGrade(id: string): Promise<void> {
+    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ status: 'empty' }).where('id', '=', id).where('status', '=', 'ungraded')]);
   }
 
   /** Inserts or updates the finished session (the row `open` wrote, or a new one). */
-  save(s: FinishedSession): void {
-    this.db
-      .prepare(
-        `INSERT INTO t2_sessions (id, candidate_id, sujet_id, mode, status, end_reason, production_id, audio_path, audio_bytes, transcript, rules, usage, report, started_at, ended_at)
-         VALUES (@id, @candidate_id, @sujet_id, @mode, @status, @end_reason, @production_id, @audio_path, @audio_bytes, @transcript, @rules, @usage, @report, datetime('now'), datetime('now'))
-         ON CONFLICT(id) DO UPDATE SET status = excluded.status, end_reason = excluded.end_reason, production_id = excluded.production_id,
-           audio_path = excluded.audio_path, audio_bytes = excluded.audio_bytes, transcript = excluded.transcript, rules = excluded.rules,
-           usage = excluded.usage, report = excluded.report, ended_at = excluded.ended_at`,
-      )
-      .run({
-        id: s.id,
-        candidate_id: s.candidateId,
-        sujet_id: s.sujetId,
-        mode: s.mode,
-        status: s.report ? 'graded' : 'ungraded',
-        end_reason: s.endReason,
-        production_id: s.productionId,
-        audio_path: s.audioPath,
-        audio_bytes: s.audioBytes,
-        transcript: JSON.stringify(s.transcript),
-        rules: JSON.stringify(s.rules ?? null),
-        usage: JSON.stringify(s.usage ?? null),
-        report: s.report ? JSON.stringify(s.report) : null,
-      });
+  save(s: FinishedSession): Promise<void> {
+    const now = storeNow();
+    const values = {
+      status: s.report ? 'graded' : 'ungraded',
+      end_reason: s.endReason,
+      production_id: s.productionId,
+      audio_path: s.audioPath,
+      audio_bytes: s.audioBytes,
+      transcript: JSON.stringify(s.transcript),
+      rules: JSON.stringify(s.rules ?? null),
+      usage: JSON.stringify(s.usage ?? null),
+      report: s.report ? JSON.stringify(s.report) : null,
+      ended_at: now,
+      instance_id: this.instanceId,
+    };
+    return this.store.writeAll([
+      this.db.insertInto('t2_sessions')
+        .values({ id: s.id, candidate_id: s.candidateId, sujet_id: s.sujetId, mode: s.mode, started_at: now, ...values })
+        .onConflict((oc) => oc.column('id').doUpdateSet(values)),
+    ]);
   }
 
-  get(id: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM t2_sessions WHERE id = ?').get(id) as SessionRow | undefined;
+  get(id: string): Promise<SessionRow | undefined> {
+    return this.db.selectFrom('t2_sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
-  byProduction(productionId: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM t2_sessions WHERE production_id = ? OR id = ?').get(productionId, productionId) as SessionRow | undefined;
+  byProduction(productionId: string): Promise<SessionRow | undefined> {
+    return this.db.selectFrom('t2_sessions').selectAll().where((eb) => eb.or([eb('production_id', '=', productionId), eb('id', '=', productionId)])).executeTakeFirst();
   }
 }

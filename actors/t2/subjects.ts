@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Db, Migration } from '../../core/store/db.js';
+import type { Kysely } from 'kysely';
+import type { Store } from '../../core/store/store.js';
 
 /**
  * T2 subjects (docs/t2-live.md#subjects): `consigne`, `contexte`, `role`, `tache` = EO_T2, `mode` = entrainement,
@@ -41,54 +42,6 @@ export interface Subject {
   factSheet: Fact[];
 }
 
-export const t2Migrations: Migration[] = [
-  {
-    version: 400,
-    name: 't2_sujets',
-    up: `CREATE TABLE t2_sujets (
-      id TEXT PRIMARY KEY,
-      titre TEXT NOT NULL,
-      consigne TEXT NOT NULL,
-      contexte TEXT NOT NULL,
-      role TEXT NOT NULL,
-      tache TEXT NOT NULL CHECK (tache = 'EO_T2'),
-      mode TEXT NOT NULL CHECK (mode = 'entrainement'),
-      fact_sheet TEXT NOT NULL,
-      created_at TEXT NOT NULL DEFAULT (datetime('now'))
-    )`,
-  },
-  {
-    version: 401,
-    name: 't2_sessions',
-    up: `CREATE TABLE t2_sessions (
-      id TEXT PRIMARY KEY,
-      candidate_id TEXT NOT NULL,
-      sujet_id TEXT NOT NULL,
-      mode TEXT NOT NULL,
-      status TEXT NOT NULL,
-      end_reason TEXT,
-      production_id TEXT,
-      audio_path TEXT,
-      audio_bytes INTEGER,
-      transcript TEXT NOT NULL DEFAULT '[]',
-      rules TEXT,
-      usage TEXT,
-      report TEXT,
-      started_at TEXT NOT NULL,
-      ended_at TEXT
-    );
-    CREATE INDEX t2_sessions_candidate ON t2_sessions(candidate_id);
-    CREATE INDEX t2_sessions_production ON t2_sessions(production_id)`,
-  },
-  {
-    // Rows are now written at the start (status `live`) and per turn: the recovery at start and
-    // the grading of sessions left ungraded by a stop look them up by status.
-    version: 402,
-    name: 't2_sessions_status',
-    up: `CREATE INDEX t2_sessions_status ON t2_sessions(status)`,
-  },
-];
-
 interface SubjectRow {
   id: string;
   titre: string;
@@ -111,41 +64,72 @@ function fromRow(row: SubjectRow): Subject {
   };
 }
 
-export class SubjectStore {
-  constructor(private readonly db: Db) {}
+type SubjectTables = { t2_sujets: SubjectRow & { tache: string; mode: string; created_at: string } };
 
-  list(): Subject[] {
-    const rows = this.db.prepare('SELECT * FROM t2_sujets ORDER BY titre').all() as SubjectRow[];
-    return rows.map(fromRow);
+/** Subjects on the store port (SQLite or Postgres); every read and write is async. */
+export class SubjectStore {
+  private readonly db: Kysely<SubjectTables>;
+  /**
+   * Every subject this instance read, by id: the interlocutors build their prompt synchronously
+   * from the subject the session loaded (`loadSubject` runs before the interlocutor starts).
+   */
+  private readonly seen = new Map<string, Subject>();
+
+  constructor(private readonly store: Store) {
+    this.db = store.db.withTables<SubjectTables>();
   }
 
-  get(id: string): Subject | undefined {
-    const row = this.db.prepare('SELECT * FROM t2_sujets WHERE id = ?').get(id) as SubjectRow | undefined;
-    return row ? fromRow(row) : undefined;
+  async list(): Promise<Subject[]> {
+    const rows = await this.db.selectFrom('t2_sujets').selectAll().orderBy('titre').execute();
+    return rows.map((r) => this.remember(fromRow(r)));
+  }
+
+  async get(id: string): Promise<Subject | undefined> {
+    const row = await this.db.selectFrom('t2_sujets').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? this.remember(fromRow(row)) : undefined;
+  }
+
+  /** The subject as this instance last read it (list or get), without a round trip. */
+  cached(id: string): Subject | undefined {
+    return this.seen.get(id);
   }
 
   /** Validates then inserts (or replaces, same id). Throws a ZodError on bad input. */
-  add(input: unknown): Subject {
+  async add(input: unknown): Promise<Subject> {
     const s = subjectInputSchema.parse(input);
     const subject: Subject = { ...s, id: s.id ?? randomUUID(), tache: 'EO_T2', mode: 'entrainement' };
-    this.db
-      .prepare(
-        `INSERT INTO t2_sujets (id, titre, consigne, contexte, role, tache, mode, fact_sheet) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET titre = excluded.titre, consigne = excluded.consigne, contexte = excluded.contexte,
-           role = excluded.role, fact_sheet = excluded.fact_sheet`,
-      )
-      .run(subject.id, subject.titre, subject.consigne, subject.contexte, subject.role, 'EO_T2', 'entrainement', JSON.stringify(subject.factSheet));
-    return subject;
+    const values = {
+      id: subject.id, titre: subject.titre, consigne: subject.consigne, contexte: subject.contexte, role: subject.role,
+      tache: 'EO_T2', mode: 'entrainement', fact_sheet: JSON.stringify(subject.factSheet), created_at: new Date().toISOString(),
+    };
+    await this.store.writeAll([
+      this.db.insertInto('t2_sujets').values(values).onConflict((oc) => oc.column('id').doUpdateSet({
+        titre: values.titre, consigne: values.consigne, contexte: values.contexte, role: values.role, fact_sheet: values.fact_sheet,
+      })),
+    ]);
+    return this.remember(subject);
   }
 
-  /** Inserts the given subjects that are not there yet (by id); returns how many were added. */
-  seed(subjects: SubjectInput[]): number {
+  /**
+   * Inserts the given subjects that are not there yet (by id); returns how many were added.
+   * Several instances seeding at once each insert-if-absent: nothing is duplicated or overwritten.
+   */
+  async seed(subjects: SubjectInput[]): Promise<number> {
     let added = 0;
-    for (const s of subjects) {
-      if (s.id && this.get(s.id)) continue;
-      this.add(s);
-      added++;
+    for (const input of subjects) {
+      const s = subjectInputSchema.parse(input);
+      if (!s.id) continue;
+      const r = await this.db.insertInto('t2_sujets').values({
+        id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role,
+        tache: 'EO_T2', mode: 'entrainement', fact_sheet: JSON.stringify(s.factSheet), created_at: new Date().toISOString(),
+      }).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+      added += Number(r.numInsertedOrUpdatedRows ?? 0n);
     }
     return added;
+  }
+
+  private remember(s: Subject): Subject {
+    this.seen.set(s.id, s);
+    return s;
   }
 }

@@ -1,12 +1,13 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { GoogleGenAI } from '@google/genai';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
-import { migrate } from '../../core/store/db.js';
+import { storeOf } from '../../core/store/appStore.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surface.js';
 import { addNavLink } from '../../web/layout.js';
-import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2live.js';
 import { mountT2Http } from '../../transports/http/t2.js';
 import { mountT2Pages } from '../../web/t2/mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
@@ -17,7 +18,8 @@ import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
 import { SessionQueries, transcriptText } from './sessionQueries.js';
-import { SubjectStore, t2Migrations } from './subjects.js';
+import { SubjectStore } from './subjects.js';
+import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
@@ -70,13 +72,19 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
     async start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface> {
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
-      migrate(ctx.db, t2Migrations, log);
-      const subjects = new SubjectStore(ctx.db);
-      const seeded = subjects.seed(SEED_SUBJECTS);
+      // T2's tables are on the store port (migrations 400–499 in PORTABLE_MIGRATIONS).
+      const store = storeOf(ctx);
+      const instanceId = config.INSTANCE_ID ?? hostname();
+      const subjects = new SubjectStore(store);
+      const seeded = await subjects.seed(SEED_SUBJECTS);
       if (seeded) log.info({ seeded }, 't2 subjects seeded');
-      const sessions = new SessionStore(ctx.db);
-      // Before any new session: what a crash left open is closed `interrupted`, kept, repaired.
-      const recovered = await closeInterruptedSessions(sessions, log);
+      const sessions = new SessionStore(store, instanceId);
+      const claims = new Claims({ store, instanceId, ttlMs: config.T2_LEASE_TTL_MS });
+      await claims.register();
+      // Before any new session: what a crash left open is closed `interrupted`, kept, repaired —
+      // this instance's previous run, and any instance that stopped renewing its claim.
+      const othersAlive = (await claims.alive()).filter((id) => id !== instanceId);
+      const recovered = await closeInterruptedSessions(sessions, log, othersAlive);
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
@@ -84,15 +92,18 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const ai = audio ? opts.genai ?? (await genaiFromConfig(config)) : undefined;
       // The Live interlocutor (and the SDK's enums it uses) is loaded only in audio mode.
       const geminiInterlocutor = ai ? (await import('./geminiInterlocutor.js')).geminiInterlocutor : undefined;
+      // The session loaded its subject (`loadSubject`) before its interlocutor starts.
       const prompt = (sujetId: string): string => {
-        const s = subjects.get(sujetId);
+        const s = subjects.cached(sujetId);
         return s ? buildSystemPrompt(s) : '';
       };
       const textProvider = surfaceProvider(ctx.providers, config, 't2text');
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
       const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
-      const text = textInterlocutor({ subject: (id) => subjects.get(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log });
+      // One per session: its reply waits for that session's turn writes (`written`).
+      const text = (written: () => Promise<void>): AnyActorLogic =>
+        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
       const recordings = new RecordingThread();
       const deps = {
         logger: log,
@@ -100,7 +111,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sessions,
         verifyToken: (t: string | undefined) => auth.verifyToken(t),
         corrections,
-        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort) => (mode === 'audio' && gemini ? gemini(audioPort) : text),
+        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         // Resampling, mixing and writing happen off the event loop that forwards the audio.
         recordings,
@@ -109,6 +120,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       if (!http) {
         log.warn('t2 needs the HTTP server: not started');
         unregister();
+        await claims.stop();
         return { stop: async () => {} };
       }
       // Development only: the dev secret signs (no JWT_SECRET, no JWKS), so a page may mint tokens.
@@ -119,7 +131,45 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
             return { token, expiresAt: new Date(Date.now() + DEV_TOKEN_TTL_S * 1000).toISOString() };
           }
         : undefined;
-      const queries = new SessionQueries(ctx.db);
+      /**
+       * One live session per candidate across instances: a claim in the store, taken before the
+       * session starts. Within this instance the root actor still decides (the newer session
+       * replaces, or a reconnect resumes); a candidate live on another instance is refused 4409.
+       */
+      const admit = async (req: { token: string | undefined; sessionId: string }): Promise<Admission> => {
+        let sub: string;
+        try {
+          sub = (await auth.verifyToken(req.token)).sub;
+        } catch {
+          return { ok: true, done: () => {} }; // the session's chart refuses the token (4001)
+        }
+        const key = candidateKey(sub);
+        try {
+          const claim = await claims.acquire(key, req.sessionId);
+          if (!claim.ok) {
+            log.info({ holder: claim.holder }, 't2 session refused: the candidate is live on another instance');
+            return { ok: false, code: RESUMED_ELSEWHERE, name: 'ACTIVE_ELSEWHERE', message: 'Une séance de ce compte est déjà en cours dans un autre onglet ou une autre fenêtre.' };
+          }
+        } catch (err) {
+          log.error({ err: (err as Error).message }, 't2 candidate claim failed: the store is unreachable');
+          return { ok: false, code: 1011, name: 'INTERNAL', message: 'Le service est momentanément indisponible. Réessayez dans un instant.' };
+        }
+        return { ok: true, done: () => void claims.release(key).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 candidate claim not released: it expires')) };
+      };
+      // Every third of the TTL: renew this instance's claims, and close (then grade) the live rows
+      // of instances that stopped renewing theirs (killed, or cut from the database).
+      let stopping = false;
+      let sweeping: Promise<void> = Promise.resolve();
+      const sweep = async (): Promise<void> => {
+        await claims.renew();
+        const stranded = await closeInterruptedSessions(sessions, log, await claims.alive());
+        if (stranded.interrupted > 0) await gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping });
+      };
+      const sweepTimer = setInterval(() => {
+        sweeping = sweeping.then(sweep).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 sweep failed: retried'));
+      }, Math.max(100, Math.floor(config.T2_LEASE_TTL_MS / 3)));
+      sweepTimer.unref();
+      const queries = new SessionQueries(store);
       mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
       mountT2Http(http.app, {
         subjects,
@@ -138,12 +188,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         maxSessions: config.T2_MAX_SESSIONS,
         defaultMode: audio ? 'audio' : 'text',
         wire: (req) => wireT2Session(deps, req),
+        admit,
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
       addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
       // Sessions a stop or a crash left ungraded are graded in the background (one at a time).
-      let stopping = false;
-      const catchUp = gradePendingSessions({ sessions, subjects, corrections, log, stopped: () => stopping }).then(
+      const catchUp = gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping }).then(
         (r) => {
           if (r.graded + r.empty + r.failed + recovered.interrupted > 0) log.info({ ...r, interrupted: recovered.interrupted }, 't2 sessions from the last stop dealt with');
         },
@@ -162,6 +212,10 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         const level = outcome.cut > 0 ? 'warn' : 'info';
         log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
         await socket.close();
+        clearInterval(sweepTimer);
+        await sweeping;
+        // Let go of the candidates and of this instance's own claim: no other instance waits the TTL.
+        await claims.stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 claims not released: they expire'));
         await recordings.stop();
         // The catch-up grading checks `stopping` between sessions; the one in progress may finish.
         await Promise.race([catchUp, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
@@ -172,7 +226,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
           stopped ??= drainAndStop(stopOpts?.deadlineAt);
           return stopped;
         },
-        health: () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: subjects.list().length }),
+        health: async () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: (await subjects.list()).length }),
         urls: { t2: '/t2/sujets' },
       };
     },

@@ -16,6 +16,12 @@ export interface TextInterlocutorDeps {
   model: string;
   logger: Logger;
   now?: () => number;
+  /**
+   * Resolves once the session's writes asked for so far are in the store (actors/t2/wiring.ts).
+   * Awaited before a reply is sent: a candidate turn the client saw answered is stored, even on
+   * a Postgres pool where the write runs behind the frames.
+   */
+  written?: () => Promise<void>;
 }
 
 export function textInterlocutor(deps: TextInterlocutorDeps) {
@@ -54,6 +60,7 @@ export function textInterlocutor(deps: TextInterlocutorDeps) {
       chain = chain.then(async () => {
         try {
           const text = await answer(event.text);
+          await deps.written?.();
           if (stopped) return;
           send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text, atMs: now() - t0 });
           send({ type: 'interlocutor.turnComplete' });

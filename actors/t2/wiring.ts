@@ -11,6 +11,7 @@ import type { RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
+import { OrderedWrites } from './orderedWrites.js';
 
 /** Why phonologie is absent from a T2 live report (docs/t2-live.md#phonology-spec-5-td-08). */
 export const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
@@ -32,9 +33,10 @@ export interface T2Deps {
   corrections: CorrectionService;
   /**
    * The interlocutor for a mode (Gemini Live for audio, the text interlocutor for text). An audio
-   * interlocutor may use the session's pipe (`audio`) instead of audio events.
+   * interlocutor may use the session's pipe (`audio`) instead of audio events; `written` resolves
+   * once the session's store writes so far are done (the text interlocutor replies after it).
    */
-  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort) => AnyActorLogic;
+  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort, written: () => Promise<void>) => AnyActorLogic;
   recordingsDir: string;
   /** Records on a worker thread when given (the surface's); otherwise on this thread. */
   recordings?: RecordingThread;
@@ -90,6 +92,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
   const recordingFailed = (err: Error): void => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded');
+  const writes = new OrderedWrites(log);
   // Started on the first chunk (a session without audio has no file).
   const rec = (): ThreadRecording => (recorder ??= deps.recordings ? deps.recordings.open(recordingPath, recordingFailed) : inThreadRecording(recordingPath, now));
   // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
@@ -111,17 +114,19 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     actors: {
       authorize: fromPromise<Principal>(() => deps.verifyToken(params.token)),
       loadSubject: fromPromise(async ({ input }: { input: { sujetId: string } }) => {
-        const s = deps.subjects.get(input.sujetId);
+        const s = await deps.subjects.get(input.sujetId);
         return s ? { id: s.id, titre: s.titre, consigne: s.consigne, role: s.role } : null;
       }),
-      interlocutor: deps.interlocutor(params.mode, audio),
+      interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle()),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
         const closed = recorder ? await recorder.close() : undefined;
         return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
       }),
       evaluate: fromPromise<Graded, EvaluateInput>(({ input }) => gradeT2(deps.corrections, input, params.mode)),
       save: fromPromise(async ({ input }) => {
-        deps.sessions.save({
+        // After the open row and its turns: on a Postgres pool they could otherwise land after it.
+        await writes.idle();
+        await deps.sessions.save({
           id: input.sessionId,
           candidateId: input.candidateId,
           sujetId: input.sujetId,
@@ -153,21 +158,20 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         if (text) monitor.reply(text, candidateSpokeBefore);
       },
       persistOpen: (_, { candidateId }) => {
-        deps.sessions.open({ id: params.sessionId, candidateId, sujetId: params.sujetId, mode: params.mode, audioPath: records ? recordingPath : null });
+        writes.run('t2 session row not opened: written at the end', () =>
+          deps.sessions.open({ id: params.sessionId, candidateId, sujetId: params.sujetId, mode: params.mode, audioPath: records ? recordingPath : null }));
       },
       persistTurn: (_, { turn }) => {
-        try {
-          deps.sessions.appendTurn(params.sessionId, turn);
-        } catch (err) {
-          // The whole transcript is written again at the end: a failed turn write loses nothing then.
-          log.error({ err: (err as Error).message }, 't2 turn not written: kept in memory until the end');
-        }
+        // The whole transcript is written again at the end: a failed turn write loses nothing then.
+        writes.run('t2 turn not written: kept in memory until the end', () => deps.sessions.appendTurn(params.sessionId, turn));
       },
       persistDiscard: (_, { keep }) => {
         if (keep) return;
-        const gone = deps.sessions.discardOpen(params.sessionId);
-        // Nothing was saved (no row): a recording made before the cancel is not kept either.
-        if (gone?.audioPath) void discardRecording(gone.audioPath);
+        writes.run('t2 open row not discarded', async () => {
+          const gone = await deps.sessions.discardOpen(params.sessionId);
+          // Nothing was saved (no row): a recording made before the cancel is not kept either.
+          if (gone?.audioPath) await discardRecording(gone.audioPath);
+        });
       },
       recordUsage: (_, { usage: u }) => {
         for (const [k, v] of Object.entries(u)) usage[k] = (usage[k] ?? 0) + v;

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { dbPathOf } from '../../core/app.js';
-import { migrate, openStore } from '../../core/store/db.js';
+import { openStore } from '../../core/store/db.js';
+import { openAppStore } from '../../core/store/appStore.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
-import { SubjectStore, t2Migrations } from '../../actors/t2/subjects.js';
+import { SubjectStore } from '../../actors/t2/subjects.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
 
-/** `palabre sujets`: the T2 subjects in the store (seeded with the 9 built-in ones). */
+/** `palabre sujets`: the T2 subjects in the store (seeded with the 9 built-in ones): Postgres with DATABASE_URL. */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
   const parsed = parseCommand('sujets', args, io);
   if ('exit' in parsed) return parsed.exit;
@@ -29,16 +30,19 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     }
   }
   const db = openStore({ path: dbPathOf(config) });
+  const appStore = await openAppStore({ databaseUrl: config.DATABASE_URL, db }).catch((e: unknown) => {
+    db.close();
+    throw e;
+  });
   try {
-    migrate(db, t2Migrations);
-    const store = new SubjectStore(db);
-    store.seed(SEED_SUBJECTS);
+    const store = new SubjectStore(appStore);
+    await store.seed(SEED_SUBJECTS);
     if (verb === 'list') {
-      for (const s of store.list()) io.stdout.write(`${s.id}\t${s.titre}\t${s.factSheet.length} faits\n`);
+      for (const s of await store.list()) io.stdout.write(`${s.id}\t${s.titre}\t${s.factSheet.length} faits\n`);
       return EXIT.ok;
     }
     try {
-      const added = store.add(input);
+      const added = await store.add(input);
       io.stdout.write(`added ${added.id} (${added.titre}, ${added.factSheet.length} faits)\n`);
       return EXIT.ok;
     } catch (e) {
@@ -49,6 +53,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       throw e;
     }
   } finally {
+    await appStore.close();
     db.close();
   }
 }

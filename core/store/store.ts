@@ -136,6 +136,11 @@ export async function postgresStore(opts: PostgresStoreOptions): Promise<Store> 
     db: kysely,
     pgPool: pool,
     async writeAll(queries) {
+      // One statement is atomic on its own: one round trip instead of BEGIN, it, COMMIT.
+      if (queries.length === 1) {
+        await kysely.executeQuery(queries[0]!.compile());
+        return;
+      }
       await kysely.transaction().execute(async (trx) => {
         for (const q of queries) await trx.executeQuery(q.compile());
       });

@@ -10,7 +10,7 @@ import type { ChatSettings } from '../../actors/docs/contract.js';
 import { AdminSessionStore, loginLimiter } from '../../transports/http/adminStore.js';
 import { silentLogger } from '../../core/log.js';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
-import { ENGINES, type EngineFixture } from '../support/stores.js';
+import { ENGINES, engineFixtures } from '../support/stores.js';
 
 /**
  * The store conformance suite: every store on the port behaves the same on SQLite and Postgres,
@@ -29,12 +29,7 @@ function report(codes: string[]) {
 }
 
 describe.each(ENGINES)('store conformance: $name', (engine) => {
-  let fx: EngineFixture | undefined;
-  afterEach(async () => {
-    await fx?.close();
-    fx = undefined;
-  });
-  const fixture = async (): Promise<EngineFixture> => (fx = await engine.fixture());
+  const fixture = engineFixtures(engine, afterEach);
 
   describe.skipIf(!engine.ok)(`(${engine.reason})`, () => {
     it('migrations: applied once, a second instance (or a restart) applies nothing and starts', async () => {

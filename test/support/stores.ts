@@ -100,3 +100,16 @@ async function postgresFixture(baseUrl: string): Promise<EngineFixture> {
     },
   };
 }
+
+/**
+ * Inside a `describe` per engine: a fixture getter whose fixture is closed after each test (the
+ * per-engine boilerplate of the conformance suites).
+ */
+export function engineFixtures(engine: Engine, afterEach: (fn: () => Promise<void>) => void): () => Promise<EngineFixture> {
+  let fx: EngineFixture | undefined;
+  afterEach(async () => {
+    await fx?.close();
+    fx = undefined;
+  });
+  return async () => (fx = await engine.fixture());
+}

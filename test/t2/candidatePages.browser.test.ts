@@ -176,9 +176,9 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
 
   it('« Mes séances » lists past sessions and opens a report with readable sections; print stylesheet hides the chrome', async () => {
     env = await startT2();
-    const id = seedSession(env, { candidateId: 'cand-report' });
-    seedSession(env, { candidateId: 'someone-else' });
-    seedSession(env, { candidateId: 'cand-report', report: modelReport({ detectorsOnly: true, source: 'detectors', scoreGlobal: 9.5, nclc: { niveau: '6', source: 'x' }, detectorsOnlyReason: 'offline_provider' }) });
+    const id = await seedSession(env, { candidateId: 'cand-report' });
+    await seedSession(env, { candidateId: 'someone-else' });
+    await seedSession(env, { candidateId: 'cand-report', report: modelReport({ detectorsOnly: true, source: 'detectors', scoreGlobal: 9.5, nclc: { niveau: '6', source: 'x' }, detectorsOnlyReason: 'offline_provider' }) });
     const { page, problems } = await newPage(env);
     await page.goto(`/t2/seances#token=${await env.mint('free', 'cand-report')}`);
     await page.waitForSelector('#t2-sessions-list li');
@@ -237,7 +237,7 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     expect(await axeAt(page)).toEqual([]);
 
     // Another candidate's session is not found.
-    await page.goto(`/t2/seances/${seedSession(env, { candidateId: 'someone-else' })}`);
+    await page.goto(`/t2/seances/${await seedSession(env, { candidateId: 'someone-else' })}`);
     await expect.poll(() => page.textContent('#t2-session-status')).toContain('introuvable');
     expect(problems).toEqual([]);
   }, 60_000);

@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
-import { t2Migrations } from '../../actors/t2/subjects.js';
+import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { sqliteStore } from '../../core/store/store.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
-import { migrate } from '../../core/store/db.js';
 import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';
 
 /**
@@ -180,16 +180,16 @@ describe('recovery at start of what a crash left open', () => {
     dirs.push(dir);
     // What kill -9 leaves: a live row with two turns, a WAV whose header still says 0 bytes.
     const db = openStore({ path: join(dir, 'palabre.db') });
-    migrate(db, t2Migrations);
-    const store = new SessionStore(db);
+    // Written by the instance's previous run (same INSTANCE_ID, default the host name).
+    const store = new SessionStore(sqliteStore(db, PORTABLE_MIGRATIONS), hostname());
     const audioDir = join(dir, 't2-audio');
     mkdirSync(audioDir, { recursive: true });
     const wavPath = join(audioDir, 'crashed.wav');
     writeFileSync(wavPath, Buffer.concat([wavHeader(24000, 0), Buffer.alloc(4801, 3)]));
-    store.open({ id: 'crashed', candidateId: 'cand-crash', sujetId: 'club-de-sport', mode: 'audio', audioPath: wavPath });
-    store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
-    store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
-    store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+    await store.open({ id: 'crashed', candidateId: 'cand-crash', sujetId: 'club-de-sport', mode: 'audio', audioPath: wavPath });
+    await store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
+    await store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
+    await store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
     db.close();
 
     env = await startT2({ dir });
@@ -207,5 +207,39 @@ describe('recovery at start of what a crash left open', () => {
     await until(() => rowsOf(e, 'cand-silent')[0]!.status !== 'live', 'silent closed');
     expect(rowsOf(env, 'cand-silent')[0]).toMatchObject({ end_reason: 'interrupted' });
     await until(() => rowsOf(e, 'cand-silent')[0]!.status === 'empty', 'silent marked empty');
+  });
+});
+
+describe('an existing SQLite file from before the store port', () => {
+  it('is migrated in place (instance column, claims table) and its session left live is recovered and graded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-t2-legacy-'));
+    dirs.push(dir);
+    // What a file written by the SQLite-only T2 store holds: migrations 400–402 as they were, a
+    // seeded subject, a session left live by a crash (no instance column yet).
+    const db = openStore({ path: join(dir, 'palabre.db') });
+    db.exec(`CREATE TABLE t2_sujets (id TEXT PRIMARY KEY, titre TEXT NOT NULL, consigne TEXT NOT NULL, contexte TEXT NOT NULL, role TEXT NOT NULL,
+      tache TEXT NOT NULL CHECK (tache = 'EO_T2'), mode TEXT NOT NULL CHECK (mode = 'entrainement'), fact_sheet TEXT NOT NULL, created_at TEXT NOT NULL DEFAULT (datetime('now')));
+    CREATE TABLE t2_sessions (id TEXT PRIMARY KEY, candidate_id TEXT NOT NULL, sujet_id TEXT NOT NULL, mode TEXT NOT NULL, status TEXT NOT NULL, end_reason TEXT,
+      production_id TEXT, audio_path TEXT, audio_bytes INTEGER, transcript TEXT NOT NULL DEFAULT '[]', rules TEXT, usage TEXT, report TEXT, started_at TEXT NOT NULL, ended_at TEXT);
+    CREATE INDEX t2_sessions_candidate ON t2_sessions(candidate_id);
+    CREATE INDEX t2_sessions_production ON t2_sessions(production_id);
+    CREATE INDEX t2_sessions_status ON t2_sessions(status);
+    INSERT INTO schema_migrations (version, name) VALUES (400, 't2_sujets'), (401, 't2_sessions'), (402, 't2_sessions_status');`);
+    const turns = [{ speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true }, { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true }];
+    db.prepare(`INSERT INTO t2_sessions (id, candidate_id, sujet_id, mode, status, transcript, started_at) VALUES ('old', 'cand-legacy', 'club-de-sport', 'text', 'live', ?, datetime('now'))`).run(JSON.stringify(turns));
+    db.close();
+
+    env = await startT2({ dir });
+    const e = env;
+    await until(() => rowsOf(e, 'cand-legacy')[0]?.status === 'graded', 'graded after the upgrade');
+    expect(rowsOf(env, 'cand-legacy')[0]).toMatchObject({ end_reason: 'interrupted' });
+    const versions = env.ctx.db.prepare('SELECT version FROM schema_migrations WHERE version >= 400 ORDER BY version').pluck().all();
+    expect(versions).toEqual([400, 401, 402, 403, 404]);
+    // The 9 subjects are seeded into the old table; a new session runs and is written with this instance.
+    const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-new'), sujet: 'club-de-sport' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    const row = env.ctx.db.prepare("SELECT instance_id FROM t2_sessions WHERE candidate_id = 'cand-new'").get() as { instance_id: string };
+    expect(row.instance_id).toBe(hostname());
+    c.ws.close();
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
+import { storeOf } from '../../core/store/appStore.js';
 import type { T2Env } from './support.js';
 
 /**
@@ -49,9 +50,9 @@ export function modelReport(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
-export function seedSession(env: T2Env, opts: { candidateId: string; sujetId?: string; report?: unknown; audioPath?: string | null; mode?: 'audio' | 'text'; id?: string }): string {
+export async function seedSession(env: T2Env, opts: { candidateId: string; sujetId?: string; report?: unknown; audioPath?: string | null; mode?: 'audio' | 'text'; id?: string }): Promise<string> {
   const id = opts.id ?? randomUUID();
-  new SessionStore(env.ctx.db).save({
+  await new SessionStore(storeOf(env.ctx), 'test').save({
     id,
     candidateId: opts.candidateId,
     sujetId: opts.sujetId ?? 'club-de-sport',

@@ -18,8 +18,8 @@ describe('GET /api/t2/sessions…', () => {
     env = await startT2();
     const wav = join(env.config.DATA_DIR, 'rec.wav');
     writeFileSync(wav, Buffer.concat([Buffer.from('RIFF'), Buffer.alloc(40)]));
-    const mine = seedSession(env, { candidateId: 'alice', audioPath: wav, mode: 'audio' });
-    const other = seedSession(env, { candidateId: 'bob' });
+    const mine = await seedSession(env, { candidateId: 'alice', audioPath: wav, mode: 'audio' });
+    const other = await seedSession(env, { candidateId: 'bob' });
     const alice = await env.mint('free', 'alice');
 
     const list = await get(env, '/api/t2/sessions', alice);
@@ -52,7 +52,7 @@ describe('GET /api/t2/sessions…', () => {
 
   it('401 without or with a bad token, 400 for a malformed id, 404 for a text session’s audio', async () => {
     env = await startT2();
-    const id = seedSession(env, { candidateId: 'alice', report: null });
+    const id = await seedSession(env, { candidateId: 'alice', report: null });
     for (const token of [undefined, 'not.a.jwt']) {
       const r = await get(env, '/api/t2/sessions', token);
       expect(r.status).toBe(401);

@@ -19,9 +19,9 @@ import type { Logger } from '../../core/log.js';
 
 /** Read side of past sessions (« Mes séances »), handed in by the composition root. */
 export interface T2SessionReads {
-  list(sub: string): SessionSummary[];
+  list(sub: string): Promise<SessionSummary[]>;
   /** The caller's session, or undefined (another candidate's session is not found either). */
-  get(sub: string, id: string): (SessionDetail & { audioPath: string | null }) | undefined;
+  get(sub: string, id: string): Promise<(SessionDetail & { audioPath: string | null }) | undefined>;
   /** The plain-text transcript offered for download. */
   transcriptText(s: SessionDetail): string;
 }
@@ -74,14 +74,15 @@ export function mountT2Http(app: Express, deps: T2HttpDeps): void {
 }
 
 function mountSubjectList(app: Express, deps: T2HttpDeps): void {
-  app.get('/api/sujets', (req: Request, res: Response) => {
+  // Express 5 hands a rejected handler's error to the error middleware (500).
+  app.get('/api/sujets', async (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
     if (!q.success) {
       res.status(400).json({ error: 'bad_query', message: 'seul tache=EO_T2 est servi ici' });
       return;
     }
     res.json({
-      sujets: deps.subjects.list().map((s) => ({ id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role, tache: s.tache, mode: s.mode })),
+      sujets: (await deps.subjects.list()).map((s) => ({ id: s.id, titre: s.titre, consigne: s.consigne, contexte: s.contexte, role: s.role, tache: s.tache, mode: s.mode })),
     });
   });
 }
@@ -108,27 +109,28 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
   };
 
   /** The caller's session named by `:id`, or the 400/404 answer already sent. */
-  const ownSession = (req: Request, res: Response, sub: string) => {
+  const ownSession = async (req: Request, res: Response, sub: string) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {
       res.status(400).json(BAD_ID);
       return undefined;
     }
     // Another candidate's session answers like a missing one: its existence is not revealed.
-    const s = deps.queries.get(sub, id.data);
+    const s = await deps.queries.get(sub, id.data);
     if (!s) res.status(404).json(NOT_FOUND);
     return s;
   };
 
   app.get('/api/t2/sessions', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
+    asCandidate(req, res, async (sub) => {
+      const sessions = await deps.queries.list(sub);
       res.set('Cache-Control', 'private, no-store');
-      res.json({ sessions: deps.queries.list(sub) });
+      res.json({ sessions });
     });
   });
   app.get('/api/t2/sessions/:id', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
-      const s = ownSession(req, res, sub);
+    asCandidate(req, res, async (sub) => {
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       const { audioPath: _path, ...view } = s;
       res.set('Cache-Control', 'private, no-store');
@@ -136,8 +138,8 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
     });
   });
   app.get('/api/t2/sessions/:id/transcript.txt', (req: Request, res: Response) => {
-    asCandidate(req, res, (sub) => {
-      const s = ownSession(req, res, sub);
+    asCandidate(req, res, async (sub) => {
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       res.set('Cache-Control', 'private, no-store');
       res.set('Content-Disposition', `attachment; filename="t2-${s.id}.txt"`);
@@ -146,7 +148,7 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
   });
   app.get('/api/t2/sessions/:id/audio.wav', (req: Request, res: Response) => {
     asCandidate(req, res, async (sub) => {
-      const s = ownSession(req, res, sub);
+      const s = await ownSession(req, res, sub);
       if (!s) return;
       const st = s.audioPath ? await stat(s.audioPath).catch(() => undefined) : undefined;
       if (!s.audioPath || !st) {
@@ -184,7 +186,7 @@ function mountProductionAudio(app: Express, deps: T2HttpDeps): void {
     deps
       .verifyToken(bearer(req))
       .then(async (principal) => {
-        const row = deps.sessions.byProduction(id.data);
+        const row = await deps.sessions.byProduction(id.data);
         // Another candidate's production answers like a missing one: its existence is not revealed.
         if (!row || row.candidate_id !== principal.sub || !row.audio_path) {
           res.status(404).json({ error: 'not_found' });

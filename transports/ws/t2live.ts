@@ -73,6 +73,20 @@ export interface T2SocketOptions {
   defaultMode: 'audio' | 'text';
   /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
   wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
+  /**
+   * Asked before the upgrade completes (several instances: the candidate may be live on another
+   * one). A refusal closes the socket with its code; an admission's `done` is called once the
+   * session ends (or never started).
+   */
+  admit?: (req: { token: string | undefined; sessionId: string }) => Promise<Admission>;
+}
+
+export type Admission = { ok: true; done(): void } | { ok: false; code: number; name: string; message: string };
+
+/** What `admit` let through: the session id it claimed for, and the release. */
+interface Admitted {
+  sessionId: string;
+  done: () => void;
 }
 
 /**
@@ -137,7 +151,32 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(hub, ws, url));
+    const admit = opts.admit;
+    if (!admit) {
+      wss.handleUpgrade(req, socket, head, (ws) => accept(hub, ws, url));
+      return;
+    }
+    const sessionId = randomUUID();
+    const token = url.searchParams.get('token') ?? undefined;
+    admit({ token: token && token.length <= 8192 ? token : undefined, sessionId }).then(
+      (admission) => {
+        if (!socket.readable || !socket.writable) {
+          if (admission.ok) admission.done();
+          socket.destroy();
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          if (admission.ok) return accept(hub, ws, url, { sessionId, done: admission.done });
+          hub.reject('admission');
+          sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
+          ws.close(admission.code, admission.name);
+        });
+      },
+      (err: unknown) => {
+        opts.logger.error({ err: (err as Error).message }, 't2 admission failed');
+        socket.destroy();
+      },
+    );
   };
   opts.server.on('upgrade', onUpgrade);
 
@@ -157,8 +196,9 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
 }
 
 /** A new socket: a valid query and room left, then its own session actor and its frames routed. */
-function accept(hub: Hub, ws: WebSocket, url: URL): void {
+function accept(hub: Hub, ws: WebSocket, url: URL, admitted?: Admitted): void {
   const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
+  if (!q.success || hub.live.size >= hub.opts.maxSessions) admitted?.done();
   if (!q.success) {
     hub.reject('bad_query');
     ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
@@ -170,14 +210,14 @@ function accept(hub: Hub, ws: WebSocket, url: URL): void {
     ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
     return;
   }
-  const own = startSession(hub, ws, q.data);
+  const own = startSession(hub, ws, q.data, admitted);
   if (own) routeSocket(hub, ws, own);
 }
 
 /** Starts the session actor the wiring builds for this socket; it stays in `running` until it completes. */
-function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>): Session | undefined {
+function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, admitted?: Admitted): Session | undefined {
   const { opts } = hub;
-  const sessionId = randomUUID();
+  const sessionId = admitted?.sessionId ?? randomUUID();
   const systemId = `t2:${sessionId}`;
   const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1' });
   let actor: AnyActorRef;
@@ -185,6 +225,7 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>): 
     actor = opts.runtime.start('t2live', systemId, logic, input);
   } catch (err) {
     opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
+    admitted?.done();
     ws.close(CLOSE.INTERNAL, 'INTERNAL');
     return undefined;
   }
@@ -199,6 +240,7 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>): 
   const ended = (): void => {
     opts.runtime.stop(systemId);
     hub.running.delete(systemId);
+    admitted?.done();
     finished();
   };
   const sub = actor.subscribe({

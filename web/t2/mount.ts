@@ -13,7 +13,7 @@ import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, t
  */
 
 export interface T2PagesDeps {
-  subjects: { list(): Subject[]; get(id: string): Subject | undefined };
+  subjects: { list(): Promise<Subject[]>; get(id: string): Promise<Subject | undefined> };
   verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
   logger: Logger;
   textMode: boolean;
@@ -72,11 +72,12 @@ export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
 
   app.get('/t2', (_req, res) => res.redirect(302, '/t2/sujets'));
   app.get('/t2/sujets', (_req, res) => {
-    sendPage(res, subjectListPage(deps.subjects.list(), { textMode: deps.textMode }));
+    page(res, async () => subjectListPage(await deps.subjects.list(), { textMode: deps.textMode }));
   });
-  app.get('/t2/sujets/:id', (req: Request, res: Response) => {
+  // Express 5 hands a rejected handler's error to the error middleware (500).
+  app.get('/t2/sujets/:id', async (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
-    const subject = id.success ? deps.subjects.get(id.data) : undefined;
+    const subject = id.success ? await deps.subjects.get(id.data) : undefined;
     if (!subject) {
       res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
       return;

@@ -25,9 +25,9 @@ export const coreSection = {
   DATA_DIR: z.string().default('data').describe('Folder for the SQLite file, recordings and indexes'),
   DB_PATH: z.string().optional().describe('SQLite file (default DATA_DIR/palabre.db)'),
   INSTANCE_ID: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, . _ - (64 at most)').optional()
-    .describe('Name of this instance in /healthz when several run behind a load balancer (default: the host name)'),
+    .describe('Name of this instance in /healthz and in the T2 rows it writes; several instances on one database need distinct names (default: the host name)'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://user:password@host:port/database').optional()
-    .describe('Postgres for the shared stores (corrections, chat configuration, admin sessions, login throttle), so several instances behave as one; unset = the SQLite file'),
+    .describe('Postgres for the shared stores (corrections, T2 subjects and sessions, chat configuration, admin sessions, login throttle), so several instances behave as one; unset = the SQLite file'),
   PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache, e.g. Grammalecte\'s Python core for corrections (default <tmp>/palabre-cache)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto')

@@ -9,6 +9,7 @@ export const t2Section = {
   T2_WARNING_BEFORE_MS: ms.default(30000).describe('Warning sent this long before the automatic end'),
   T2_IDLE_TIMEOUT_MS: ms.default(60000).describe('Session ends after this long without any frame from the candidate'),
   T2_RESUME_GRACE_MS: ms.default(30000).describe('A dropped /t2/live socket: the session waits this long for the same candidate to reconnect (then resumes), and after it ends as disconnected and is graded; 0 ends it at once'),
+  T2_LEASE_TTL_MS: ms.min(300).default(15000).describe('Several instances on one database: a live session\'s claim on its candidate (and an instance\'s on being alive) expires this long after its instance stopped renewing it (every third of it); then another instance may take the candidate and closes the dead instance\'s sessions as interrupted'),
   T2_CONNECT_TIMEOUT_MS: ms.default(15000).describe('Limit for the Gemini Live connection (setupComplete)'),
   T2_MAX_FRAME_BYTES: positiveInt.default(65536).describe('Largest client frame accepted on /t2/live (bytes); larger ones get an error message'),
   T2_MAX_SESSIONS: positiveInt.default(500).describe('Concurrent /t2/live sessions; more are closed with 4429'),

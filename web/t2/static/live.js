@@ -26,7 +26,7 @@ const CLOSE_MESSAGES = {
   1011: 'L’interlocuteur est indisponible. Réessayez dans un instant.',
   1001: 'Le serveur redémarre. Réessayez dans un instant.',
   1006: 'La connexion a été coupée.',
-  4409: 'Cette séance a été reprise dans un autre onglet ou une autre fenêtre.',
+  4409: 'Votre séance se poursuit dans un autre onglet ou une autre fenêtre : une seule séance à la fois.',
   4410: 'La séance n’a pas pu être reprise : elle s’était terminée entre-temps.',
 };
 

@@ -1,0 +1,85 @@
+import { sql } from 'kysely';
+import type { PortableMigration } from '../../core/store/store.js';
+
+/**
+ * T2's tables on the store port (versions 400–499), written once with Kysely's schema builder and
+ * compiled for SQLite or Postgres. 400–402 keep the numbers of the SQLite-only migrations they
+ * replace: a SQLite file that already has them is not migrated again.
+ */
+export const T2_MIGRATIONS: PortableMigration[] = [
+  {
+    version: 400,
+    name: 't2_sujets',
+    up: (k) => [
+      k.schema.createTable('t2_sujets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('titre', 'text', (c) => c.notNull())
+        .addColumn('consigne', 'text', (c) => c.notNull())
+        .addColumn('contexte', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('tache', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('fact_sheet', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+        .addCheckConstraint('t2_sujets_tache', sql`tache = 'EO_T2'`)
+        .addCheckConstraint('t2_sujets_mode', sql`mode = 'entrainement'`),
+    ],
+  },
+  {
+    version: 401,
+    name: 't2_sessions',
+    up: (k, dialect) => {
+      let sessions = k.schema.createTable('t2_sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('candidate_id', 'text', (c) => c.notNull())
+        .addColumn('sujet_id', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('end_reason', 'text')
+        .addColumn('production_id', 'text')
+        .addColumn('audio_path', 'text')
+        .addColumn('audio_bytes', 'integer')
+        .addColumn('transcript', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('rules', 'text')
+        .addColumn('usage', 'text')
+        .addColumn('report', 'text')
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('ended_at', 'text');
+      // Postgres has no rowid: `seq` orders sessions started in the same second.
+      if (dialect === 'postgres') sessions = sessions.addColumn('seq', 'bigserial', (c) => c.notNull());
+      return [
+        sessions,
+        k.schema.createIndex('t2_sessions_candidate').on('t2_sessions').column('candidate_id'),
+        k.schema.createIndex('t2_sessions_production').on('t2_sessions').column('production_id'),
+      ];
+    },
+  },
+  {
+    // Rows are written at the start (status `live`) and per turn: the recovery at start and the
+    // grading of sessions left ungraded by a stop look them up by status.
+    version: 402,
+    name: 't2_sessions_status',
+    up: (k) => [k.schema.createIndex('t2_sessions_status').on('t2_sessions').column('status')],
+  },
+  {
+    // Several instances on one database: the row says which one ran the session (and wrote its
+    // recording), so a restart recovers its own rows and not a live session of another instance.
+    version: 403,
+    name: 't2_sessions_instance',
+    up: (k) => [k.schema.alterTable('t2_sessions').addColumn('instance_id', 'text')],
+  },
+  {
+    // Claims with an expiry, renewed while their instance runs (actors/t2/claims.ts): one live
+    // session per candidate across instances, one grader per session, which instances are alive.
+    version: 404,
+    name: 't2_claims',
+    up: (k) => [
+      k.schema.createTable('t2_claims')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text')
+        .addColumn('expires_at', 'bigint', (c) => c.notNull()),
+      k.schema.createIndex('t2_claims_instance').on('t2_claims').column('instance_id'),
+    ],
+  },
+];
