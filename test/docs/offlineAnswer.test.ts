@@ -70,6 +70,21 @@ describe('offline extractive answer: informative words only', () => {
     expect(answer.citations?.map((c) => c.sourceId)).toContain('top');
   });
 
+  it('quotes the second-ranked passage too, before a lower one that weighs a little more', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'How does the client resume the event stream after the connection drops?' }],
+      documents: [
+        { id: 'first', title: 'Resumability', source: 'transports.md#resumability', text: 'A client resumes a broken stream by sending the last event ID it received.' },
+        { id: 'second', title: 'Listening', source: 'transports.md#listening', text: 'The server may close the connection at any time; the client then opens a new stream.' },
+        { id: 'third', title: 'Sessions', source: 'transports.md#sessions', text: 'When the connection drops, the client resumes the event stream of its session.' },
+        { id: 'fourth', title: 'Cancellation', source: 'cancel.md', text: 'After the connection drops, the client resumes the event stream and the stream ends.' },
+      ],
+    });
+    expect(answer.citations?.map((c) => c.sourceId)).toContain('second');
+    expect(answer.citations?.map((c) => c.sourceId)).toContain('first');
+  });
+
   it('answers in the question\'s language', () => {
     const answer = extractiveAnswer({ model: 'offline', messages: [{ role: 'user', content: 'How long are the informations collectées par les traceurs kept?' }], documents: docs });
     expect(answer.text.startsWith(OFFLINE_PREFIXES.en)).toBe(true);
