@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
+import { extractive, extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
 
 const wrapped = [
   'The inspector draws the selected actor\'s chart, laid out offline with ELK and drawn as',
@@ -70,7 +70,8 @@ describe('offline extractive answer: informative words only', () => {
     expect(answer.citations?.map((c) => c.sourceId)).toContain('top');
   });
 
-  it('quotes the second-ranked passage too, before a lower one that weighs a little more', () => {
+  it('with extractive.leads = 2, quotes the second-ranked passage too, before a lower one that weighs a little more', () => {
+    extractive.leads = 2;
     const answer = extractiveAnswer({
       model: 'offline',
       messages: [{ role: 'user', content: 'How does the client resume the event stream after the connection drops?' }],
@@ -81,6 +82,7 @@ describe('offline extractive answer: informative words only', () => {
         { id: 'fourth', title: 'Cancellation', source: 'cancel.md', text: 'After the connection drops, the client resumes the event stream and the stream ends.' },
       ],
     });
+    extractive.leads = 1;
     expect(answer.citations?.map((c) => c.sourceId)).toContain('second');
     expect(answer.citations?.map((c) => c.sourceId)).toContain('first');
   });
