@@ -9,16 +9,17 @@
  *   npx tsx bench/rag-quality.ts --set fresh --split fresh    # the second held-out set (shared corpus)
  *   npx tsx bench/rag-quality.ts --set docs --split fresh     # questions on the project's own docs/
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set tuning     # all tuning data: unseen + fresh + third's tune half
- *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set third --split heldout   # once, at the end
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set third --split heldout   # once, at the end (spent)
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set fourth --split heldout  # the fourth set, all held out: once
  *
- * Options: --set unseen|fresh|docs|third|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
+ * Options: --set unseen|fresh|docs|third|fourth|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
  * --threshold T, --confident H (default: configuration), --details, --out file (per-question table as JSON lines).
  * Retrieval variants (lexicalIndex.ts `ranking`, coverage.ts `related`), to measure them:
  * --lexicons off|DIR (default: configuration), --translations N, --synonyms N (per word), --max-df S, --boost B, --expand-df D (expand only words in at most D passages), --credit C,
  * --feedback DOCS[,TERMS[,BOOST]], --file-weight W, --per-file N, --glossary off.
  * The whole assistant runs (chat chart, offline provider), as `palabre ask` would with no key.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -31,6 +32,7 @@ import { ranking } from '../actors/retrieval/lexicalIndex.js';
 import { relevanceSignals } from '../actors/retrieval/relevance.js';
 import { loadConfig } from '../core/config/index.js';
 import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
+import { expectsRefusal, readSet, SETS, tuningItems } from './support/ragSets.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -38,13 +40,7 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const split = opt('split') ?? 'tune';
-const SETS = {
-  unseen: 'test/docs/eval/rag-qa-unseen.json',
-  fresh: 'test/docs/eval/rag-qa-fresh.json',
-  docs: 'test/docs/eval/rag-qa-docs.json',
-  third: 'test/docs/eval/rag-qa-third.json',
-} as const;
-const set = z.enum(['unseen', 'fresh', 'docs', 'third', 'tuning']).parse(opt('set') ?? 'unseen');
+const set = z.enum(['unseen', 'fresh', 'docs', 'third', 'fourth', 'tuning']).parse(opt('set') ?? 'unseen');
 const corpus = resolve(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
 const num = (name: string): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).parse(opt(name)));
 ranking.expansion.translations = num('translations') ?? ranking.expansion.translations;
@@ -61,23 +57,9 @@ if (opt('feedback')) {
   ranking.feedback = { docs: docs ?? 0, terms: terms ?? ranking.feedback.terms, boost: boost ?? ranking.feedback.boost };
 }
 
-const itemSchema = z.array(
-  z.object({
-    id: z.string(),
-    split: z.enum(['tune', 'heldout', 'fresh']).optional(),
-    lang: z.enum(['fr', 'en']).optional(),
-    question: z.string(),
-    relevant: z.array(z.string()),
-    keywords: z.array(z.string()).optional(),
-    out_of_scope: z.boolean().optional(),
-    note: z.string().optional(),
-  }),
-);
-const readSet = (path: string): z.infer<typeof itemSchema> => itemSchema.parse(JSON.parse(readFileSync(resolve(path), 'utf8')));
-// The tuning data: every set already run once (now spent) and the third set's tuning half.
 const items =
   set === 'tuning' && !opt('eval')
-    ? [...readSet(SETS.unseen), ...readSet(SETS.fresh), ...readSet(SETS.third).filter((x) => x.split === 'tune')]
+    ? tuningItems()
     : readSet(opt('eval') ?? SETS[set as keyof typeof SETS]).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
 
 const config = loadConfig({
@@ -120,7 +102,7 @@ const timings: number[] = [];
 const details: Array<Record<string, unknown>> = [];
 
 for (const it of items) {
-  const expectRefusal = it.out_of_scope === true || it.relevant.length === 0;
+  const expectRefusal = expectsRefusal(it);
   const t0 = performance.now();
   const hits = assistant.search(it.question, K);
   timings.push(performance.now() - t0);

@@ -23,10 +23,6 @@ interface IndexedPassage {
   heading: string;
 }
 
-/** BM25 candidates reranked with the coverage score, and the weight coverage gets (see `search`). */
-const RERANK_POOL = 20;
-const RERANK_COVERAGE_WEIGHT = 0.5;
-
 /**
  * Tunables of the three ways of finding passages that do not use the question's words, measured in
  * bench/rag-quality.ts (docs/docs-assistant.md § Ranking):
@@ -39,8 +35,16 @@ const RERANK_COVERAGE_WEIGHT = 0.5;
  *   file (a page matching in several places is more likely the page asked about);
  * - `perFile`: at most this many passages of one file among the results (0 = no cap), the rest
  *   after them: five passages of one page leave no room for the page that answers.
+ * And the first stage's general parameters (fitted by bench/rag-tune.ts, 2-fold on the tuning data):
+ * - `bm25`: MiniSearch's BM25+ k1 (`k`), length normalisation `b` and `d`; `heading`: weight of heading words;
+ * - `pool`: how many BM25 candidates are reranked; `coverage`: the coverage score's share of the
+ *   reranking (the rest is BM25 scaled to the top hit).
  */
 export const ranking = {
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  heading: 1.5,
+  pool: 20,
+  coverage: 0.5,
   expansion: { translations: 2, synonyms: 1, maxDfShare: 0.05, boost: 0.2, maxWordDf: Infinity },
   feedback: { docs: 0, terms: 8, boost: 0.2 },
   fileWeight: 0,
@@ -58,8 +62,10 @@ const identity = (t: string): string => t;
 /** One edit for stems of 5+ letters (requet/request, ressourc/resourc), none for short ones. */
 const fuzzyFor = (term: string): number | false => (term.length >= 5 ? 1 : false);
 
+const FIELDS = ['body', 'heading'];
+
 const SEARCH_OPTIONS = {
-  boost: { heading: 1.5 },
+  boost: { heading: ranking.heading },
   fuzzy: fuzzyFor,
   weights: { fuzzy: 0.3, prefix: 0.3 },
   combineWith: 'OR' as const,
@@ -69,7 +75,7 @@ const SEARCH_OPTIONS = {
 
 function newMiniSearch(): MiniSearch<IndexedPassage> {
   return new MiniSearch<IndexedPassage>({
-    fields: ['body', 'heading'],
+    fields: FIELDS,
     storeFields: [],
     tokenize: split,
     processTerm: identity,
@@ -157,7 +163,7 @@ export class LexicalIndex {
     const own = new Set(all);
     const related = [...new Set(tokens.flatMap((t) => t.related ?? []))].filter((t) => !own.has(t));
     const wanted = new Set([...all, ...related]);
-    const pool = Math.max(limit, RERANK_POOL);
+    const pool = Math.max(limit, ranking.pool);
     let hits = this.rank(this.lookup(all, related, []), weights, wanted, pool);
     const fb = ranking.feedback;
     if (fb.docs > 0 && hits.length > 0) {
@@ -182,6 +188,8 @@ export class LexicalIndex {
     // Fuzzy matching only for stems the index does not hold (cognates, typos): on a large index,
     // fuzzy expansion of every term is what made queries slow (bench/retrieval.ts).
     const results = this.mini.search([...boost.keys()].join(' '), {
+      boost: { heading: ranking.heading },
+      bm25: ranking.bm25,
       fuzzy: (t) => (this.df.has(t) ? false : fuzzyFor(t)),
       ...(boost.size > terms.length ? { boostTerm: (t: string) => boost.get(t) ?? 1 } : {}),
     });
@@ -203,7 +211,7 @@ export class LexicalIndex {
       hits.push({ id: r.id, bm25: r.score, score: coverage(weights, exact, fuzzy) });
     }
     const top = hits[0]?.bm25 || 1;
-    const base = new Map(hits.map((h) => [h.id, RERANK_COVERAGE_WEIGHT * h.score + (1 - RERANK_COVERAGE_WEIGHT) * (h.bm25 / top)]));
+    const base = new Map(hits.map((h) => [h.id, ranking.coverage * h.score + (1 - ranking.coverage) * (h.bm25 / top)]));
     let rankOf = (h: LexicalHit): number => base.get(h.id)!;
     if (ranking.fileWeight > 0) {
       const best = new Map<string, number[]>();
@@ -310,7 +318,7 @@ export class LexicalIndex {
   static fromJSON(json: LexicalIndexJSON, passages: PassageRecord[]): LexicalIndex {
     const idx = new LexicalIndex();
     idx.mini = MiniSearch.loadJS(json.mini as Parameters<typeof MiniSearch.loadJS>[0], {
-      fields: ['body', 'heading'],
+      fields: FIELDS,
       storeFields: [],
       tokenize: split,
       processTerm: identity,

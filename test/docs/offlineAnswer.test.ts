@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
+import { extractive, extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
 
 const wrapped = [
   'The inspector draws the selected actor\'s chart, laid out offline with ELK and drawn as',
@@ -68,6 +68,23 @@ describe('offline extractive answer: informative words only', () => {
       ],
     });
     expect(answer.citations?.map((c) => c.sourceId)).toContain('top');
+  });
+
+  it('with extractive.leads = 2, quotes the second-ranked passage too, before a lower one that weighs a little more', () => {
+    extractive.leads = 2;
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'How does the client resume the event stream after the connection drops?' }],
+      documents: [
+        { id: 'first', title: 'Resumability', source: 'transports.md#resumability', text: 'A client resumes a broken stream by sending the last event ID it received.' },
+        { id: 'second', title: 'Listening', source: 'transports.md#listening', text: 'The server may close the connection at any time; the client then opens a new stream.' },
+        { id: 'third', title: 'Sessions', source: 'transports.md#sessions', text: 'When the connection drops, the client resumes the event stream of its session.' },
+        { id: 'fourth', title: 'Cancellation', source: 'cancel.md', text: 'After the connection drops, the client resumes the event stream and the stream ends.' },
+      ],
+    });
+    extractive.leads = 1;
+    expect(answer.citations?.map((c) => c.sourceId)).toContain('second');
+    expect(answer.citations?.map((c) => c.sourceId)).toContain('first');
   });
 
   it('answers in the question\'s language', () => {
