@@ -127,14 +127,21 @@ export class SessionRecorder {
   private flush(upTo: number): void {
     const count = upTo - this.flushed;
     if (count <= 0) return;
-    const out = new Int16Array(count);
+    // Rounded straight into the file's write batch when it fits (no array and copy per chunk).
+    const inPlace = this.writer.reserve(count);
+    const out = inPlace ?? new Int16Array(count);
     const avail = Math.max(0, Math.min(count, this.end - this.head));
+    const pending = this.pending;
+    const head = this.head;
     for (let i = 0; i < avail; i++) {
-      const v = Math.round(this.pending[this.head + i]!);
+      const v = Math.round(pending[head + i]!);
       out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
     }
-    this.pending.fill(0, this.head, this.head + avail);
-    this.writer.write(out);
+    pending.fill(0, head, head + avail);
+    if (inPlace) {
+      if (avail < count) inPlace.fill(0, avail); // silence after the last sample placed
+      this.writer.commit(count);
+    } else this.writer.write(out);
     this.head += avail;
     if (this.head >= this.end) {
       this.head = 0;

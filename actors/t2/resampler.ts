@@ -11,6 +11,8 @@
  * chunks, below the 500× target of issue 6; this filter runs well above it (bench/t2-resampler.ts).
  */
 
+import { simdFirKernel, type FirKernel } from './firKernel.js';
+
 export const UP = 3;
 export const DOWN = 2;
 /** Taps per polyphase branch; the prototype filter has UP × TAPS_PER_PHASE taps. */
@@ -78,8 +80,22 @@ function flatPhases(h: Float64Array): Float64Array {
 
 const TAPS = flatPhases(designPrototype());
 const HIST = TAPS_PER_PHASE - 1;
+/** The same filter loop in WebAssembly SIMD, bit-identical (actors/t2/firKernel.ts); one per thread. */
+const SIMD_KERNEL = simdFirKernel(TAPS, UP, DOWN, TAPS_PER_PHASE);
 
 export class Resampler16to24 {
+  private readonly kernel: FirKernel | undefined;
+
+  /** `simd: false`: the JavaScript loop even where the SIMD kernel exists (tests compare both). */
+  constructor(opts: { simd?: boolean } = {}) {
+    this.kernel = opts.simd === false ? undefined : SIMD_KERNEL;
+  }
+
+  /** Whether this resampler runs the WebAssembly SIMD kernel. */
+  get simd(): boolean {
+    return this.kernel !== undefined;
+  }
+
   /** Working buffer: HIST samples of history followed by the queued input (grown as needed). */
   private buf = new Float64Array(HIST + 4096);
   /** Input samples queued after the history, not resampled yet. */
@@ -131,6 +147,15 @@ export class Resampler16to24 {
     let u = this.u;
     const taps = TAPS;
     const buf = this.buf;
+    if (this.kernel) {
+      const r = this.kernel.run(buf.subarray(0, HIST + len), u, limit);
+      const acc = r.out;
+      for (; n < acc.length; n++) {
+        const a = acc[n]!;
+        out[n] = a > 32767 ? 32767 : a < -32768 ? -32768 : Math.round(a);
+      }
+      u = r.u;
+    }
     while (u < limit) {
       const i = (u / UP) | 0; // newest input sample used
       const off = (u - i * UP) * TAPS_PER_PHASE;

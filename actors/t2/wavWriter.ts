@@ -32,11 +32,14 @@ export class WavFileWriter {
   private bytes = 0;
   private closed = false;
   private readonly batch: Uint8Array;
+  /** The same bytes as samples, for `reserve`. */
+  private readonly batchSamples: Int16Array;
   private batchUsed = 0;
   private failure: Error | undefined;
 
   private constructor(readonly path: string, readonly sampleRate: number) {
     this.batch = new Uint8Array(sampleRate); // 0.5 s of PCM16 mono
+    this.batchSamples = new Int16Array(this.batch.buffer);
   }
 
   /** Synchronous so a recording can start inside a statechart action; the writes are async. */
@@ -67,6 +70,25 @@ export class WavFileWriter {
       this.batchUsed += samples.byteLength;
     }
     this.bytes += samples.byteLength;
+  }
+
+  /**
+   * Room for the next `count` samples inside the write batch, to be filled in place and then
+   * appended by `commit(count)`: what `write` does without the caller's array and its copy. Its
+   * contents are whatever was there before. Undefined when the file takes no more samples or
+   * when they would not fit in a batch (then use `write`).
+   */
+  reserve(count: number): Int16Array | undefined {
+    if (this.closed || this.failure || count * 2 > this.batch.length) return undefined;
+    if (this.batchUsed + count * 2 > this.batch.length) this.drainBatch();
+    const at = this.batchUsed / 2;
+    return this.batchSamples.subarray(at, at + count);
+  }
+
+  /** Appends the `count` samples last reserved. */
+  commit(count: number): void {
+    this.batchUsed += count * 2;
+    this.bytes += count * 2;
   }
 
   private drainBatch(): void {

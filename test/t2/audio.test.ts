@@ -68,6 +68,29 @@ describe('16 → 24 kHz resampler (windowed-sinc polyphase FIR)', () => {
     expect(r.pending).toBe(0);
   });
 
+  it('gives, with the WebAssembly SIMD kernel, the very samples of the JavaScript loop (full scale, clipping, any chunking)', () => {
+    const simd = new Resampler16to24();
+    const js = new Resampler16to24({ simd: false });
+    // The kernel must exist on Node 20: this test is what makes it the path recordings take.
+    expect(simd.simd).toBe(true);
+    expect(js.simd).toBe(false);
+    let seed = 7;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    let compared = 0;
+    for (let step = 0; step < 400; step++) {
+      const n = [1, 2, 17, 320, 320, 960, 1600, 5000][Math.floor(rand() * 8)]!;
+      // Random full-scale samples, 5 % at the rails: outputs overshoot and get clipped.
+      const x = new Int16Array(n);
+      for (let i = 0; i < n; i++) x[i] = rand() < 0.05 ? (rand() < 0.5 ? 32767 : -32768) : Math.floor(rand() * 65536) - 32768;
+      const batched = step % 3 !== 0;
+      const a = batched ? (simd.enqueue(x), simd.drain()) : simd.push(x);
+      const b = batched ? (js.enqueue(x), js.drain()) : js.push(x);
+      expect(Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))).toBe(true);
+      compared += a.length;
+    }
+    expect(compared).toBeGreaterThan(500_000);
+  });
+
   it('keeps a 1 kHz tone at its level and puts no image above 8 kHz (anti-aliasing)', () => {
     const out = resampleInChunks(sine(1000, 16000, 1), 320);
     const from = 2400;
