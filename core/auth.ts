@@ -183,7 +183,9 @@ export function createAuth(config: AuthConfig, opts: { logger?: Logger } = {}): 
     // Checked on the built token (ttl may be '12h' or seconds): never mint what verify would refuse.
     if (config.JWT_ISSUER) jwt.setIssuer(config.JWT_ISSUER);
     const token = await jwt.sign(key);
-    if (decodeLifetime(token) > maxTtlS) throw new AuthError('bad_claims', `ttl ${String(ttl)} is above JWT_MAX_TTL_S (${maxTtlS} s): use a shorter --ttl`);
+    // jose stamps `iat` and `exp` from two reads of the clock: across a second boundary the
+    // lifetime reads one second longer than asked (a '12h' token failed under a 12 h cap).
+    if (decodeLifetime(token) > maxTtlS + 1) throw new AuthError('bad_claims', `ttl ${String(ttl)} is above JWT_MAX_TTL_S (${maxTtlS} s): use a shorter --ttl`);
     return token;
   }
 
