@@ -4,15 +4,15 @@ import { postgresStore, sqliteStore, type PortableMigration, type Store } from '
 import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
 import { chatConfigMigrations } from '../../actors/docs/chatConfigStore.js';
 import { ADMIN_MIGRATIONS } from '../../transports/http/adminStore.js';
+import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
 import { T2_MIGRATIONS } from '../../actors/t2/migrations.js';
 
 /**
  * Every migration of the stores that run on the store port (SQLite or Postgres). Listed here, not
  * registered at module load, so that a Postgres instance can apply them all before it serves.
- * Stores NOT on the port yet (they stay in the instance's SQLite file even with DATABASE_URL):
- * visitor sessions, kv.
+ * Not on the port: core's kv (it stays in the instance's SQLite file even with DATABASE_URL).
  */
-export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...ADMIN_MIGRATIONS, ...T2_MIGRATIONS];
+export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...ADMIN_MIGRATIONS, ...VISITOR_MIGRATIONS, ...T2_MIGRATIONS];
 
 /** DATABASE_URL=postgres://… → Postgres; otherwise the embedded SQLite file the app already opened. */
 export async function openAppStore(opts: { databaseUrl?: string | undefined; db: Db; logger?: Logger }): Promise<Store> {

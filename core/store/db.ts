@@ -20,8 +20,9 @@ const registry = new Map<number, Migration>();
 
 /**
  * Core's own migrations are registered here at module load (below) and applied by `openStore`.
- * Surfaces do not register: each applies its own list with `migrate(db, …)` when it starts
- * (corrections, T2, docs settings, admin and visitor sessions).
+ * Surfaces do not register: their stores (corrections, T2, chat settings, admin and visitor
+ * sessions) are on the store port, whose migrations (`PORTABLE_MIGRATIONS`, core/store/appStore.ts)
+ * are applied when the store opens.
  */
 function registerMigrations(...migrations: Migration[]): void {
   for (const m of migrations) {

@@ -14,7 +14,8 @@ import { createTestDatabase } from '../support/stores.js';
 /**
  * Two `palabre serve` instances (in process, real sockets) on one Postgres behave as one service:
  * a correction through A counts in the patterns read through B, a chat setting saved on A
- * applies on B within a second (LISTEN/NOTIFY), an admin login made on A is valid on B.
+ * applies on B within a second (LISTEN/NOTIFY), an admin login made on A is valid on B, and a
+ * visitor's /assistant settings and thread saved through A are what B renders for the same cookie.
  */
 const pgReq = requirePostgres();
 const PASSWORD = 'two-instances-admin-password';
@@ -112,6 +113,28 @@ describe.skipIf(!pgReq.ok)(`two instances on one Postgres (${pgReq.reason})`, ()
       expect(html).toMatch(/name="maxTokens"[^>]*value="321"|value="321"[^>]*name="maxTokens"/);
     }, { timeout: 1000, interval: 20 });
     expect(Date.now() - t0).toBeLessThan(1000);
+  });
+  it('a visitor\'s /assistant settings saved through A are what B renders for the same cookie, and B\'s answers show on A', async () => {
+    const saved = await fetch(`${a}/assistant/settings`, {
+      method: 'POST', redirect: 'manual',
+      body: new URLSearchParams({ model: 'claude-haiku-4-5', k: '9', threshold: '0.3', confident: '0.7', temperature: '0', maxTokens: '222', historyTurns: '1' }),
+    });
+    expect(saved.status).toBe(303);
+    const visitor = cookieFrom(saved, 'palabre_sid');
+    expect(visitor).not.toBe('');
+    const onB = await (await fetch(`${b}/assistant`, { headers: { cookie: visitor } })).text();
+    expect(onB).toMatch(/id="s_k" name="k" value="9"/);
+    expect(onB).toMatch(/id="s_maxTokens" name="maxTokens" value="222"/);
+    // Another browser on B still has the defaults: the row is this cookie's, not B's.
+    expect(await (await fetch(`${b}/assistant`)).text()).not.toMatch(/id="s_k" name="k" value="9"/);
+    const asked = await fetch(`${b}/assistant/ask`, { method: 'POST', headers: { cookie: visitor }, body: new URLSearchParams({ question: 'Combien de temps les journaux sont-ils conservés ?' }) });
+    expect(asked.status).toBe(200);
+    expect(cookieFrom(asked, 'palabre_sid')).toBe(''); // B found the session: no new one
+    const onA = await (await fetch(`${a}/assistant`, { headers: { cookie: visitor } })).text();
+    expect(onA).toContain('Combien de temps les journaux sont-ils conservés ?');
+    const reset = await fetch(`${b}/assistant/settings/reset`, { method: 'POST', redirect: 'manual', headers: { cookie: visitor } });
+    expect(reset.status).toBe(303);
+    expect(await (await fetch(`${a}/assistant`, { headers: { cookie: visitor } })).text()).not.toMatch(/id="s_k" name="k" value="9"/);
   });
 });
 

@@ -52,7 +52,7 @@ export interface CookieOptions {
   sameSite?: 'Strict' | 'Lax';
 }
 
-export function writeCookie(req: Request, res: Response, name: string, value: string, opts: CookieOptions = {}): void {
+export function writeCookie(req: Pick<Request, 'secure'>, res: Pick<Response, 'append'>, name: string, value: string, opts: CookieOptions = {}): void {
   res.append(
     'Set-Cookie',
     serializeCookie(name, value, {
@@ -65,6 +65,6 @@ export function writeCookie(req: Request, res: Response, name: string, value: st
   );
 }
 
-export function clearCookie(req: Request, res: Response, name: string, path = '/'): void {
+export function clearCookie(req: Pick<Request, 'secure'>, res: Pick<Response, 'append'>, name: string, path = '/'): void {
   writeCookie(req, res, name, '', { maxAgeS: 0, path });
 }

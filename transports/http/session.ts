@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { Logger } from '../../core/log.js';
-import { migrate, type Db, type Migration } from '../../core/store/db.js';
+import type { Store } from '../../core/store/store.js';
+import { VisitorSessionStore } from './visitorStore.js';
 import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
 
 /**
@@ -11,26 +11,13 @@ import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from '.
  * rendered without JavaScript shows the same conversation as one driven by fetch.
  * No personal data: questions and answers only, kept for SESSION_TTL_DAYS after the last use.
  * What the settings are is the surface's: its composition root hands in their schema.
+ * The rows are on the store port (visitorStore.ts): SQLite, or Postgres shared by every instance.
  */
 
 export const VISITOR_COOKIE = 'palabre_sid';
 const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** Exchanges kept per thread: enough for the page and for CHAT_HISTORY_TURNS ≤ 20. */
 export const MAX_THREAD = 20;
-
-export const visitorMigrations: Migration[] = [
-  {
-    version: 301,
-    name: 'docs_visitor_sessions',
-    up: `CREATE TABLE visitor_sessions (
-      id_hash TEXT PRIMARY KEY,
-      settings TEXT NOT NULL DEFAULT '{}',
-      threads TEXT NOT NULL DEFAULT '{}',
-      created_at INTEGER NOT NULL,
-      updated_at INTEGER NOT NULL
-    )`,
-  },
-];
 
 const sourceSchema = z.object({ path: z.string(), section: z.string(), href: z.string(), anchor: z.string(), lang: z.enum(['fr', 'en']).optional() });
 export const exchangeSchema = z.object({
@@ -74,7 +61,6 @@ export interface VisitorSessionsOptions<S extends object> {
   /** The visitor's settings, validated on save and on load (an invalid saved value loads as `{}`). */
   settingsSchema: z.ZodType<S>;
   sessionSecret?: string;
-  logger?: Logger;
   now?: () => number;
 }
 
@@ -82,22 +68,13 @@ export class VisitorSessions<S extends object = Record<string, unknown>> {
   private readonly settingsSchema: z.ZodType<S>;
   private readonly secret: Buffer;
   private readonly now: () => number;
-  private readonly stmts;
+  private readonly rows: VisitorSessionStore;
 
-  constructor(db: Db, opts: VisitorSessionsOptions<S>) {
-    migrate(db, visitorMigrations, opts.logger);
+  constructor(store: Store, opts: VisitorSessionsOptions<S>) {
+    this.rows = new VisitorSessionStore(store);
     this.settingsSchema = opts.settingsSchema;
     this.secret = cookieSecret(opts.sessionSecret);
     this.now = opts.now ?? Date.now;
-    this.stmts = {
-      get: db.prepare<[string, number], { settings: string; threads: string }>(
-        'SELECT settings, threads FROM visitor_sessions WHERE id_hash = ? AND updated_at > ?',
-      ),
-      insert: db.prepare('INSERT INTO visitor_sessions (id_hash, created_at, updated_at) VALUES (?, ?, ?)'),
-      settings: db.prepare('UPDATE visitor_sessions SET settings = ?, updated_at = ? WHERE id_hash = ?'),
-      threads: db.prepare('UPDATE visitor_sessions SET threads = ?, updated_at = ? WHERE id_hash = ?'),
-      purge: db.prepare('DELETE FROM visitor_sessions WHERE updated_at <= ?'),
-    };
   }
 
   /** Settings are overrides: none is the schema's value of `{}` (a fresh object each time). */
@@ -106,11 +83,11 @@ export class VisitorSessions<S extends object = Record<string, unknown>> {
   }
 
   /** The browser's session, if its cookie is valid and the row alive. */
-  load(req: Request): VisitorSession<S> | undefined {
+  async load(req: Pick<Request, 'headers'>): Promise<VisitorSession<S> | undefined> {
     const raw = readCookie(req, VISITOR_COOKIE);
     const id = raw ? unsign(this.secret, raw) : undefined;
     if (!id) return undefined;
-    const row = this.stmts.get.get(hashId(id), this.now() - SESSION_TTL_MS);
+    const row = await this.rows.find(hashId(id), this.now() - SESSION_TTL_MS);
     if (!row) return undefined;
     return {
       id,
@@ -120,34 +97,34 @@ export class VisitorSessions<S extends object = Record<string, unknown>> {
   }
 
   /** The browser's session, created (row + cookie) when it has none. */
-  ensure(req: Request, res: Response): VisitorSession<S> {
-    const existing = this.load(req);
+  async ensure(req: Pick<Request, 'headers' | 'secure'>, res: Pick<Response, 'append'>): Promise<VisitorSession<S>> {
+    const existing = await this.load(req);
     if (existing) return existing;
     const t = this.now();
-    this.stmts.purge.run(t - SESSION_TTL_MS);
+    await this.rows.purge(t - SESSION_TTL_MS);
     const id = newToken();
-    this.stmts.insert.run(hashId(id), t, t);
+    await this.rows.insert(hashId(id), t);
     writeCookie(req, res, VISITOR_COOKIE, sign(this.secret, id), { sameSite: 'Lax', maxAgeS: SESSION_TTL_MS / 1000 });
     return { id, settings: this.noSettings(), threads: {} };
   }
 
-  saveSettings(session: VisitorSession<S>, settings: S): void {
+  async saveSettings(session: VisitorSession<S>, settings: S): Promise<void> {
     session.settings = this.settingsSchema.parse(settings);
-    this.stmts.settings.run(JSON.stringify(session.settings), this.now(), hashId(session.id));
+    await this.rows.setSettings(hashId(session.id), JSON.stringify(session.settings), this.now());
   }
 
-  resetSettings(session: VisitorSession<S>): void {
-    this.saveSettings(session, this.noSettings());
+  async resetSettings(session: VisitorSession<S>): Promise<void> {
+    await this.saveSettings(session, this.noSettings());
   }
 
-  append(session: VisitorSession<S>, thread: ThreadName, exchange: Exchange): void {
+  async append(session: VisitorSession<S>, thread: ThreadName, exchange: Exchange): Promise<void> {
     const list = [...(session.threads[thread] ?? []), exchange].slice(-MAX_THREAD);
     session.threads[thread] = list;
-    this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
+    await this.rows.setThreads(hashId(session.id), JSON.stringify(session.threads), this.now());
   }
 
-  clearThread(session: VisitorSession<S>, thread: ThreadName): void {
+  async clearThread(session: VisitorSession<S>, thread: ThreadName): Promise<void> {
     delete session.threads[thread];
-    this.stmts.threads.run(JSON.stringify(session.threads), this.now(), hashId(session.id));
+    await this.rows.setThreads(hashId(session.id), JSON.stringify(session.threads), this.now());
   }
 }

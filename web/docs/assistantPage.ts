@@ -78,15 +78,15 @@ function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: strin
 export function mountAssistantPage(app: Express, d: PageDeps): void {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
-  app.get('/assistant', (req: Request, res: Response) => {
+  app.get('/assistant', async (req: Request, res: Response) => {
     const status = req.query.saved === '1' ? 'Réglages enregistrés.' : req.query.reset === '1' ? 'Réglages par défaut rétablis.' : undefined;
-    render(d, res, { session: d.sessions.load(req), ...(status ? { status } : {}) });
+    render(d, res, { session: await d.sessions.load(req), ...(status ? { status } : {}) });
   });
 
   app.post('/assistant/ask', form, async (req: Request, res: Response) => {
     const mode = askMode(req);
     const parsed = askBodySchema.safeParse(req.body);
-    const session = d.sessions.ensure(req, res);
+    const session = await d.sessions.ensure(req, res);
     if (!parsed.success) {
       const message = parsed.error.issues[0]?.message ?? 'Question invalide.';
       if (mode !== 'page') {
@@ -105,12 +105,12 @@ export function mountAssistantPage(app: Express, d: PageDeps): void {
       prefix: PREFIX,
       headingLevel: 3,
     });
-    d.sessions.append(session, 'assistant', exchange);
+    await d.sessions.append(session, 'assistant', exchange);
     if (mode === 'page') render(d, res, { session });
   });
 
-  app.post('/assistant/settings', form, (req: Request, res: Response) => {
-    const session = d.sessions.ensure(req, res);
+  app.post('/assistant/settings', form, async (req: Request, res: Response) => {
+    const session = await d.sessions.ensure(req, res);
     const parsed = chatSettingsSchema.safeParse(req.body);
     if (!parsed.success) {
       const raw = (req.body ?? {}) as Record<string, unknown>;
@@ -119,19 +119,19 @@ export function mountAssistantPage(app: Express, d: PageDeps): void {
       render(d, res, { session, settingsErrors: fieldErrors(parsed.error.issues), settingsValues: values, httpStatus: 400 });
       return;
     }
-    d.sessions.saveSettings(session, parsed.data);
+    await d.sessions.saveSettings(session, parsed.data);
     res.redirect(303, '/assistant?saved=1');
   });
 
-  app.post('/assistant/settings/reset', (req: Request, res: Response) => {
-    const session = d.sessions.load(req);
-    if (session) d.sessions.resetSettings(session);
+  app.post('/assistant/settings/reset', async (req: Request, res: Response) => {
+    const session = await d.sessions.load(req);
+    if (session) await d.sessions.resetSettings(session);
     res.redirect(303, '/assistant?reset=1');
   });
 
-  app.post('/assistant/clear', (req: Request, res: Response) => {
-    const session = d.sessions.load(req);
-    if (session) d.sessions.clearThread(session, 'assistant');
+  app.post('/assistant/clear', async (req: Request, res: Response) => {
+    const session = await d.sessions.load(req);
+    if (session) await d.sessions.clearThread(session, 'assistant');
     res.redirect(303, '/assistant');
   });
 }

@@ -120,14 +120,14 @@ ${chatBlock({ action: '/docs/ask', clearAction: '/docs/clear', thread, prefix: P
 export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
-  app.get('/docs', (req: Request, res: Response) => {
-    render(d, res, { path: defaultDoc(d.assistant.documents())?.path, session: d.sessions.load(req) });
+  app.get('/docs', async (req: Request, res: Response) => {
+    render(d, res, { path: defaultDoc(d.assistant.documents())?.path, session: await d.sessions.load(req) });
   });
 
   app.post('/docs/ask', form, async (req: Request, res: Response) => {
     const mode = askMode(req);
     const parsed = askBodySchema.safeParse(req.body);
-    const session = d.sessions.ensure(req, res);
+    const session = await d.sessions.ensure(req, res);
     const docParsed = docPathSchema.safeParse((req.body as Record<string, unknown> | undefined)?.doc);
     const path = docParsed.success ? docParsed.data : defaultDoc(d.assistant.documents())?.path;
     if (!parsed.success) {
@@ -148,13 +148,13 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
       prefix: PREFIX,
       headingLevel: 3,
     });
-    d.sessions.append(session, 'docs', exchange);
+    await d.sessions.append(session, 'docs', exchange);
     if (mode === 'page') render(d, res, { path, session, panelOpen: true });
   });
 
-  app.post('/docs/clear', form, (req: Request, res: Response) => {
-    const session = d.sessions.load(req);
-    if (session) d.sessions.clearThread(session, 'docs');
+  app.post('/docs/clear', form, async (req: Request, res: Response) => {
+    const session = await d.sessions.load(req);
+    if (session) await d.sessions.clearThread(session, 'docs');
     res.redirect(303, '/docs');
   });
 
@@ -168,7 +168,7 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
     });
   }
 
-  app.get('/docs/*path', (req: Request, res: Response) => {
+  app.get('/docs/*path', async (req: Request, res: Response) => {
     const path = pathFromParams(req);
     if (req.query.format === 'json') {
       const doc = path ? d.assistant.readDocument(path) : undefined;
@@ -180,6 +180,6 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
       res.set('Cache-Control', 'no-store').json({ path: doc.path, title, lang, href: docHref(doc.path), html: content });
       return;
     }
-    render(d, res, { path, session: d.sessions.load(req) });
+    render(d, res, { path, session: await d.sessions.load(req) });
   });
 }

@@ -40,8 +40,8 @@ export interface DocsPages {
 export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   mountStatic(d.app);
   mountHome(d.app);
-  const sessions = new VisitorSessions(d.db, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}), logger: d.logger });
   const store = storeOf({ db: d.db, store: d.store });
+  const sessions = new VisitorSessions(store, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}) });
   const chatConfig = new ChatConfigStore(store, d.logger);
   const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage });
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
