@@ -11,7 +11,7 @@ import type { MqttClient } from 'mqtt';
  * (issue 17: each write wakes the broker, and the responder baseline writes once).
  */
 export function coalesceWritesOfThisTurn(client: MqttClient): void {
-  const stream = client.stream as { cork?: () => void; uncork?: () => void; writableCorked?: number } | undefined;
+  const stream = client.stream as { cork?: () => void; uncork?: () => void } | undefined;
   if (!stream?.cork || !stream.uncork) return;
   const held = heldStreams.get(client);
   if (held === stream) return; // already held for this turn
