@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { type HealthPayload } from '../../transports/mqtt/skull.js';
@@ -9,6 +9,7 @@ import { NNBSP } from '../../actors/skull/postprocess.js';
 import { APOLOGY_TEXT } from '../../actors/skull/types.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { requireBinary } from '../support/requires.js';
+import { PUBACK, recordWrites } from './socketWrites.js';
 import { embeddedBroker, Listener, memoryLogger, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 import type { LlmProvider } from '../../actors/llm/types.js';
 
@@ -44,6 +45,37 @@ for (const [name, makeBroker, available] of brokers) {
       open.push(listener);
       return { svc, listener, prefix, runtime };
     }
+
+    it('a reply ready in the turn of its request leaves in one write with the request\'s PUBACK, PUBACK first', async () => {
+      const { svc, listener, prefix } = await start(new ScriptedProvider());
+      const writes = recordWrites(svc.client.stream);
+      await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Raconte une blague.' }));
+      await listener.waitFor(`${prefix}/ai/usage`);
+      const withResponse = writes.filter((w) => w.includes(`${prefix}/ai/response`));
+      expect(withResponse).toHaveLength(1);
+      expect(withResponse[0]![0]).toBe(PUBACK);
+      // No PUBACK went out on its own before it, and ai/usage (sent once ai/response is acked) is the next write.
+      expect(writes.filter((w) => w[0] === PUBACK)).toHaveLength(1);
+      const usage = writes.findIndex((w) => w.includes(`${prefix}/ai/usage`));
+      expect(usage).toBe(writes.indexOf(withResponse[0]!) + 1);
+    });
+
+    it('a slower model does not hold the request\'s PUBACK: it leaves before the reply, on its own', async () => {
+      const provider = new ScriptedProvider();
+      provider.manual = true;
+      const { svc, listener, prefix } = await start(provider);
+      const writes = recordWrites(svc.client.stream);
+      await listener.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Raconte une blague.' }));
+      await vi.waitFor(() => expect(provider.waiting).toBe(1));
+      // Written at the end of the request's event-loop turn, while the model still runs.
+      await vi.waitFor(() => expect(writes.filter((w) => w[0] === PUBACK)).toHaveLength(1));
+      expect(provider.waiting).toBe(1);
+      provider.release();
+      await listener.waitFor(`${prefix}/ai/usage`);
+      const withResponse = writes.filter((w) => w.includes(`${prefix}/ai/response`));
+      expect(withResponse).toHaveLength(1);
+      expect(withResponse[0]![0]).not.toBe(PUBACK);
+    });
 
     it('negotiates the protocol: 5 on mosquitto, 3.1.1 on aedes', async () => {
       const { svc } = await start(new ScriptedProvider());

@@ -12,6 +12,7 @@ import type { skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { IaConfig } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
+import { coalesceWritesOfThisTurn } from './coalesceWrites.js';
 import { ackedPublisher } from './replyChannel.js';
 import { capabilitiesOf } from './skull.js';
 import { FleetDevices } from './skullFleetDevices.js';
@@ -267,6 +268,7 @@ function routeFleetInputs(client: MqttClient, f: FleetInputs): void {
         const r = parsePayload(payload, textInputSchema);
         if (!r.ok) return reject(topic, r.reason, r.detail, deviceId);
         const event: SkullEvent = t.input === 'asr/text' ? { type: 'asr.text', text: r.value.text } : { type: 'ai.request', text: r.value.text };
+        coalesceWritesOfThisTurn(client);
         return supervisor.send({ type: 'device.input', deviceId, event });
       }
     }

@@ -5,6 +5,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { SkullEvent } from '../../machines/skull.js';
 import { cancelSchema, parsePayload, promptSystemSchema, textInputSchema, type IaConfig, type RejectReason } from './skullSchemas.js';
 import type { SkullTopics } from './skullTopics.js';
+import { coalesceWritesOfThisTurn } from './coalesceWrites.js';
 
 /**
  * The inputs of one Skull device (docs/skull.md#topics): each message is validated against its
@@ -52,6 +53,7 @@ export function routeSkullInputs(client: MqttClient, o: SkullInputsOptions): voi
       case topics.aiRequest: {
         const r = parsePayload(payload, textInputSchema);
         if (!r.ok) return reject(topic, r.reason, r.detail);
+        coalesceWritesOfThisTurn(client);
         return send(topic === topics.asrText ? { type: 'asr.text', text: r.value.text } : { type: 'ai.request', text: r.value.text });
       }
       case topics.aiCancel: {
