@@ -65,6 +65,15 @@ async function probeStore(store: Store): Promise<{ engine: Store['dialect']; rea
   }
 }
 
+/** The first started surface that says it should get no new connections, with why. */
+function unreadySurface(started: readonly StartedSurface[]): { surface: string; reason: string } | undefined {
+  for (const s of started) {
+    const reason = s.running.unready?.();
+    if (reason) return { surface: s.name, reason };
+  }
+  return undefined;
+}
+
 export function mountProbes(expressApp: Express, d: ProbeDeps): void {
   const { app, state } = d;
   const uptimeS = () => Math.round((Date.now() - d.startedAt) / 100) / 10;
@@ -84,6 +93,11 @@ export function mountProbes(expressApp: Express, d: ProbeDeps): void {
       res.status(503).set('Cache-Control', 'no-store').json({ ready: false, status: phase(), ...(state.stopping ? {} : { warming: state.warming ?? ['surfaces'] }) });
       return;
     }
+    const unready = unreadySurface(d.started);
+    if (unready) {
+      res.status(503).set('Cache-Control', 'no-store').json({ ready: false, status: 'surface_unready', ...unready });
+      return;
+    }
     const store = await probeStore(app.store);
     res.status(store.reachable ? 200 : 503).set('Cache-Control', 'no-store')
       .json(store.reachable ? { ready: true, status: 'ok', store: store.engine, storeLatencyMs: store.latencyMs } : { ready: false, status: 'store_unreachable', store: store.engine });
@@ -99,6 +113,11 @@ export function mountProbes(expressApp: Express, d: ProbeDeps): void {
     if (!store.reachable) {
       app.logger.warn({ store: store.engine, err: store.error }, 'store unreachable: /healthz not ready');
       res.status(503).set('Cache-Control', 'no-store').json({ status: 'store_unreachable', live: true, ready: false, version: VERSION, store: store.engine, storeError: store.error });
+      return;
+    }
+    const unready = unreadySurface(d.started);
+    if (unready) {
+      res.status(503).set('Cache-Control', 'no-store').json({ status: 'surface_unready', live: true, ready: false, version: VERSION, store: store.engine, ...unready });
       return;
     }
     res.set('Cache-Control', 'no-store').json(await readyHealth(d, store, uptimeS()));

@@ -48,6 +48,11 @@ export interface RunningSurface {
    * SHUTDOWN_TIMEOUT_MS) it first stops taking new work and finishes what is in flight by then.
    */
   stop(opts?: StopOptions): Promise<void>;
+  /**
+   * Why this surface should get no new connections right now (e.g. T2 fenced itself: its store
+   * claims may be expiring), or undefined. /readyz and /healthz answer 503 while one says why.
+   */
+  unready?(): string | undefined;
   /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. May read the store. */
   health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */

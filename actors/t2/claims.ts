@@ -46,6 +46,11 @@ export class Claims {
   private readonly held = new Map<string, number>();
   /** Keys let go whose delete failed (store unreachable): retried by `renew`, never renewed. */
   private readonly toDelete = new Set<string>();
+  /**
+   * When the last renewal that reached the store started: every claim this instance holds expires
+   * at this time + TTL or later (a key acquired since expires later still). -Infinity before register.
+   */
+  private renewedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly opts: ClaimsOptions) {
     this.db = opts.store.db.withTables<ClaimTables>();
@@ -60,8 +65,27 @@ export class Claims {
   async register(): Promise<void> {
     await this.opts.store.writeAll([this.db.deleteFrom('t2_claims').where('instance_id', '=', this.opts.instanceId)]);
     this.held.clear();
+    const at = this.now();
     const r = await this.acquire(`${INSTANCE_PREFIX}${this.opts.instanceId}`);
     if (!r.ok) throw new Error(`instance id ${this.opts.instanceId} is held by ${r.holder}`);
+    this.renewedAt = at;
+  }
+
+  /** How often the instance renews: a third of the TTL (at least 100 ms). */
+  get renewEveryMs(): number {
+    return Math.max(100, Math.floor(this.opts.ttlMs / 3));
+  }
+
+  /**
+   * Self-fencing: true once the last renewal that reached the store is older than the TTL less one
+   * renewal period. From then on this instance's claims may expire before its next renewal
+   * completes (at renewedAt + TTL) and another instance may close and grade its sessions: it must
+   * stop acting as their owner now, one renewal period before that can happen. Read from the
+   * clock, not from a renewal's outcome: a renewal that hangs (a pool waiting for a connection)
+   * fences as one that fails.
+   */
+  fenced(): boolean {
+    return this.now() - this.renewedAt >= this.opts.ttlMs - this.renewEveryMs;
   }
 
   /**
@@ -103,13 +127,16 @@ export class Claims {
    * keys it still holds: a key whose release failed is deleted now, not kept alive.
    */
   async renew(): Promise<void> {
+    const at = this.now();
     await this.deletePending();
     const keys = [...this.held.keys()];
-    if (keys.length === 0) return;
-    await this.opts.store.writeAll([
-      this.db.updateTable('t2_claims').set({ expires_at: this.now() + this.opts.ttlMs })
-        .where('instance_id', '=', this.opts.instanceId).where('key', 'in', keys),
-    ]);
+    if (keys.length > 0) {
+      await this.opts.store.writeAll([
+        this.db.updateTable('t2_claims').set({ expires_at: at + this.opts.ttlMs })
+          .where('instance_id', '=', this.opts.instanceId).where('key', 'in', keys),
+      ]);
+    }
+    this.renewedAt = at;
   }
 
   private async deletePending(): Promise<void> {

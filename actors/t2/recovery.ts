@@ -23,7 +23,24 @@ export interface RecoveryOutcome {
 
 /** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
 export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = []): Promise<RecoveryOutcome> {
-  const rows = await sessions.strandedRows(alive);
+  return closeRows(sessions, log, await sessions.strandedRows(alive));
+}
+
+/**
+ * The sessions this instance stopped when it fenced itself (actors/t2/surface.ts), once its claims
+ * are renewed again: those still `live` (no other instance swept them meanwhile) are closed
+ * `interrupted` here, as a crash's would be.
+ */
+export async function closeFencedSessions(sessions: SessionStore, log: Logger, ids: readonly string[]): Promise<RecoveryOutcome> {
+  const rows: SessionRow[] = [];
+  for (const id of ids) {
+    const row = await sessions.get(id);
+    if (row?.status === 'live') rows.push(row);
+  }
+  return closeRows(sessions, log, rows);
+}
+
+async function closeRows(sessions: SessionStore, log: Logger, rows: readonly SessionRow[]): Promise<RecoveryOutcome> {
   let interrupted = 0;
   for (const row of rows) {
     let bytes: number | null = null;
@@ -37,7 +54,7 @@ export async function closeInterruptedSessions(sessions: SessionStore, log: Logg
     // Another instance's sweep may have closed it first: only one logs and counts it.
     if (!(await sessions.closeInterrupted(row.id, { path: bytes === null ? null : row.audio_path, bytes: bytes ?? 0 }))) continue;
     interrupted++;
-    log.warn({ session: row.id, instance: row.instance_id, turns: parseTurns(row.transcript).length, audioBytes: bytes ?? 0 }, 't2 session left open by a crash: closed as interrupted');
+    log.warn({ session: row.id, instance: row.instance_id, turns: parseTurns(row.transcript).length, audioBytes: bytes ?? 0 }, 't2 session left open (a crash, or a fence): closed as interrupted');
   }
   return { interrupted };
 }

@@ -5,6 +5,7 @@ import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
 import { storeOf } from '../../core/store/appStore.js';
+import type { Store } from '../../core/store/store.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surface.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2live.js';
@@ -24,7 +25,7 @@ import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
-import { closeInterruptedSessions, gradePendingSessions } from './recovery.js';
+import { closeFencedSessions, closeInterruptedSessions, gradePendingSessions } from './recovery.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -37,6 +38,10 @@ export interface T2SurfaceOptions {
   corrections?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
   /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
   genai?: GoogleGenAI;
+  /** The claims' clock (tests run expiry and fencing on simulated time); default Date.now. */
+  now?: () => number;
+  /** Wraps the store T2 uses (tests: one whose writes fail on demand, a database cut). */
+  store?: (store: Store) => Store;
 }
 
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
@@ -66,6 +71,12 @@ export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
   return new GoogleGenAI({ apiKey: config.GEMINI_API_KEY ?? '', httpOptions });
 }
 
+/**
+ * What a fenced instance's candidates get: the close code of an upstream or store failure (1011),
+ * with words of its own (the page shows them rather than its generic 1011 message).
+ */
+export const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
+
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
   return {
     name: 't2',
@@ -73,13 +84,13 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
       // T2's tables are on the store port (migrations 400–499 in PORTABLE_MIGRATIONS).
-      const store = storeOf(ctx);
+      const store = opts.store ? opts.store(storeOf(ctx)) : storeOf(ctx);
       const instanceId = config.INSTANCE_ID ?? hostname();
       const subjects = new SubjectStore(store);
       const seeded = await subjects.seed(SEED_SUBJECTS);
       if (seeded) log.info({ seeded }, 't2 subjects seeded');
       const sessions = new SessionStore(store, instanceId);
-      const claims = new Claims({ store, instanceId, ttlMs: config.T2_LEASE_TTL_MS });
+      const claims = new Claims({ store, instanceId, ttlMs: config.T2_LEASE_TTL_MS, ...(opts.now ? { now: opts.now } : {}) });
       await claims.register();
       // Before any new session: what a crash left open is closed `interrupted`, kept, repaired —
       // this instance's previous run, and any instance that stopped renewing its claim.
@@ -137,6 +148,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
        * replaces, or a reconnect resumes); a candidate live on another instance is refused 4409.
        */
       const admit = async (req: { token: string | undefined; sessionId: string }): Promise<Admission> => {
+        if (fenced || claims.fenced()) return { ok: false, ...FENCED_FRAME };
         let sub: string;
         try {
           sub = (await auth.verifyToken(req.token)).sub;
@@ -160,14 +172,36 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // of instances that stopped renewing theirs (killed, or cut from the database).
       let stopping = false;
       let sweeping: Promise<void> = Promise.resolve();
+      // Self-fencing: set when this instance's claims may expire before it can renew them
+      // (`claims.fenced()`): its sessions are stopped unsaved, /readyz says 503, admission refuses.
+      let fenced = false;
+      // The sessions stopped by the fence: closed here once the claims are renewed, unless another
+      // instance's sweep closed them first (then it grades them).
+      const fencedSessions = new Set<string>();
+      const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping || fenced });
+      const fence = (): void => {
+        fenced = true;
+        const ids = socket.interrupt(FENCED_FRAME);
+        for (const id of ids) fencedSessions.add(id);
+        log.error({ sessions: ids.length, ttlMs: config.T2_LEASE_TTL_MS }, 't2 claims not renewed for too long: fenced (sessions stopped unsaved, not ready) until a renewal succeeds');
+      };
       const sweep = async (): Promise<void> => {
         await claims.renew();
+        if (fenced && !claims.fenced()) {
+          fenced = false;
+          const closed = await closeFencedSessions(sessions, log, [...fencedSessions]);
+          fencedSessions.clear();
+          log.info({ closedHere: closed.interrupted }, 't2 claims renewed again: ready');
+          if (closed.interrupted > 0) await grading();
+        }
         const stranded = await closeInterruptedSessions(sessions, log, await claims.alive());
-        if (stranded.interrupted > 0) await gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping });
+        if (stranded.interrupted > 0) await grading();
       };
       const sweepTimer = setInterval(() => {
+        // Checked on the clock at each tick, not after the renewal: a renewal that hangs fences too.
+        if (!fenced && !stopping && claims.fenced()) fence();
         sweeping = sweeping.then(sweep).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 sweep failed: retried'));
-      }, Math.max(100, Math.floor(config.T2_LEASE_TTL_MS / 3)));
+      }, claims.renewEveryMs);
       sweepTimer.unref();
       const queries = new SessionQueries(store);
       mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
@@ -193,7 +227,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
       addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
       // Sessions a stop or a crash left ungraded are graded in the background (one at a time).
-      const catchUp = gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping }).then(
+      const catchUp = grading().then(
         (r) => {
           if (r.graded + r.empty + r.failed + recovered.interrupted > 0) log.info({ ...r, interrupted: recovered.interrupted }, 't2 sessions from the last stop dealt with');
         },
@@ -226,6 +260,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
           stopped ??= drainAndStop(stopOpts?.deadlineAt);
           return stopped;
         },
+        unready: () => (fenced ? 't2 claims not renewed: fenced until the store answers' : undefined),
         health: async () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: (await subjects.list()).length }),
         urls: { t2: '/t2/sujets' },
       };

@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import { silentLogger } from '../../core/log.js';
 import type { Store } from '../../core/store/store.js';
 import { Claims, candidateKey } from '../../actors/t2/claims.js';
-import { closeInterruptedSessions, gradePendingSessions } from '../../actors/t2/recovery.js';
+import { closeFencedSessions, closeInterruptedSessions, gradePendingSessions } from '../../actors/t2/recovery.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { SessionQueries } from '../../actors/t2/sessionQueries.js';
 import { SessionStore, type FinishedSession } from '../../actors/t2/sessionStore.js';
@@ -173,6 +173,72 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       expect(outcomes[0].graded + outcomes[1].graded).toBe(1);
       expect(corrections.oral.filter((r) => r.transcript.length === 1)).toHaveLength(1);
       expect(await onB.get('cut')).toMatchObject({ status: 'graded', end_reason: 'interrupted' });
+    });
+
+    it('an instance cut from the store fences one renewal period before its claims expire; back after another swept it, it closes and grades nothing twice', async () => {
+      const f = await fixture();
+      let now = 1_800_000_000_000;
+      const log = silentLogger();
+      const [x, y] = [await f.open(), await f.open()];
+      await new SubjectStore(x.store).seed(SEED_SUBJECTS);
+      let cut = false;
+      const flaky: Store = { ...x.store, writeAll: (q) => (cut ? Promise.reject(new Error('store unreachable')) : x.store.writeAll(q)) };
+      const claimsA = new Claims({ store: flaky, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
+      const claimsB = new Claims({ store: y.store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
+      await claimsA.register();
+      await claimsB.register();
+      const period = claimsA.renewEveryMs;
+      expect(period).toBe(TTL / 3);
+      const onA = new SessionStore(x.store, 'inst-a');
+      const onB = new SessionStore(y.store, 'inst-b');
+      expect(await claimsA.acquire(candidateKey('cand-cut'), 'f')).toEqual({ ok: true });
+      await onA.open({ id: 'f', candidateId: 'cand-cut', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+      await onA.appendTurn('f', turn('candidate', 'Quels sont les horaires du club ?', 10));
+
+      cut = true;
+      now += period;
+      await expect(claimsA.renew()).rejects.toThrow('store unreachable');
+      expect(claimsA.fenced()).toBe(false);
+      now += period;
+      await expect(claimsA.renew()).rejects.toThrow('store unreachable');
+      // Fenced one period before its claims expire: B still sees A alive and its candidate held.
+      expect(claimsA.fenced()).toBe(true);
+      expect((await claimsB.alive()).sort()).toEqual(['inst-a', 'inst-b']);
+      expect(await claimsB.acquire(candidateKey('cand-cut'), 'g')).toEqual({ ok: false, holder: 'inst-a' });
+      expect(await closeInterruptedSessions(onB, log, await claimsB.alive())).toEqual({ interrupted: 0 });
+
+      // Past the expiry B sweeps A's row and grades it.
+      now += period + 1;
+      await claimsB.renew();
+      expect(await claimsB.alive()).toEqual(['inst-b']);
+      expect(await closeInterruptedSessions(onB, log, await claimsB.alive())).toEqual({ interrupted: 1 });
+      const corrections = new RecordingCorrections();
+      expect(await gradePendingSessions({ sessions: onB, subjects: new SubjectStore(y.store), corrections, log, claims: claimsB })).toMatchObject({ graded: 1 });
+
+      // A comes back: renewed, no longer fenced; what it stopped is B's already — nothing closed or graded again.
+      cut = false;
+      await claimsA.renew();
+      expect(claimsA.fenced()).toBe(false);
+      expect(await closeFencedSessions(onA, log, ['f'])).toEqual({ interrupted: 0 });
+      expect(await gradePendingSessions({ sessions: onA, subjects: new SubjectStore(x.store), corrections, log, claims: claimsA })).toMatchObject({ graded: 0 });
+      expect(corrections.oral).toHaveLength(1);
+      expect(await onA.get('f')).toMatchObject({ status: 'graded', end_reason: 'interrupted', instance_id: 'inst-a' });
+
+      // Cut again, but back before the expiry: A closes its own stopped row, B's sweep finds nothing.
+      await onA.open({ id: 'h', candidateId: 'cand-h', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+      await onA.appendTurn('h', turn('candidate', 'Est-ce que le club est ouvert le dimanche ?', 10));
+      cut = true;
+      now += 2 * period;
+      await expect(claimsA.renew()).rejects.toThrow('store unreachable');
+      expect(claimsA.fenced()).toBe(true);
+      cut = false;
+      now += period / 2;
+      await claimsA.renew();
+      await claimsB.renew();
+      expect(claimsA.fenced()).toBe(false);
+      expect(await closeFencedSessions(onA, log, ['h'])).toEqual({ interrupted: 1 });
+      expect(await closeInterruptedSessions(onB, log, await claimsB.alive())).toEqual({ interrupted: 0 });
+      expect(await onB.get('h')).toMatchObject({ status: 'ungraded', end_reason: 'interrupted' });
     });
   });
 });

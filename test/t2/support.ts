@@ -16,7 +16,7 @@ import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext, RunningSurface } from '../../core/surface.js';
 import type { CorrectionService, OralCorrectionRequest } from '../../actors/corrections/contract.js';
-import { createT2Surface } from '../../actors/t2/surface.js';
+import { createT2Surface, type T2SurfaceOptions } from '../../actors/t2/surface.js';
 import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } from '../fakes/geminiLive.js';
 
 /**
@@ -78,6 +78,8 @@ export interface T2EnvOptions {
   dir?: string;
   /** The correction service to use (e.g. one that survives a restart). */
   corrections?: RecordingCorrections;
+  /** The surface's clock and store wrapper (fencing tests). */
+  surface?: Pick<T2SurfaceOptions, 'now' | 'store'>;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
@@ -102,7 +104,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const ctx: AppContext = { config, logger, db, runtime, metrics, providers, mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
-  const surface = createT2Surface({ ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
+  const surface = createT2Surface({ ...(opts.surface ?? {}), ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
   const running: RunningSurface = await surface.start(ctx, { app, server });
   const auth = createAuth(config);
   return {

@@ -40,6 +40,8 @@ interface Session {
   ws: WebSocket | undefined;
   /** Origin of text-mode turn times (`atMs`), kept across reconnects. */
   openedAt: number;
+  /** Stops the actor where it is (no save), lets its admission go, and forgets it. */
+  halt(): void;
 }
 
 /** What every socket of one T2 socket server shares. */
@@ -124,6 +126,12 @@ export interface T2Socket {
    * pressed (`server.shutdown`), and this resolves once they all ended or at `deadlineAt`.
    */
   drain(opts: DrainOptions): Promise<DrainOutcome>;
+  /**
+   * Self-fencing (actors/t2/surface.ts): every session is stopped where it is, nothing saved —
+   * its row is another instance's to close and grade — and its socket gets `frame` then a close
+   * with `frame.code`. Returns the sessions' ids.
+   */
+  interrupt(frame: { code: number; name: string; message: string }): string[];
   close(): Promise<void>;
 }
 
@@ -186,6 +194,19 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       draining = true;
       return drainSessions(hub.running, d);
     },
+    interrupt(frame) {
+      const sessions = [...hub.running.values()];
+      for (const s of sessions) {
+        const ws = s.ws;
+        s.ws = undefined;
+        s.halt();
+        if (ws?.readyState === WebSocket.OPEN) {
+          sendJson(ws, { type: 'error', ...frame });
+          ws.close(frame.code, frame.name);
+        }
+      }
+      return sessions.map((s) => s.sessionId);
+    },
     async close() {
       draining = true;
       opts.server.off('upgrade', onUpgrade);
@@ -231,13 +252,16 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
   }
   hub.live.set(ws, systemId);
   let finished!: () => void;
-  const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now() };
+  const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now(), halt: () => {} };
   hub.running.set(systemId, own);
   audio?.attachClient((pcm) => {
     const to = own.ws;
     if (to && to.readyState === to.OPEN) to.send(pcm, { binary: true });
   });
+  let over = false;
   const ended = (): void => {
+    if (over) return;
+    over = true;
     opts.runtime.stop(systemId);
     hub.running.delete(systemId);
     admitted?.done();
@@ -254,6 +278,10 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
       ended();
     },
   });
+  own.halt = () => {
+    sub.unsubscribe();
+    ended();
+  };
   return own;
 }
 

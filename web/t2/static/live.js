@@ -233,7 +233,9 @@ function main() {
     help.replaceChildren();
     let title = 'Erreur';
     // Known codes get the page's own words (the server's may speak of « le candidat »).
-    let message = CLOSE_MESSAGES[code] || (lastError && lastError.message) || `Erreur (${code}).`;
+    // A fenced server (lost its database) says in its own words what became of the session.
+    const own = lastError && lastError.name === 'STORE_UNAVAILABLE' ? lastError.message : undefined;
+    let message = own || CLOSE_MESSAGES[code] || (lastError && lastError.message) || `Erreur (${code}).`;
     clearTimeout(retryTimer);
     lostAt = 0;
     linkNote('');
