@@ -8,7 +8,8 @@ import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
-import { t2Surface } from '../../actors/t2/surface.js';
+import { createT2Surface, t2Surface } from '../../actors/t2/surface.js';
+import type { Store } from '../../core/store/store.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
 import { requirePostgres } from '../support/requires.js';
@@ -108,4 +109,87 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
     expect(row).toMatchObject({ instance_id: 'ghost', end_reason: 'interrupted' });
     expect(JSON.parse(row!.transcript)).toHaveLength(2);
   });
+});
+
+/**
+ * Self-fencing on two real instances, one Postgres, simulated time (the claims' clock is handed in
+ * and the renewal interval is a fake timer): A's store writes fail; two renewal periods later A has
+ * stopped its session (1011) and /readyz says 503 while B still counts A alive; once A's claims
+ * expired B closes and grades the row; A comes back ready and grades nothing a second time.
+ */
+describe.skipIf(!pgReq.ok)(`T2 self-fencing across two instances, one Postgres (${pgReq.reason})`, () => {
+  const TTL = 3000;
+  const PERIOD = TTL / 3;
+  let dir: string;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const servers: RunningServer[] = [];
+
+  afterAll(async () => {
+    vi.useRealTimers();
+    for (const s of servers) await s.shutdown('test');
+    await database?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('A fences before its claims expire, B closes and grades A\'s session once, A comes back ready', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    dir = mkdtempSync(join(tmpdir(), 'palabre-t2-fence-'));
+    database = await createTestDatabase(pgReq.path);
+    let now = 1_800_000_000_000;
+    let cut = false;
+    const flaky = (s: Store): Store => ({ ...s, writeAll: (q) => (cut ? Promise.reject(new Error('store unreachable')) : s.writeAll(q)) });
+    for (const name of ['a', 'b']) {
+      const config = loadConfig({
+        env: {
+          PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
+          JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
+          CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: String(TTL),
+        },
+        dotenvPath: null,
+      });
+      const t2 = createT2Surface({ now: () => now, ...(name === 'a' ? { store: flaky } : {}) });
+      servers.push(await startServer({ config, logger: silentLogger(), surfaces: [async () => correctionsSurface, async () => t2] }));
+    }
+    const [a, b] = servers.map((s) => s.ctx.publicUrl.replace(/\/$/, '')) as [string, string];
+    const tick = async (): Promise<void> => {
+      now += PERIOD;
+      await vi.advanceTimersByTimeAsync(PERIOD);
+    };
+    const ready = async (base: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${base}/readyz`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const rows = storeOf(servers[1]!.ctx).db.withTables<{ t2_sessions: { id: string; status: string; end_reason: string | null; production_id: string | null }; correction_productions: { id: string; candidate_id: string } }>();
+    const productions = async (): Promise<number> => (await rows.selectFrom('correction_productions').select('id').where('candidate_id', '=', 'cand-fenced').execute()).length;
+    const token = await createAuth(servers[0]!.ctx.config).mintToken({ sub: 'cand-fenced', plan: 'premium' });
+    const c = new LiveClient(new WebSocket(`${a.replace(/^http/, 'ws')}/t2/live?${new URLSearchParams({ token, sujet: 'club-de-sport', mode: 'text' }).toString()}`));
+    await c.opened;
+    await c.until(() => c.states().includes('listening'), 'listening on A');
+    c.send({ type: 'text', text: 'Bonjour, quels sont les horaires du club le samedi ?' });
+    await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply on A');
+    expect((await ready(a)).status).toBe(200);
+
+    cut = true;
+    await tick();
+    expect(c.closeCode).toBeUndefined();
+    await tick();
+    expect((await c.closed).code).toBe(1011);
+    expect(await ready(a)).toMatchObject({ status: 503, body: { ready: false, status: 'surface_unready', surface: 't2' } });
+    expect((await ready(b)).status).toBe(200);
+    const [row] = await rows.selectFrom('t2_sessions').select(['id', 'status']).execute();
+    expect(row).toMatchObject({ status: 'live' });
+
+    // A's claims expire at the next tick: B's sweep closes the row and grades it.
+    await tick();
+    await vi.waitFor(async () => expect(await rows.selectFrom('t2_sessions').selectAll().where('id', '=', row!.id).executeTakeFirst()).toMatchObject({ status: 'graded', end_reason: 'interrupted' }), { timeout: 10_000, interval: 50 });
+    expect(await productions()).toBe(1);
+
+    // The store answers A again: ready at its next renewal; nothing graded twice.
+    cut = false;
+    await tick();
+    await vi.waitFor(async () => expect((await ready(a)).status).toBe(200), { timeout: 5000, interval: 50 });
+    await tick();
+    await tick();
+    expect(await productions()).toBe(1);
+  }, 60_000);
 });
