@@ -151,9 +151,13 @@ describe.skipIf(!pgReq.ok)(`T2 self-fencing across two instances, one Postgres (
       servers.push(await startServer({ config, logger: silentLogger(), surfaces: [async () => correctionsSurface, async () => t2] }));
     }
     const [a, b] = servers.map((s) => s.ctx.publicUrl.replace(/\/$/, '')) as [string, string];
+    const claimsRows = storeOf(servers[1]!.ctx).db.withTables<{ t2_claims: { key: string; expires_at: number | string } }>();
+    // One renewal period on both instances. Simulated time jumps faster than Postgres answers:
+    // wait for B's renewal to land, as it would within its 1 s period (else B would fence too).
     const tick = async (): Promise<void> => {
       now += PERIOD;
       await vi.advanceTimersByTimeAsync(PERIOD);
+      await vi.waitFor(async () => expect(Number((await claimsRows.selectFrom('t2_claims').select('expires_at').where('key', '=', 'instance:b').executeTakeFirstOrThrow()).expires_at)).toBe(now + TTL), { timeout: 5000, interval: 20 });
     };
     const ready = async (base: string): Promise<{ status: number; body: Record<string, unknown> }> => {
       const res = await fetch(`${base}/readyz`);
