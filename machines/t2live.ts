@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, stateIn, type AnyEventObject } from 'xstate';
+import { and, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, setup, stateIn, type AnyEventObject } from 'xstate';
 
 /**
  * One T2 live session (docs/t2-live.md#the-session-statechart-t2live): the candidate's WebSocket on one side, the
@@ -100,6 +100,12 @@ export interface T2Context extends T2Input {
   endReason: EndReason | null;
   facts: SessionFacts | null;
   graded: Graded | null;
+  /**
+   * The drain's grading time passed (`server.deadline`) before grading began: the session is
+   * saved ungraded without calling the grader. Kept so that a deadline arriving while the session
+   * is still closing (`finishing`, slow under load) is not lost.
+   */
+  gradeTimeOver: boolean;
   error: { code: number; name: string; message: string } | null;
   /**
    * When `live` was entered, on `now`'s clock: the exam's end is `liveAt + examMs` (an absolute
@@ -333,6 +339,7 @@ export const t2liveMachine = setup({
     candidateSaidSomething: ({ context }) => context.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0),
     isCandidateTranscript: ({ event }) => event.type === 'interlocutor.transcript' && event.speaker === 'candidate',
     waitsForClient: ({ context }) => (context.graceMs ?? 0) > 0,
+    gradeTimeOver: ({ context }) => context.gradeTimeOver,
   },
   delays: {
     connectTimeout: ({ context }) => context.connectMs,
@@ -352,6 +359,7 @@ export const t2liveMachine = setup({
     endReason: null,
     facts: null,
     graded: null,
+    gradeTimeOver: false,
     error: null,
     liveAt: null,
   }),
@@ -553,16 +561,23 @@ export const t2liveMachine = setup({
     },
     finishing: {
       entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announce', params: { value: 'finishing' } }],
-      on: { 'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) } },
+      on: {
+        'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) },
+        // The drain's grading time passed while the session was still closing: remember it, so
+        // that the session goes straight to saving ungraded instead of waiting for the grader.
+        'server.deadline': { actions: assign({ gradeTimeOver: true }) },
+      },
       invoke: {
         id: 'finishSession',
         src: 'finishSession',
         input: ({ context }) => ({ sessionId: context.sessionId }),
         onDone: [
+          { guard: and(['candidateSaidSomething', 'gradeTimeOver']), target: 'saving', actions: assign({ facts: ({ event }) => event.output }) },
           { guard: 'candidateSaidSomething', target: 'evaluating', actions: assign({ facts: ({ event }) => event.output }) },
           { target: 'error', actions: [assign({ facts: ({ event }) => event.output }), { type: 'setError', params: { code: CLOSE.NOTHING_TO_GRADE, name: 'NOTHING_TO_GRADE', message: 'Le candidat n’a rien dit : il n’y a rien à évaluer.' } }] },
         ],
         onError: [
+          { guard: and(['candidateSaidSomething', 'gradeTimeOver']), target: 'saving' },
           { guard: 'candidateSaidSomething', target: 'evaluating' },
           { target: 'error', actions: { type: 'setError', params: { code: CLOSE.NOTHING_TO_GRADE, name: 'NOTHING_TO_GRADE', message: 'Le candidat n’a rien dit : il n’y a rien à évaluer.' } } },
         ],

@@ -25,6 +25,8 @@ export function serialize(s: AnyMachineSnapshot): string {
     turns: Math.min(c.transcript.length, 2),
     err: c.error?.code ?? null,
     graded: c.graded !== null,
+    // The drain's grading time passed while closing: finishing then saves without grading.
+    late: c.gradeTimeOver,
     facts: c.facts !== null,
     cand: c.candidateId !== null,
     end: c.endReason,

@@ -63,6 +63,8 @@ interface Expected {
   spoke: boolean;
   warned: boolean;
   graded: { productionId: string } | null;
+  /** The drain's grading time passed while the session was closing: it is saved without grading. */
+  gradeTimeOver: boolean;
   relayed: Array<{ speaker: string; text: string }>;
   toInterlocutor: string[];
   audioOut: number;
@@ -98,6 +100,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     spoke: false,
     warned: false,
     graded: null,
+    gradeTimeOver: false,
     relayed: [],
     toInterlocutor: [],
     audioOut: 0,
@@ -181,10 +184,15 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
   };
   const afterFinish = () => {
     // A session where the candidate said nothing is never graded.
-    if (x.spoke) {
+    if (!x.spoke) fail(CLOSE.NOTHING_TO_GRADE, 'NOTHING_TO_GRADE');
+    // Past the drain's grading time already: saved ungraded, the grader never called.
+    else if (x.gradeTimeOver) {
+      x.phase = 'saving';
+      x.calls.save++;
+    } else {
       x.phase = 'evaluating';
       x.calls.evaluate++;
-    } else fail(CLOSE.NOTHING_TO_GRADE, 'NOTHING_TO_GRADE');
+    }
   };
   for (const event of events) {
     const e = event as Payload;
@@ -304,7 +312,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         if (t === 'xstate.done.actor.finishSession' || t === 'xstate.error.actor.finishSession') {
           afterFinish();
           if ((x.phase as Phase) === 'evaluating') announce('evaluating');
-        }
+        } else if (t === 'server.deadline') x.gradeTimeOver = true;
         break;
       case 'evaluating':
         if (t === 'xstate.done.actor.evaluate' || t === 'xstate.error.actor.evaluate') {
