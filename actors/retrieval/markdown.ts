@@ -54,8 +54,22 @@ function countLines(s: string): number {
   return n;
 }
 
-/** Inline Markdown/HTML to plain text: links keep their label, emphasis and tags go. */
+/** An inline code span: backticks, then anything up to the same run of backticks. */
+const CODE_SPAN = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g;
+const HELD = /\uE000(\d+)\uE001/g;
+
+/**
+ * Inline Markdown/HTML to plain text: links keep their label, emphasis and tags go. Inline code is
+ * literal: « balise `<img>` » names a tag, it is not one (the RGAA criteria are full of them), so
+ * code spans are held aside while tags are stripped, then put back as they were written.
+ */
 export function plainText(md: string): string {
+  const spans: string[] = [];
+  const held = md.replace(CODE_SPAN, (_, _ticks: string, code: string) => `\uE000${spans.push(code.trim()) - 1}\uE001`);
+  return stripInline(held).replace(HELD, (_, i: string) => spans[Number(i)] ?? '');
+}
+
+function stripInline(md: string): string {
   return md
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')

@@ -44,7 +44,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 7;
+const FORMAT = 8; // 8: inline code keeps the tags it names (« balise `<img>` »)
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 

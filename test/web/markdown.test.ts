@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMarkdown } from '../../actors/retrieval/markdown.js';
+import { parseMarkdown, plainText } from '../../actors/retrieval/markdown.js';
 import { createLinkResolver } from '../../web/docs/corpusLinks.js';
 import { docHref, renderAnswer, renderDocument, stripMdx } from '../../web/docs/markdown.js';
 import { html, trusted } from '../../web/layout.js';
@@ -124,5 +124,16 @@ describe('html template and links', () => {
 
   it('encodes each path segment of a document link', () => {
     expect(docHref('rgpd/14-Gérer la durée.md', 'durees')).toBe('/docs/rgpd/14-G%C3%A9rer%20la%20dur%C3%A9e.md#durees');
+  });
+});
+
+describe('passage text (plainText)', () => {
+  it('keeps tags named in inline code (« balise `<img>` »), strips real tags, emphasis and links', () => {
+    expect(plainText('Chaque [image](#img) (balise `<img>` ou `role="img"`) a une <b>alternative</b> &amp; __un__ `CHAT_SCORE_THRESHOLD`'))
+      .toBe('Chaque image (balise <img> ou role="img") a une alternative & un CHAT_SCORE_THRESHOLD');
+    expect(plainText('``a ` b`` et `x`')).toBe('a ` b et x');
+    const doc = parseMarkdown('# Critère\n\n- Chaque balise `<object>` ou `<embed>` a une alternative.\n', 'x');
+    const text = doc.sections.flatMap((sec) => sec.blocks.map((b) => b.text)).join(' ');
+    expect(text).toContain('balise <object> ou <embed> a une alternative');
   });
 });
