@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Store } from '../../core/store/store.js';
+import type { SessionRow } from './sessionStore.js';
 
 /**
  * Read side of table t2_sessions for the candidate's « Mes séances » (GET /api/t2/sessions…).
@@ -30,21 +31,10 @@ export interface SessionDetail extends SessionSummary {
   transcript: TranscriptLine[];
 }
 
-interface Row {
-  id: string;
-  sujet_id: string;
+/** The columns the read side selects, typed by the write side's row, plus the subject's title. */
+type Row = Pick<SessionRow, 'id' | 'sujet_id' | 'mode' | 'status' | 'end_reason' | 'production_id' | 'audio_path' | 'audio_bytes' | 'transcript' | 'report' | 'started_at' | 'ended_at'> & {
   titre: string | null;
-  mode: string;
-  status: string;
-  end_reason: string | null;
-  production_id: string | null;
-  audio_path: string | null;
-  audio_bytes: number | null;
-  transcript: string;
-  report: string | null;
-  started_at: string;
-  ended_at: string | null;
-}
+};
 
 /** The newest sessions first; a page of 200 is more than a candidate prepares with. */
 export const MAX_LISTED = 200;

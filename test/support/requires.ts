@@ -1,5 +1,4 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findBinary } from '../../cli/doctor/engines.js';
 
 /**
  * Tests that need a Debian package (chromium, mosquitto, espeak-ng, sox) ask here. On a
@@ -15,22 +14,8 @@ export interface Requirement {
   reason: string;
 }
 
-const SEARCH_EXTRA = ['/usr/sbin', '/usr/bin', '/usr/local/bin'];
-
-export function findBinary(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...SEARCH_EXTRA];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
+// The same lookup `palabre doctor` uses, so a test skips exactly when doctor reports the program missing.
+export { findBinary };
 
 export function requireBinary(binary: string, debianPackage: string): Requirement {
   const path = findBinary(binary);

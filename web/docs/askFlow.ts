@@ -2,7 +2,8 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../actors/docs/contract.js';
 import type { Logger } from '../../core/log.js';
-import type { Exchange } from '../../transports/http/session.js';
+import type { Exchange, ThreadName } from '../../transports/http/session.js';
+import type { DocsVisitorSession, DocsVisitorSessions } from './visitor.js';
 import { openSse } from '../../transports/http/sse.js';
 import { exchangeId, exchangeView } from './views.js';
 
@@ -102,5 +103,19 @@ export async function answerQuestion(a: AskArgs): Promise<Exchange> {
   } else if (a.mode === 'json') {
     a.res.set('Cache-Control', 'no-store').json({ state: exchange.state, html: fragment, exchange });
   }
+  return exchange;
+}
+
+export interface ThreadAskArgs extends Omit<AskArgs, 'history'> {
+  sessions: DocsVisitorSessions;
+  session: DocsVisitorSession;
+  thread: ThreadName;
+}
+
+/** Both chat pages: answer with the thread's last turns as history, then keep the exchange in it. */
+export async function answerInThread(a: ThreadAskArgs): Promise<Exchange> {
+  const { sessions, session, thread, ...ask } = a;
+  const exchange = await answerQuestion({ ...ask, history: historyFrom(session.threads[thread] ?? [], a.settings.historyTurns) });
+  await sessions.append(session, thread, exchange);
   return exchange;
 }

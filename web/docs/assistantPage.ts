@@ -4,7 +4,7 @@ import { chatSettingsSchema, forAssistant } from '../../actors/docs/chatConfigSt
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
 import type { DocsVisitorSession, DocsVisitorSessions } from './visitor.js';
-import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
+import { answerInThread, askBodySchema, askMode } from './askFlow.js';
 import { chatBlock, providerNotice, settingsFields, type SettingsFieldErrors } from './views.js';
 
 /**
@@ -97,15 +97,13 @@ export function mountAssistantPage(app: Express, d: PageDeps): void {
       return;
     }
     const settings = forAssistant(d.assistant.defaults(), session.settings);
-    const thread = session.threads.assistant ?? [];
-    const exchange = await answerQuestion({
+    await answerInThread({
       req, res, mode, logger: d.logger, assistant: d.assistant, settings,
       question: parsed.data.question,
-      history: historyFrom(thread, settings.historyTurns),
+      sessions: d.sessions, session, thread: 'assistant',
       prefix: PREFIX,
       headingLevel: 3,
     });
-    await d.sessions.append(session, 'assistant', exchange);
     if (mode === 'page') render(d, res, { session });
   });
 

@@ -4,7 +4,7 @@ import type { DocMeta } from '../../actors/docs/contract.js';
 import { forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import { html, renderPage, sendPage, trusted } from '../layout.js';
 import type { DocsVisitorSession } from './visitor.js';
-import { answerQuestion, askBodySchema, askMode, historyFrom } from './askFlow.js';
+import { answerInThread, askBodySchema, askMode } from './askFlow.js';
 import type { PageDeps } from './assistantPage.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -140,15 +140,13 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
       return;
     }
     const settings = forEmbeddedChat(d.assistant.defaults(), d.chatConfig.get()?.settings);
-    const thread = session.threads.docs ?? [];
-    const exchange = await answerQuestion({
+    await answerInThread({
       req, res, mode, logger: d.logger, assistant: d.assistant, settings,
       question: parsed.data.question,
-      history: historyFrom(thread, settings.historyTurns),
+      sessions: d.sessions, session, thread: 'docs',
       prefix: PREFIX,
       headingLevel: 3,
     });
-    await d.sessions.append(session, 'docs', exchange);
     if (mode === 'page') render(d, res, { path, session, panelOpen: true });
   });
 
