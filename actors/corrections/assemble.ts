@@ -2,7 +2,7 @@ import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
-import { densityScores } from './scoring.js';
+import { densityScores, type ScoringParams } from './scoring.js';
 import {
   PHONOLOGIE_NOT_ASSESSED, WORD_LIMITS, criteriaOf, globalScore, nclcOf, reportSchema,
   type ModelOutput, type Report, type ReportErrorWithOrigin,
@@ -28,6 +28,8 @@ export interface AssembleInput {
   findings: Finding[];
   model?: { output: ModelOutput; name: string };
   fallback?: { reason: FallbackReason; detail?: string };
+  /** Other constants for the offline scores (the calibration bench); the shipped ones otherwise. */
+  scoring?: ScoringParams;
 }
 
 /** Codes that judge the whole text: two findings of one of these are the same error. */
@@ -125,7 +127,7 @@ export function assembleReport(input: AssembleInput): Report {
   const erreurs = fromModel ? mergeErrors(fromModel.output.erreurs, findings) : findings.map(toReportError);
   const scores = fromModel
     ? (fromModel.output.criteres as Record<string, { score: number; justification: string }>)
-    : densityScores(production, findings, mots);
+    : densityScores(production, findings, mots, input.scoring);
 
   const criteres: Report['criteres'] = {};
   for (const c of criteriaOf(production.epreuve)) {

@@ -17,11 +17,24 @@ import { criteriaOf } from './report.js';
  * the tuning part of the labelled set (docs/corrections.md).
  */
 
+/** The constants of the formula: `bench/corrections-calibrate.ts` tries other values on the tuning data. */
+export interface ScoringParams {
+  base: number;
+  floor: number;
+  /** Points lost per weighted error per 100 words (the curve's slope at a clean text). */
+  slope: number;
+  /** `linear` falls straight to the floor; `exp` bends towards it and never reaches it. */
+  curve: 'linear' | 'exp';
+  spill: Readonly<Record<string, number>>;
+  gravity: Readonly<Record<string, number>>;
+  /** Texts shorter than this count as this long (a few errors in 30 words are not 10 per 100). */
+  minWords: number;
+}
+
 export const BASE = 17;
 export const FLOOR = 3;
 export const SLOPE = 2;
 export const SPILL: Readonly<Record<string, number>> = { coherence_cohesion: 0.5, adequation_tache: 0.25, lexique: 0, morphosyntaxe: 0 };
-const MIN_WORDS = 60;
 
 /** Gravity of a code (1 = an ordinary grammar error). Codes not listed weigh 1. */
 export const GRAVITY: Readonly<Record<string, number>> = {
@@ -30,28 +43,34 @@ export const GRAVITY: Readonly<Record<string, number>> = {
   salutation_absente: 1.5, cloture_absente: 1.5, paragraphes_absents: 1.5, structure_absente: 1.5, tutoiement_inadequat: 1.5, enonce_copie: 2,
   abreviations_sms: 1, longueur_excessive: 1, longueur_insuffisante: 0, // the length cap (10/20) handles it
 };
-const gravity = (code: string) => GRAVITY[code] ?? 1;
+
+export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60 };
+
+/** Score of one criterion for a weighted density `x` (errors per 100 words), before rounding. */
+export function curve(x: number, p: ScoringParams): number {
+  if (p.curve === 'exp') return p.floor + (p.base - p.floor) * Math.exp((-p.slope * x) / (p.base - p.floor));
+  return Math.min(p.base, Math.max(p.floor, p.base - p.slope * x));
+}
 
 const LANGUAGE = new Set(['competence_lexicale', 'competence_grammaticale', 'lexique', 'morphosyntaxe']);
 
-export function densityScores(production: Production, findings: Finding[], words: number): Record<string, { score: number; justification: string; density: number }> {
+export function densityScores(production: Production, findings: Finding[], words: number, p: ScoringParams = SCORING): Record<string, { score: number; justification: string; density: number }> {
   const weight = new Map<string, number>();
   const count = new Map<string, number>();
   for (const f of findings) {
     const key = production.epreuve === 'EE' ? f.critere : oralCritereOf(f.critere as Critere, f.code);
-    weight.set(key, (weight.get(key) ?? 0) + gravity(f.code));
+    weight.set(key, (weight.get(key) ?? 0) + (p.gravity[f.code] ?? 1));
     count.set(key, (count.get(key) ?? 0) + 1);
   }
-  const per100 = (w: number) => (100 * w) / Math.max(words, MIN_WORDS);
+  const per100 = (w: number) => (100 * w) / Math.max(words, p.minWords);
   let language = 0;
   for (const [k, w] of weight) if (LANGUAGE.has(k)) language += per100(w);
   const out: Record<string, { score: number; justification: string; density: number }> = {};
   for (const c of criteriaOf(production.epreuve)) {
     if (!c.evalue) continue;
     const d = per100(weight.get(c.id) ?? 0);
-    const spill = SPILL[c.id] ?? 0;
-    const raw = BASE - SLOPE * (d + spill * language);
-    const score = Math.round(Math.min(BASE, Math.max(FLOOR, raw)) * 2) / 2;
+    const spill = p.spill[c.id] ?? 0;
+    const score = Math.round(curve(d + spill * language, p) * 2) / 2;
     const n = count.get(c.id) ?? 0;
     out[c.id] = {
       score,

@@ -78,6 +78,31 @@ describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? fo
     expect(findings.filter((f) => f.code !== 'longueur_insuffisante')).toEqual([]);
   });
 
+  it('an attribute that disagrees with its subject, and the indicative after a subjunctive trigger (copula.ts, subjunctive.ts)', async () => {
+    const text = "La cuisine est trop petit et la salle de bains est sombre. Le parc reste ouvert, mais la piscine est fermé depuis lundi. C'est la saison la plus chargé de l'année. Il faut que mon frère prend le train. Je voudrais que vous faites attention. Bien que la ville a des problèmes, elle est belle.";
+    const { findings } = await checker.check(ee(text));
+    const codeOf = (quote: string) => findings.filter((f) => f.extrait === quote).map((f) => f.code);
+    expect(codeOf('petit')).toEqual(['accord_adjectif_nom']);
+    expect(codeOf('fermé')).toEqual(['accord_adjectif_nom']);
+    expect(codeOf('chargé')).toEqual(['accord_adjectif_nom']);
+    expect(codeOf('prend')).toEqual(['subjonctif_absent']);
+    expect(codeOf('faites')).toEqual(['subjonctif_absent']);
+    expect(codeOf('a')).toEqual(['subjonctif_absent']);
+    expect(codeOf('sombre')).toEqual([]);
+    expect(codeOf('ouvert')).toEqual([]);
+    for (const f of findings) expect(text.slice(f.start, f.start + f.extrait.length)).toBe(f.extrait);
+  });
+
+  it('no attribute or mood false alarm on coordinated subjects, collective complements, « à ce que » and forms both moods share', async () => {
+    const text = "Mon frère et ma sœur sont contents. L'ensemble des dossiers sont complets. La plupart des gens sont prêts. Je tiens à ce que je disais hier. Il faut que les enfants mangent et qu'ils prennent l'air. Je pense que la ville est belle. Elle est fort aimable et ils sont bien installés. La réunion la plus utile a eu lieu mardi.";
+    const { findings } = await checker.check(ee(text));
+    expect(findings.filter((f) => f.detecteur === 'grammalecte:attribut' || f.detecteur === 'grammalecte:subjonctif')).toEqual([]);
+    // A plural noun inside a complement is not the subject of « a »; a capitalised word inside a sentence is a name or a title.
+    const prose = "Le choix de ces couleurs a pour but de guider le regard. Nous lisons le magazine Belles Histoires chaque mois. Dans ce titre “Nouvelle saison au théâtre”, rien ne manque.";
+    const other = await checker.check(ee(prose));
+    expect(other.findings.filter((f) => f.code === 'confusion_homophones' || f.detecteur === 'grammalecte:gn')).toEqual([]);
+  });
+
   it('spoken transcripts: writing-only rules (capitals, spelling, elisions) stay off', async () => {
     const oral: Production = { epreuve: 'EO', tache: 'EO_T2', consigne: 'x', transcript: [{ speaker: 'candidate', text: 'les enfants joue dehors. si il fait beau on sort avec nos amis francais' }] };
     const { findings } = await checker.check(oral);

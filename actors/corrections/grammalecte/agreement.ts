@@ -119,6 +119,13 @@ export function isPrepositionA(e: GrammarError): boolean {
  * a trouver », « les notes a Carmen »: a plural subject takes « ont »). `twoBefore`, the word
  * before it, rules out a noun read as a verb after a determiner (« le dîner a lieu »).
  */
+/** A word that can only be a plural noun (or a verb form): « notes », « valeurs ». */
+export const isPluralNounOnly = (w: Word): boolean => {
+  const t = tagsOf(w);
+  const pluralNoun = (x: string) => /^:N/.test(x) && /:p(?::|$)/.test(x);
+  return t.some(pluralNoun) && t.every((x) => pluralNoun(x) || x.startsWith(':V'));
+};
+
 export function cannotBeSubjectOfA(prev: Word, twoBefore: Word | undefined): boolean {
   const t = tagsOf(prev);
   if (t.length === 0 || /^\p{Lu}/u.test(prev.w)) return false;

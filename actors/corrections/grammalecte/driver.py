@@ -8,7 +8,8 @@ Protocol (one JSON object per line, UTF-8):
   out, once at start:  {"type": "ready", "version": "...", "warmMs": 812}
   in:                  {"id": 1, "text": "..."}
   out:                 {"id": 1, "grammar": [{"start", "end", "rule", "type", "message", "suggestions"}],
-                        "spelling": [{"start", "end", "word"}], "a": [{"start", "before"}]}
+                        "spelling": [{"start", "end", "word"}], "a": [{"start", "before"}],
+                        "lex": {"word": ["morphology", ...]}}
   out on a bad line:   {"id": 1 | null, "error": "..."}
 Offsets are in UTF-16 code units of the whole text (what JavaScript string indices count),
 paragraphs being the text's lines.
@@ -63,6 +64,21 @@ def a_tokens(speller, line, js):
     return out
 
 
+LEX_WORD = re.compile(r"(?i:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=[^\W\d_])|[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+def lexicon(speller, text):
+    """The morphology of every distinct word (and of its lower-case form): palabre's own agreement
+    and mood rules (copula.ts, subjunctive.ts) read it. ~2 ms for a 250-word text."""
+    out = {}
+    for m in LEX_WORD.finditer(text):
+        # Elided words are in Grammalecte's dictionary with the typographic apostrophe (« l’ »).
+        for w in (m.group(0), m.group(0).lower().replace("'", "’")):
+            if w not in out:
+                out[w] = list(speller.getMorph(w))[:8] if len(w) < 40 else []
+    return out
+
+
 def check(checker, text):
     speller = checker.getSpellChecker()
     grammar, spelling, a_list = [], [], []
@@ -90,7 +106,7 @@ def check(checker, text):
                     item["suggestions"] = [x for group in speller.suggest(word) for x in group][:8]
                 spelling.append(item)
         offset += utf16_len(line) + 1
-    return {"grammar": grammar, "spelling": spelling, "a": a_list}
+    return {"grammar": grammar, "spelling": spelling, "a": a_list, "lex": lexicon(speller, text)}
 
 
 def main():

@@ -1,9 +1,11 @@
 import type { Critere } from '../../../prompts/taxonomy.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
-import type { DetectorContext, Finding } from '../detectors/context.js';
-import { cannotBeSubjectOfA, decideAttribute, decideNounPhrase, isPrepositionA } from './agreement.js';
+import { atSentenceStart, type DetectorContext, type Finding } from '../detectors/context.js';
+import { cannotBeSubjectOfA, decideAttribute, decideNounPhrase, isPluralNounOnly, isPrepositionA } from './agreement.js';
+import { copulaFindings } from './copula.js';
 import { isLikelyName } from './names.js';
 import type { CheckResult, GrammarError, SpellingError } from './sidecar.js';
+import { subjunctiveFindings } from './subjunctive.js';
 
 /**
  * Grammalecte's rules → the closed taxonomy (prompts/taxonomy.source.fr.md; the mapping is
@@ -118,6 +120,9 @@ const AGREEMENT_CODES = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'a
 
 const norm = (s: string) => s.toLowerCase().replace(/’/g, "'");
 
+/** A preposition two or three words before: « … de ces valeurs a », « … à une collection de pages a ». */
+const COMPLEMENT_BEFORE = /(?:^|[\s'’])(?:de|des|du|d['’]|aux)\s+(?:[\p{L}'’-]+\s+){0,2}[\p{L}'’-]+\s+$/u;
+
 export interface MapOptions {
   oral: boolean;
   /** Lower-case words the built-in lexicon already reports (anglicisms, SMS words). */
@@ -151,6 +156,9 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
       if (a && !out.some((f) => f.start === aStart)) push('confusion_homophones', aStart, aStart + 1, 'Préposition « à » devant un infinitif (« a » est le verbe avoir).', 'grammalecte:ppas');
       continue;
     }
+    // « le site Données & Design », « ce texte “Nouvelle grève…” »: a capitalised word inside a
+    // sentence is a name or a title, it agrees with nothing (bench/corrections-native.ts).
+    if ((e.type === 'gn' || e.type === 'ppas') && /^\p{Lu}/u.test(flagged) && !atSentenceStart(text, e.start)) continue;
     let m = mapRule(e, flagged);
     if (!m) continue;
     let { start, end } = e;
@@ -195,7 +203,19 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     if (!prev || a.start + 1 > text.length || text[a.start] !== 'a') continue;
     if (out.some((f) => f.start <= a.start && a.start < f.start + f.extrait.length)) continue;
     if (grammar.some((g) => g.start <= a.start && a.start < g.end)) continue;
+    // « l'utilisation de ces valeurs a pour conséquence »: a plural noun inside a complement is not
+    // the subject; the head before it may be (measured on native prose, bench/corrections-native.ts).
+    if (isPluralNounOnly(prev) && COMPLEMENT_BEFORE.test(text.slice(Math.max(0, a.start - 60), a.start))) continue;
     if (cannotBeSubjectOfA(prev, two)) push('confusion_homophones', a.start, a.start + 1, 'Préposition « à » (« a » est le verbe avoir : il a, elle a).', 'grammalecte:a');
+  }
+  // palabre's own rules on Grammalecte's morphology (copula.ts, subjunctive.ts), where Grammalecte
+  // said nothing about the same words.
+  if (result.lex) {
+    const touches = (f: Finding, start: number, end: number) => start < f.start + f.extrait.length && f.start < end;
+    for (const f of [...copulaFindings(ctx, result.lex), ...subjunctiveFindings(ctx, result.lex)]) {
+      if (out.some((g) => touches(f, g.start, g.start + g.extrait.length)) || grammar.some((g) => touches(f, g.start, g.end))) continue;
+      out.push(f);
+    }
   }
   if (!opts.oral) {
     const counts = new Map<string, number>();

@@ -41,13 +41,16 @@ export const spellingErrorSchema = z.object({
 const readySchema = z.object({ type: z.literal('ready'), version: z.string(), warmMs: z.number() });
 /** Each « a » of the text with the morphology of the two words before it (a missed « à »?). */
 export const aTokenSchema = z.object({ start: z.number().int().min(0), before: z.array(wordSchema) });
-const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema), a: z.array(aTokenSchema).optional() });
+/** Every distinct word of the text (and its lower-case form) with Grammalecte's morphology of it. */
+export const lexSchema = z.record(z.string(), z.array(z.string()));
+const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema), a: z.array(aTokenSchema).optional(), lex: lexSchema.optional() });
 const failureSchema = z.object({ id: z.number().int().nullable(), error: z.string() });
 
 export type GrammarError = z.infer<typeof grammarErrorSchema>;
 export type SpellingError = z.infer<typeof spellingErrorSchema>;
 export type AToken = z.infer<typeof aTokenSchema>;
-export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[]; a?: AToken[] }
+export type Lex = z.infer<typeof lexSchema>;
+export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[]; a?: AToken[]; lex?: Lex }
 
 export interface SidecarOptions {
   python: string;
@@ -152,7 +155,7 @@ export class GrammalecteSidecar {
       if (!p) return; // answer to a request that already timed out
       this.pending.delete(ok.data.id);
       clearTimeout(p.timer);
-      p.resolve({ grammar: ok.data.grammar, spelling: ok.data.spelling, ...(ok.data.a ? { a: ok.data.a } : {}) });
+      p.resolve({ grammar: ok.data.grammar, spelling: ok.data.spelling, ...(ok.data.a ? { a: ok.data.a } : {}), ...(ok.data.lex ? { lex: ok.data.lex } : {}) });
       return;
     }
     const bad = failureSchema.safeParse(value);

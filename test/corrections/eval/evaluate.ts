@@ -78,7 +78,7 @@ function ranks(xs: number[]): number[] {
   }
   return r;
 }
-function spearman(a: number[], b: number[]): number {
+export function spearman(a: number[], b: number[]): number {
   const ra = ranks(a); const rb = ranks(b);
   const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
   const ma = mean(ra); const mb = mean(rb);
