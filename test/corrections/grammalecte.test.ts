@@ -93,6 +93,14 @@ describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? fo
     for (const f of findings) expect(text.slice(f.start, f.start + f.extrait.length)).toBe(f.extrait);
   });
 
+  it('« a » before an infinitive after an elided verb or an indefinite noun is « à », not a missing participle', async () => {
+    const text = "Je voudrais t'inviter a dîner samedi. Apportez une salade a partager. Mon voisin a réparer la clôture hier.";
+    const { findings } = await checker.check(ee(text));
+    expect(findings.filter((f) => f.extrait === 'a' && f.start < text.indexOf('Mon')).map((f) => f.code)).toEqual(['confusion_homophones', 'confusion_homophones']);
+    expect(findings.filter((f) => f.extrait === 'dîner' || f.extrait === 'partager')).toEqual([]);
+    expect(findings.find((f) => f.extrait === 'réparer')?.code).toBe('autre'); // an object follows: a passé composé missing its participle
+  });
+
   it('no attribute or mood false alarm on coordinated subjects, collective complements, « à ce que » and forms both moods share', async () => {
     const text = "Mon frère et ma sœur sont contents. L'ensemble des dossiers sont complets. La plupart des gens sont prêts. Je tiens à ce que je disais hier. Il faut que les enfants mangent et qu'ils prennent l'air. Je pense que la ville est belle. Elle est fort aimable et ils sont bien installés. La réunion la plus utile a eu lieu mardi.";
     const { findings } = await checker.check(ee(text));

@@ -101,6 +101,13 @@ export function decideAttribute(e: GrammarError): Decision {
   return { code: isEtreVerbParticiple(flagged) ? 'accord_participe_passe' : 'accord_adjectif_nom' };
 }
 
+/** A word that can only be a plural noun (or a verb form): « notes », « valeurs ». */
+export const isPluralNounOnly = (w: Word): boolean => {
+  const t = tagsOf(w);
+  const pluralNoun = (x: string) => /^:N/.test(x) && /:p(?::|$)/.test(x);
+  return t.some(pluralNoun) && t.every((x) => pluralNoun(x) || x.startsWith(':V'));
+};
+
 /**
  * « donner a manger », « oblige a marcher »: Grammalecte reads « a » as avoir and the infinitive
  * as a participle it lacks; the error is the preposition. True when the word before « a » is a
@@ -119,13 +126,6 @@ export function isPrepositionA(e: GrammarError): boolean {
  * a trouver », « les notes a Carmen »: a plural subject takes « ont »). `twoBefore`, the word
  * before it, rules out a noun read as a verb after a determiner (« le dîner a lieu »).
  */
-/** A word that can only be a plural noun (or a verb form): « notes », « valeurs ». */
-export const isPluralNounOnly = (w: Word): boolean => {
-  const t = tagsOf(w);
-  const pluralNoun = (x: string) => /^:N/.test(x) && /:p(?::|$)/.test(x);
-  return t.some(pluralNoun) && t.every((x) => pluralNoun(x) || x.startsWith(':V'));
-};
-
 export function cannotBeSubjectOfA(prev: Word, twoBefore: Word | undefined): boolean {
   const t = tagsOf(prev);
   if (t.length === 0 || /^\p{Lu}/u.test(prev.w)) return false;

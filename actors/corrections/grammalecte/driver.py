@@ -37,9 +37,16 @@ MORPH_TYPES = {"gn", "ppas", "conj"}
 SENTENCE_START = re.compile(r"(^|[.!?…:]\s+|[«\"]\s*)$")
 
 
+ELIDED = re.compile(r"^(?:[cdjlmnst]|qu|jusqu|lorsqu|puisqu)['’](?=\w)", re.I)
+
+
 def morph(speller, w):
     try:
-        return list(speller.getMorph(w))[:4]
+        found = list(speller.getMorph(w))[:4]
+        # « t'inviter », « l'argent »: the word after the elided one carries the morphology.
+        if not found and ELIDED.match(w):
+            found = list(speller.getMorph(ELIDED.sub("", w)))[:4]
+        return found
     except Exception:  # an odd token must not fail the check
         return []
 

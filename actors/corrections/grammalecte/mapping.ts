@@ -123,6 +123,17 @@ const norm = (s: string) => s.toLowerCase().replace(/’/g, "'");
 /** A preposition two or three words before: « … de ces valeurs a », « … à une collection de pages a ». */
 const COMPLEMENT_BEFORE = /(?:^|[\s'’])(?:de|des|du|d['’]|aux)\s+(?:[\p{L}'’-]+\s+){0,2}[\p{L}'’-]+\s+$/u;
 
+/**
+ * « une soupe a manger », « quelque chose a boire ou à manger »: an indefinite noun, « a », an
+ * infinitive with no object after it is a thing to do (« à »), not a passé composé missing its
+ * participle (« mon fils a manger la soupe »).
+ */
+function thingToDo(text: string, start: number, end: number): boolean {
+  return /(?:er|ir|re|oir)$/u.test(text.slice(start, end))
+    && /(?:^|[\s'’])(?:un|une|des|quelque|rien|beaucoup|de|d['’])\s+(?:[\p{L}-]+\s+)?[\p{L}-]+\s+a\s+$/iu.test(text.slice(Math.max(0, start - 50), start))
+    && !/^\s+(?:le|la|les|l['’]|un|une|des|du|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos|leur|leurs|ce|cet|cette|ces)\b/iu.test(text.slice(end, end + 12));
+}
+
 export interface MapOptions {
   oral: boolean;
   /** Lower-case words the built-in lexicon already reports (anglicisms, SMS words). */
@@ -149,7 +160,7 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     if (e.type === 'conj' && e.rule.includes('conj_on') && grammar.some((g) => g.type === 'conf' && /^on$/i.test(text.slice(g.start, g.end)) && g.end <= e.start && e.start - g.end < 40)) continue;
     // A set phrase quoted in the text (« bonne année ») agrees with nothing around it.
     if (e.type === 'ppas' && /[«"“]\s*$/u.test(text.slice(Math.max(0, e.start - 3), e.start))) continue;
-    if (e.type === 'ppas' && isPrepositionA(e)) {
+    if (e.type === 'ppas' && (isPrepositionA(e) || thingToDo(text, e.start, e.end))) {
       // The « a » before the infinitive is the error (the infinitive itself is right).
       const a = /\ba(\s+)$/u.exec(text.slice(Math.max(0, e.start - 4), e.start));
       const aStart = e.start - (a ? a[0].length : 0);
