@@ -5,6 +5,7 @@
  *
  *   npx tsx bench/corrections-eval.ts tuning          # second round's tuning set (tune + the spent heldout)
  *   npx tsx bench/corrections-eval.ts fresh           # second round's held-out part, run once, at the end
+ *   npx tsx bench/corrections-eval.ts final           # third round's held-out part (A2–C1), run once, at the end
  *   npx tsx bench/corrections-eval.ts tune|heldout    # the first round's parts
  *   --verbose lists every miss, false alarm and score; GRAMMALECTE=off for the built-in detectors alone
  */

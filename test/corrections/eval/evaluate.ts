@@ -21,12 +21,13 @@ const MARK = /\[\[([^|\]]+)\|([a-z_]+)\]\]/g;
 export interface Label { code: string; start: number; end: number; quote: string }
 export interface Item { id: string; natif: boolean; production: Production; labels: Label[]; words: number }
 
-export type EvalPart = 'tune' | 'heldout' | 'fresh' | 'tuning';
-export const EVAL_PARTS: readonly EvalPart[] = ['tune', 'heldout', 'fresh', 'tuning'];
+export type EvalPart = 'tune' | 'heldout' | 'fresh' | 'final' | 'tuning';
+export const EVAL_PARTS: readonly EvalPart[] = ['tune', 'heldout', 'fresh', 'final', 'tuning'];
 
 /**
  * One part of the set. `tuning` is the second round's tuning set: the first round's tune and
- * (spent) held-out parts together; `fresh` is the second round's held-out part (README.md).
+ * (spent) held-out parts together; `fresh` is the second round's held-out part; `final` the third
+ * round's, run once at the end (README.md).
  */
 export function loadEval(part: EvalPart): Item[] {
   if (part === 'tuning') return [...loadEval('tune'), ...loadEval('heldout')];
