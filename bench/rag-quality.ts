@@ -10,9 +10,10 @@
  *   npx tsx bench/rag-quality.ts --set docs --split fresh     # questions on the project's own docs/
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set tuning     # all tuning data: unseen + fresh + third's tune half
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set third --split heldout   # once, at the end (spent)
- *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set fourth --split heldout  # the fourth set, all held out: once
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set fourth --split heldout  # the fourth set, all held out: once (spent)
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set fifth --split heldout   # the fifth set, all held out: once
  *
- * Options: --set unseen|fresh|docs|third|fourth|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
+ * Options: --set unseen|fresh|docs|third|fourth|fifth|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
  * --threshold T, --confident H (default: configuration), --details, --out file (per-question table as JSON lines).
  * Retrieval variants (lexicalIndex.ts `ranking`, coverage.ts `related`), to measure them:
  * --lexicons off|DIR (default: configuration), --translations N, --synonyms N (per word), --max-df S, --boost B, --expand-df D (expand only words in at most D passages), --credit C,
@@ -32,7 +33,7 @@ import { ranking } from '../actors/retrieval/lexicalIndex.js';
 import { relevanceSignals } from '../actors/retrieval/relevance.js';
 import { loadConfig } from '../core/config/index.js';
 import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
-import { expectsRefusal, readSet, SETS, tuningItems } from './support/ragSets.js';
+import { expectsRefusal, readSet, SET_NAMES, SETS, tuningItems } from './support/ragSets.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -40,7 +41,7 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const split = opt('split') ?? 'tune';
-const set = z.enum(['unseen', 'fresh', 'docs', 'third', 'fourth', 'tuning']).parse(opt('set') ?? 'unseen');
+const set = z.enum([...SET_NAMES, 'tuning']).parse(opt('set') ?? 'unseen');
 const corpus = resolve(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
 const num = (name: string): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).parse(opt(name)));
 ranking.expansion.translations = num('translations') ?? ranking.expansion.translations;

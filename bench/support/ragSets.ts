@@ -12,7 +12,11 @@ export const SETS = {
   docs: 'test/docs/eval/rag-qa-docs.json',
   third: 'test/docs/eval/rag-qa-third.json',
   fourth: 'test/docs/eval/rag-qa-fourth.json',
+  fifth: 'test/docs/eval/rag-qa-fifth.json',
 } as const;
+export type SetName = keyof typeof SETS;
+/** The set names, for a `--set` option (a new set needs only its line in SETS). */
+export const SET_NAMES = Object.keys(SETS) as [SetName, ...SetName[]];
 
 const itemSchema = z.array(
   z.object({
