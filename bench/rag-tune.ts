@@ -13,27 +13,17 @@
  * fitted from there. Objective: recall@5 + answered questions citing a relevant source (the two
  * missed targets, both in %). Prints one JSON line per parameter and the final table.
  */
-import { mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createDocsAssistant } from '../actors/docs/assistant.js';
+import { loadavg } from 'node:os';
 import { extractive } from '../actors/docs/offlineAnswer.js';
-import { createOfflineProvider } from '../actors/llm/offline.js';
 import { ranking } from '../actors/retrieval/lexicalIndex.js';
-import { loadConfig } from '../core/config/index.js';
+import { offlineAssistant } from './support/ragData.js';
 import { expectsRefusal, tuningItems } from './support/ragSets.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const rounds = Number(opt('rounds') ?? 1) || 1;
 const only = opt('params')?.split(',');
-const config = loadConfig({
-  env: { ...process.env, CORPUS_DIR: resolve(process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-tune-')), CHAT_PROVIDER: 'offline' },
-  dotenvPath: null,
-});
-const offline = createOfflineProvider();
-const assistant = createDocsAssistant({ config, providers: { get: () => offline, resolve: () => offline, available: () => ['offline'] }, persist: false });
-await assistant.ready();
+const assistant = await offlineAssistant();
 const settings = assistant.defaults();
 const items = tuningItems();
 

@@ -8,12 +8,11 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * One question to the docs assistant, as steps (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on):
  * retrieving → guarding → (asking →) generating → checkingCitations → answered | outOfScope | failed.
  *
- * The guard is a band on the best passage's score (docs/docs-assistant.md § Confidence):
- * - under `settings.threshold`, or when most of the question's weight is in words the corpus never
- *   uses, the question is out of scope and no model is called;
- * - at or over `settings.confident`, with no named thing of the question missing from the retrieved
- *   passages (unknown to the corpus or just not there) and nothing
- *   asking for live data (« demain »), it is answered with confidence "high";
+ * The guard is a band on `signals.inScope`, the calibrated probability that the documentation
+ * answers the question (actors/retrieval/confidence.ts, learned from the lexical cues below;
+ * docs/docs-assistant.md § Confidence):
+ * - nothing retrieved, or under `settings.threshold`: out of scope, no model is called;
+ * - at or over `settings.confident`: answered with confidence "high";
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
  *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
@@ -33,6 +32,11 @@ export interface RelevanceSignals {
   namesNotRetrieved: string[];
   /** The question asks about the world now ("tomorrow", "aujourd'hui"): docs are not a live source. */
   liveData: boolean;
+  /**
+   * Probability (0–1) that the documentation answers the question: a logistic regression over
+   * these cues and the passages' scores (actors/retrieval/confidence.ts). The band reads this.
+   */
+  inScope: number;
 }
 
 export interface Retrieved {
@@ -48,10 +52,17 @@ export interface JudgeInput {
   passages: Passage[];
 }
 
-/** Over this share of unseen weight the question is about something the docs never mention. */
+/**
+ * The hand-set cues of rounds 1–4, measured by bench/rag-quality.ts (its cue table); since the
+ * fifth round they are features of the learned probability, not rules of the guard.
+ */
 export const REFUSE_UNSEEN_SHARE = 0.75;
-/** From this share on, a high score is not trusted alone: the question goes to "ask". */
 export const DOUBT_UNSEEN_SHARE = 0.5;
+/**
+ * Passages sent on (to the relevance call and the answer): those with this lexical score or more,
+ * and always the best one. Under it a passage shares too little of the question to be quoted.
+ */
+export const PASSAGE_FLOOR = 0.2;
 
 export type Confidence = 'high' | 'low';
 export type Band = 'refuse' | 'ask' | 'answer';
@@ -195,13 +206,8 @@ export const chatMachine = setup({
     }),
   },
   guards: {
-    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE,
-    overHighBound: ({ context }) =>
-      bestScore(context.passages) >= context.settings.confident &&
-      context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
-      context.signals.unknownNames.length === 0 &&
-      context.signals.namesNotRetrieved.length === 0 &&
-      !context.signals.liveData,
+    underLowBound: ({ context }) => context.passages.length === 0 || context.signals.inScope < context.settings.threshold,
+    overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
     judgedSome: (_, v: JudgeOutput) => v.ok && v.keep.length > 0,
@@ -210,7 +216,7 @@ export const chatMachine = setup({
   },
   actions: {
     keepRetrieved: assign((_, r: Retrieved) => ({ passages: r.passages, signals: r.signals })),
-    keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= context.settings.threshold) }),
+    keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= Math.min(PASSAGE_FLOOR, bestScore(context.passages))) }),
     // A refusal decided by the guard or by the relevance call is a confident one.
     bandRefuse: assign({ band: 'refuse' as const, confidence: 'high' as const }),
     confidentRefusal: assign({ confidence: 'high' as const }),
@@ -236,7 +242,7 @@ export const chatMachine = setup({
   context: ({ input }) => ({
     ...input,
     passages: [],
-    signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false },
+    signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, inScope: 0 },
     band: undefined,
     confidence: 'low',
     verdict: undefined,
