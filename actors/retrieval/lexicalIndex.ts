@@ -90,11 +90,15 @@ export interface LexicalIndexJSON {
 
 const fileOf = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
+/** Per-passage features of `LexicalIndex.candidates`, in the order a reranker model lists them. */
+export const PASSAGE_FEATURES = ['coverage', 'bm25', 'bm25Rank', 'heading', 'related', 'length', 'fileBest', 'fileCoverage'] as const;
+export type PassageFeature = (typeof PASSAGE_FEATURES)[number];
+
 /** Order kept, but no more than `perFile` passages of one file before every file had its turn. */
-function diversify(hits: LexicalHit[], perFile: number): LexicalHit[] {
+export function diversify<T extends { id: string }>(hits: T[], perFile: number): T[] {
   const seen = new Map<string, number>();
-  const first: LexicalHit[] = [];
-  const rest: LexicalHit[] = [];
+  const first: T[] = [];
+  const rest: T[] = [];
   for (const h of hits) {
     const n = (seen.get(fileOf(h.id)) ?? 0) + 1;
     seen.set(fileOf(h.id), n);
@@ -173,6 +177,58 @@ export class LexicalIndex {
     if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
     hits.length = Math.min(hits.length, limit);
     return { hits, tokens };
+  }
+
+  /**
+   * The first `pool` BM25 candidates in BM25 order, each with what a learned reranker may read
+   * (bench/rag-rerank.ts): coverage (the guard's score), BM25 scaled to the top hit, BM25 rank,
+   * coverage by the heading path alone, weight matched only through dictionary words, passage length,
+   * and the best coverage of another candidate of the same file.
+   */
+  candidates(query: string, pool: number, headingTerms: (id: string) => string[]): Array<{ id: string; features: Record<PassageFeature, number> }> {
+    const tokens = this.expand(analyzeQuery(query));
+    if (tokens.length === 0 || this.size === 0) return [];
+    const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
+    const all = [...new Set(tokens.flatMap((t) => t.variants))];
+    const own = new Set(all);
+    const related = [...new Set(tokens.flatMap((t) => t.related ?? []))].filter((t) => !own.has(t));
+    const wanted = new Set([...all, ...related]);
+    const results = this.lookup(all, related, []).slice(0, pool);
+    const top = results[0]?.score || 1;
+    const total = weights.reduce((n, w) => n + w.weight, 0) || 1;
+    const rows = results.map((r, i) => {
+      const terms = this.termsOf.get(r.id) ?? [];
+      const exact = new Set(terms.filter((t) => wanted.has(t)));
+      const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
+      const heading = new Set(headingTerms(r.id).filter((t) => wanted.has(t)));
+      const viaRelated = weights.filter(({ token }) => !token.variants.some((v) => exact.has(v)) && token.related?.some((v) => exact.has(v))).reduce((n, w) => n + w.weight, 0);
+      return {
+        id: r.id,
+        features: {
+          coverage: coverage(weights, exact, fuzzy),
+          bm25: r.score / top,
+          bm25Rank: 1 / (1 + i),
+          heading: coverage(weights, heading, new Set()),
+          related: viaRelated / total,
+          length: Math.log(1 + terms.length) / 6,
+          fileBest: 0,
+          fileCoverage: 0,
+        },
+      };
+    });
+    // The whole file's terms, for its coverage of the question (a page answering across sections).
+    const fileTerms = new Map<string, Set<string>>();
+    for (const row of rows) fileTerms.set(fileOf(row.id), new Set());
+    for (const [id, terms] of this.termsOf) {
+      const set = fileTerms.get(fileOf(id));
+      if (set) for (const t of terms) if (wanted.has(t)) set.add(t);
+    }
+    for (const row of rows) {
+      const f = fileOf(row.id);
+      row.features.fileBest = Math.max(0, ...rows.filter((o) => o !== row && fileOf(o.id) === f).map((o) => o.features.coverage));
+      row.features.fileCoverage = coverage(weights, fileTerms.get(f)!, new Set());
+    }
+    return rows;
   }
 
   /** One MiniSearch query: the question's terms at weight 1, related and feedback terms lower. */

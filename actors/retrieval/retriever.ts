@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from '../../core/log.js';
-import { analyzeQuery } from './analyze.js';
+import { analyzeQuery, analyzeText } from './analyze.js';
 import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
 import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
 import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
@@ -251,6 +251,14 @@ export class Retriever {
       .slice(0, k)
       .filter((f) => this.passages.has(f.id))
       .map((f) => ({ ...this.passages.get(f.id)!, score: lexScore.get(f.id) ?? this.lexical.scorePassage(q, f.id) }));
+  }
+
+  /** BM25's first `pool` candidates with their reranking features (see LexicalIndex.candidates). */
+  candidates(query: string, pool: number): ReturnType<LexicalIndex['candidates']> {
+    return this.lexical.candidates(query, pool, (id) => {
+      const p = this.passages.get(id);
+      return p ? analyzeText(p.section, p.lang) : [];
+    });
   }
 
   /** Per-word detail of a query against one passage (see LexicalIndex.explain). */
