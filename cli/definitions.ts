@@ -89,7 +89,7 @@ export const COMMAND_DEFS = {
     options: {
       corpus: { type: 'string', value: 'DIR', help: 'answer from this folder (indexed first if needed)' },
       k: { type: 'string', value: 'N', help: 'passages retrieved (CHAT_TOP_K)' },
-      threshold: { type: 'string', value: 'X', help: 'low bound of the guard, a probability 0–1 (CHAT_SCORE_THRESHOLD)' },
+      threshold: { type: 'string', value: 'X', help: 'out-of-scope score threshold, 0–1 (CHAT_SCORE_THRESHOLD)' },
       json: { type: 'boolean', help: 'print the whole answer as one JSON object' },
     },
     positionals: { max: Infinity, help: 'QUESTION: the words of the question (quote it)' },

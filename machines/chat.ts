@@ -8,11 +8,15 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * One question to the docs assistant, as steps (docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on):
  * retrieving → guarding → (asking →) generating → checkingCitations → answered | outOfScope | failed.
  *
- * The guard is a band on `signals.inScope`, the calibrated probability that the documentation
- * answers the question (actors/retrieval/confidence.ts, learned from the lexical cues below;
- * docs/docs-assistant.md § Confidence):
- * - nothing retrieved, or under `settings.threshold`: out of scope, no model is called;
- * - at or over `settings.confident`: answered with confidence "high";
+ * The guard (docs/docs-assistant.md § Confidence) refuses on the lexical score and answers "high"
+ * on a learned probability:
+ * - under `settings.threshold` (the best passage's score), or when most of the question's weight
+ *   is in words the corpus never uses, the question is out of scope and no model is called;
+ * - when `signals.inScope`, the calibrated probability that the documentation answers the
+ *   question (actors/retrieval/confidence.ts), reaches `settings.confident`, with no named thing
+ *   of the question missing from the retrieved passages and nothing asking for live data
+ *   (« demain »), it is answered with confidence "high" (the hand cues stay vetoes: rare in the
+ *   labelled data, the learned weights alone let « weather forecast for Paris tomorrow » through);
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
  *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
@@ -52,17 +56,10 @@ export interface JudgeInput {
   passages: Passage[];
 }
 
-/**
- * The hand-set cues of rounds 1–4, measured by bench/rag-quality.ts (its cue table); since the
- * fifth round they are features of the learned probability, not rules of the guard.
- */
+/** Over this share of unseen weight the question is about something the docs never mention. */
 export const REFUSE_UNSEEN_SHARE = 0.75;
+/** From this share on, a high probability is not trusted alone: the question goes to "ask". */
 export const DOUBT_UNSEEN_SHARE = 0.5;
-/**
- * Passages sent on (to the relevance call and the answer): those with this lexical score or more,
- * and always the best one. Under it a passage shares too little of the question to be quoted.
- */
-export const PASSAGE_FLOOR = 0.2;
 
 export type Confidence = 'high' | 'low';
 export type Band = 'refuse' | 'ask' | 'answer';
@@ -206,8 +203,13 @@ export const chatMachine = setup({
     }),
   },
   guards: {
-    underLowBound: ({ context }) => context.passages.length === 0 || context.signals.inScope < context.settings.threshold,
-    overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident,
+    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE,
+    overHighBound: ({ context }) =>
+      context.signals.inScope >= context.settings.confident &&
+      context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
+      context.signals.unknownNames.length === 0 &&
+      context.signals.namesNotRetrieved.length === 0 &&
+      !context.signals.liveData,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
     judgedSome: (_, v: JudgeOutput) => v.ok && v.keep.length > 0,
@@ -216,7 +218,7 @@ export const chatMachine = setup({
   },
   actions: {
     keepRetrieved: assign((_, r: Retrieved) => ({ passages: r.passages, signals: r.signals })),
-    keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= Math.min(PASSAGE_FLOOR, bestScore(context.passages))) }),
+    keepRelevant: assign({ passages: ({ context }) => context.passages.filter((p) => p.score >= context.settings.threshold) }),
     // A refusal decided by the guard or by the relevance call is a confident one.
     bandRefuse: assign({ band: 'refuse' as const, confidence: 'high' as const }),
     confidentRefusal: assign({ confidence: 'high' as const }),

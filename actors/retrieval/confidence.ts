@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { detectLang, type Lang } from './analyze.js';
 import shipped from './confidence-model.json' with { type: 'json' };
 import type { RelevanceSignals } from '../../machines/chat.js';
+import { linearModelSchema, linearScore } from './linearModel.js';
 import { relevanceSignals, type LexicalCues } from './relevance.js';
 
 /**
@@ -9,7 +10,7 @@ import { relevanceSignals, type LexicalCues } from './relevance.js';
  * regression over cues the retriever already computes (docs/docs-assistant.md § Fifth round).
  * The weights are learned by bench/rag-confidence.ts on the labelled tuning questions and ship in
  * confidence-model.json with the cross-validated figures they were chosen on; this file only reads
- * them. The chat guard compares the probability to the admin's two bounds.
+ * them. The chat guard answers with confidence "high" from the admin's high bound on.
  */
 
 /** One query word against one retrieved passage (LexicalIndex.explain). */
@@ -79,21 +80,11 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
 }
 
 /** The model file (confidence-model.json): standardisation, weights, and the bounds chosen by CV. */
-const modelSchema = z
-  .object({
-    version: z.literal(1),
-    trainedOn: z.string(),
-    features: z.array(z.enum(FEATURES)).min(1),
-    /** Standardisation: (x − mean) / scale, per feature. */
-    mean: z.array(z.number()),
-    scale: z.array(z.number().positive()),
-    weights: z.array(z.number()),
-    bias: z.number(),
-    /** The operating points bench/rag-confidence.ts chose: the configuration's default bounds. */
-    bounds: z.object({ low: z.number().min(0).max(1), high: z.number().min(0).max(1) }),
-    cv: z.record(z.string(), z.unknown()),
-  })
-  .refine((m) => m.mean.length === m.features.length && m.scale.length === m.features.length && m.weights.length === m.features.length, 'one mean, scale and weight per feature');
+const modelSchema = linearModelSchema(FEATURES, {
+  bias: z.number(),
+  /** The operating point bench/rag-confidence.ts chose: CHAT_SCORE_CONFIDENT's default. */
+  bounds: z.object({ high: z.number().min(0).max(1) }),
+});
 export type ConfidenceModel = z.infer<typeof modelSchema>;
 
 /** Validates a model file's content (zod's message names what is wrong). */
@@ -104,11 +95,7 @@ export const CONFIDENCE_MODEL: ConfidenceModel = parseConfidenceModel(shipped);
 
 /** Probability that the documentation answers the question, in [0, 1]. */
 export function probability(x: Record<FeatureName, number>, model: ConfidenceModel = CONFIDENCE_MODEL): number {
-  let z = model.bias;
-  model.features.forEach((f, i) => {
-    z += (model.weights[i]! * (x[f] - model.mean[i]!)) / model.scale[i]!;
-  });
-  return 1 / (1 + Math.exp(-z));
+  return 1 / (1 + Math.exp(-(model.bias + linearScore(model, x))));
 }
 
 /**

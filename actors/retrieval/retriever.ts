@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from '../../core/log.js';
-import { analyzeQuery, analyzeText } from './analyze.js';
+import { analyzeQuery } from './analyze.js';
 import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
 import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
 import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
@@ -255,10 +255,7 @@ export class Retriever {
 
   /** BM25's first `pool` candidates with their reranking features (see LexicalIndex.candidates). */
   candidates(query: string, pool: number): ReturnType<LexicalIndex['candidates']> {
-    return this.lexical.candidates(query, pool, (id) => {
-      const p = this.passages.get(id);
-      return p ? analyzeText(p.section, p.lang) : [];
-    });
+    return this.lexical.candidates(query, pool);
   }
 
   /** Per-word detail of a query against one passage (see LexicalIndex.explain). */

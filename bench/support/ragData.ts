@@ -1,6 +1,7 @@
 /**
  * The docs assistant run offline on labelled questions, one record per question with what the
- * learning benches need: the confidence features, the current answer's verdict and citations.
+ * learning benches need: the confidence features, the rank of the first relevant passage, and
+ * whether the offline answer cites a relevant source.
  * Shared by bench/rag-confidence.ts and bench/rag-rerank.ts.
  */
 import { mkdtempSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.js';
 import { createOfflineProvider } from '../../actors/llm/offline.js';
 import { FEATURES, questionSignals, type FeatureName } from '../../actors/retrieval/confidence.js';
+import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
@@ -23,9 +25,13 @@ export const learningSetOf = (): number[] => [
   ...readSet(SETS.fourth).map(() => 3),
 ];
 
-export async function offlineAssistant(): Promise<DocsCore> {
+/** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
+export const docsItems = (): EvalItem[] => readSet(SETS.docs);
+
+/** The assistant offline on `corpus` (default CORPUS_DIR, else the shared corpus). */
+export async function offlineAssistant(corpus?: string): Promise<DocsCore> {
   const config = loadConfig({
-    env: { ...process.env, CORPUS_DIR: resolve(process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
+    env: { ...process.env, CORPUS_DIR: resolve(corpus ?? process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
     dotenvPath: null,
   });
   const offline = createOfflineProvider();
@@ -40,35 +46,53 @@ export interface QuestionRecord {
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
   features: Record<FeatureName, number>;
-  /** What the assistant answers today. */
-  verdict: 'refused' | 'high' | 'low';
-  /** Answered, and a source is a relevant document. */
-  cites: boolean;
-  /** The chart's answer would cite a relevant source if answered (whatever the verdict). */
+  /** The answer, given whatever the confidence, cites a relevant source (offline, extractive). */
   citesIfAnswered: boolean;
+}
+
+/**
+ * The guard of rounds 1–4, from the same features: refused under a best score of 0.2 or with 75 %
+ * of the weight in unknown words; "high" from 0.5 with under 50 % unknown, no unknown or
+ * unretrieved name, no live data; "low" otherwise.
+ */
+/**
+ * The hand cues the chart keeps next to the learned probability (machines/chat.ts): a question
+ * with 75 % of its weight in words the corpus never uses is refused, and one with 50 %, a
+ * capitalised name unknown or not retrieved, or asking for live data is never "high".
+ */
+export function cueVetoes(f: Record<FeatureName, number>): { refuse: boolean; noHigh: boolean } {
+  return { refuse: f.unseenShare >= 0.75, noHigh: f.unseenShare >= 0.5 || f.unknownName === 1 || f.nameNotRetrieved === 1 || f.liveData === 1 };
+}
+
+export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | 'low' {
+  if (f.best < 0.2 || f.unseenShare >= 0.75) return 'refused';
+  if (f.best >= 0.5 && f.unseenShare < 0.5 && !f.unknownName && !f.nameNotRetrieved && !f.liveData) return 'high';
+  return 'low';
 }
 
 export const featureVector = (f: Record<FeatureName, number>, names: readonly FeatureName[] = FEATURES): number[] => names.map((n) => f[n]);
 
-export async function collect(assistant: DocsCore, items: EvalItem[]): Promise<QuestionRecord[]> {
+/** `rerank`: with the learned reranker (the ranking since the fifth round) or the former one. */
+export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true): Promise<QuestionRecord[]> {
+  const before = ranking.rerank;
+  ranking.rerank = rerank;
   const settings = assistant.defaults();
   const out: QuestionRecord[] = [];
   for (const it of items) {
     const hits = assistant.search(it.question, settings.k);
     const explained = hits.map((h) => assistant.retriever.explain(it.question, h.id));
     const { features } = questionSignals(it.question, hits, explained);
-    const a = await assistant.ask({ question: it.question, settings });
-    // Cited if answered: run once with both bounds at 0 (every question answered from its passages).
-    const all = a.state === 'answered' ? a : await assistant.ask({ question: it.question, settings: { ...settings, threshold: 0, confident: 0 } });
+    // High bound at 0: every question the lexical rule does not refuse is answered, from the
+    // passages the chart sends, to see what it would cite whatever its confidence.
+    const a = await assistant.ask({ question: it.question, settings: { ...settings, confident: 0 } });
     out.push({
       id: it.id,
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
       features,
-      verdict: a.state !== 'answered' ? 'refused' : a.confidence,
-      cites: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
-      citesIfAnswered: all.state === 'answered' && all.sources.some((s) => it.relevant.includes(s.path)),
+      citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
     });
   }
+  ranking.rerank = before;
   return out;
 }

@@ -42,12 +42,11 @@ type Done<T> = EventObject & { output: T };
 
 /**
  * What docs/docs-assistant.md promises, computed from the path's events alone (never from the
- * chart). The guard is a band on the learned probability `signals.inScope` (the bounds are
- * probabilities; the lexical cues are its features, not rules):
- * - refuse (no judge, no model): nothing retrieved, or inScope < threshold;
- * - answer "high": inScope ≥ confident;
- * - otherwise ask: with a provider one relevance call on the passages with a lexical score of at
- *   least PASSAGE_FLOOR (0.2), the best one always included (none kept →
+ * chart). The guard refuses on the best retrieved score and answers "high" on the learned
+ * probability `signals.inScope`, with the hand cues as vetoes:
+ * - refuse (no judge, no model): nothing retrieved, best < threshold, or ≥ 75 % unseen weight;
+ * - answer "high": inScope ≥ confident, < 50 % unseen, no unknown or unretrieved name, no live data;
+ * - otherwise ask: with a provider one relevance call on the passages ≥ threshold (none kept →
  *   refused; some → answered "high" from those only; no verdict → answered "low" with the
  *   notice); offline no call, answered "low" with the notice.
  * The model gets the kept passages, the question last and CHAT_HISTORY_TURNS exchanges before it;
@@ -74,16 +73,16 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const got = (events.find((e) => e.type === 'xstate.done.actor.retrieve') as Done<Retrieved> | undefined)?.output;
   const best = (got?.passages ?? []).reduce((m, p) => Math.max(m, p.score), 0);
   const sig = got?.signals;
-  const relevant = got?.passages.filter((p) => p.score >= Math.min(0.2, best)) ?? [];
-  const refuse = got !== undefined && (got.passages.length === 0 || sig!.inScope < threshold);
-  const high = got !== undefined && !refuse && sig!.inScope >= confident;
+  const relevant = got?.passages.filter((p) => p.score >= threshold) ?? [];
+  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75);
+  const high = got !== undefined && !refuse && sig!.inScope >= confident && sig!.unseenShare < 0.5 && sig!.unknownNames.length === 0 && sig!.namesNotRetrieved.length === 0 && !sig!.liveData;
   const ask = got !== undefined && !refuse && !high;
   const judgeCalls = controls.all('judge');
   const expectJudge = ask && input.canJudge;
   check(judgeCalls.length <= (expectJudge ? 1 : 0), `the relevance call is made ${expectJudge ? 'at most once' : 'never'}, got ${judgeCalls.length}`);
   for (const call of judgeCalls) {
     const ids = (call.input as { passages: Passage[] }).passages.map((p) => p.id);
-    check(JSON.stringify(ids) === JSON.stringify(relevant.map((p) => p.id)), `the relevance call sees the passages at or above the floor, and the best: ${relevant.map((p) => p.id).join(',')}, got ${ids.join(',')}`);
+    check(JSON.stringify(ids) === JSON.stringify(relevant.map((p) => p.id)), `the relevance call sees the passages at or above the threshold: ${relevant.map((p) => p.id).join(',')}, got ${ids.join(',')}`);
   }
   const judged = events.find((e) => e.type === 'xstate.done.actor.judge') as Done<JudgeOutput> | undefined;
   const judgeFailed = events.some((e) => e.type === 'xstate.error.actor.judge');
@@ -177,14 +176,19 @@ export const samples = {
   'xstate.done.actor.retrieve': [
     { output: retrieved([passage('p1', 0.8), passage('p2', 0.1)], { inScope: 0.9 }) },
     { output: retrieved([passage('p3', 0.3)], { inScope: 0.3 }) },
-    // On the bounds exactly (0.2 is kept, 0.5 is confident), with a passage under the floor.
-    { output: retrieved([passage('p3', 0.2), passage('p8', 0.19, 'autre')], { inScope: 0.2 }) },
-    { output: retrieved([passage('p1', 0.5), passage('p9', 0.3, 'autre'), passage('p2', 0.1)], { inScope: 0.5 }) },
-    // The probability decides, not the score: a high score refused, a low one asked about.
-    { output: retrieved([passage('p1', 0.9)], { inScope: 0.19, unseenShare: 0.5 }) },
-    { output: retrieved([passage('p3', 0.15), passage('p8', 0.1, 'autre')], { inScope: 0.45 }) },
-    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'] }) },
-    { output: retrieved([passage('p6', 0.9)], { inScope: 0.6, liveData: true }) },
+    // On the bounds exactly (score 0.2 is kept, probability 0.5 is confident), with a passage under the threshold.
+    { output: retrieved([passage('p3', 0.2), passage('p8', 0.19, 'autre')], { inScope: 0.5 }) },
+    { output: retrieved([passage('p1', 0.5), passage('p9', 0.3, 'autre'), passage('p2', 0.1)], { inScope: 0.49 }) },
+    // The probability decides "high", not the score; the score decides refusals.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.2 }) },
+    { output: retrieved([passage('p3', 0.25)], { inScope: 0.95 }) },
+    { output: retrieved([passage('p8', 0.15, 'autre')], { inScope: 0.95 }) },
+    // The cues veto "high" (or refuse) whatever the probability.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.9, unseenShare: 0.5 }) },
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.9, unseenShare: 0.75 }) },
+    { output: retrieved([passage('p4', 0.9)], { inScope: 0.9, unknownNames: ['lyon'] }) },
+    { output: retrieved([passage('p6', 0.9)], { inScope: 0.9, liveData: true }) },
+    { output: retrieved([passage('p7', 0.9)], { inScope: 0.9, namesNotRetrieved: ['cnil'] }) },
     { output: retrieved([]) },
   ],
   'xstate.error.actor.retrieve': [{ error: new Error('index unreadable') }],
