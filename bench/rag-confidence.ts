@@ -3,10 +3,10 @@
  * cross-validation against the hand-set band, offline, on the tuning data (every labelled set run
  * before: `learningItems`, 421 questions):
  *
- *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-confidence.ts [--folds 5 | --by-set] [--features best,union,…] [--oos-high 0.1] [--no-vetoes] [--write]
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-confidence.ts [--folds 5 | --by-set] [--features best,union,…] [--oos-high 0.1] [--vetoes] [--with-docs] [--write]
  *
  * The chart refuses on the lexical score (as in rounds 1–4) and answers "high" when the learned
- * probability reaches the high bound, unless a hand cue vetoes it (machines/chat.ts). For each
+ * probability reaches the high bound (machines/chat.ts). For each
  * outer fold: a logistic regression is trained on the other folds and its high bound chosen on
  * those folds only (from inner cross-validated probabilities) so that at most `--oos-high` (10 %)
  * of their out-of-scope questions are answered "high" (stricter than the 12 % aimed at, because a
@@ -36,8 +36,9 @@ const l2 = z.coerce.number().min(0).parse(opt('l2') ?? 0.01);
 const names = (opt('features')?.split(',') ?? FEATURES.filter((f) => f !== 'langMismatch')).map((f) => z.enum(FEATURES).parse(f)) as FeatureName[];
 
 const INNER = 5;
-// `--no-vetoes`: the probability alone decides (the hand cues are then only features).
-const vetoes = !args.includes('--no-vetoes');
+// `--vetoes`: the hand cues of rounds 1–4 also keep a question from "high" whatever its
+// probability (measured in the fifth round: not kept, they cost answerable "high" answers).
+const vetoes = args.includes('--vetoes');
 const assistant = await offlineAssistant();
 // `--with-docs`: also the 33 questions on the project's own docs/ (another corpus; with --by-set, a fifth fold).
 const withDocs = args.includes('--with-docs');

@@ -13,10 +13,10 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * - under `settings.threshold` (the best passage's score), or when most of the question's weight
  *   is in words the corpus never uses, the question is out of scope and no model is called;
  * - when `signals.inScope`, the calibrated probability that the documentation answers the
- *   question (actors/retrieval/confidence.ts), reaches `settings.confident`, with no named thing
- *   of the question missing from the retrieved passages and nothing asking for live data
- *   (« demain »), it is answered with confidence "high" (the hand cues stay vetoes: rare in the
- *   labelled data, the learned weights alone let « weather forecast for Paris tomorrow » through);
+ *   question (actors/retrieval/confidence.ts, over the lexical cues below: unknown words and
+ *   names, live data…), reaches `settings.confident`, it is answered with confidence "high" (the
+ *   cues were rules of their own until the fifth round; kept as vetoes they cost answerable
+ *   "high" answers on held-out folds without removing out-of-scope ones);
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
  *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
@@ -58,7 +58,7 @@ export interface JudgeInput {
 
 /** Over this share of unseen weight the question is about something the docs never mention. */
 export const REFUSE_UNSEEN_SHARE = 0.75;
-/** From this share on, a high probability is not trusted alone: the question goes to "ask". */
+/** The cue of rounds 1–4 that kept a question from "high"; now a feature (bench/rag-quality.ts counts it). */
 export const DOUBT_UNSEEN_SHARE = 0.5;
 
 export type Confidence = 'high' | 'low';
@@ -204,12 +204,7 @@ export const chatMachine = setup({
   },
   guards: {
     underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE,
-    overHighBound: ({ context }) =>
-      context.signals.inScope >= context.settings.confident &&
-      context.signals.unseenShare < DOUBT_UNSEEN_SHARE &&
-      context.signals.unknownNames.length === 0 &&
-      context.signals.namesNotRetrieved.length === 0 &&
-      !context.signals.liveData,
+    overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
     judgedSome: (_, v: JudgeOutput) => v.ok && v.keep.length > 0,
