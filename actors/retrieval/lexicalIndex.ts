@@ -105,7 +105,6 @@ export interface Candidate {
   features: Record<PassageFeature, number>;
 }
 
-
 /** Order kept, but no more than `perFile` passages of one file before every file had its turn. */
 export function diversify<T extends { id: string }>(hits: T[], perFile: number): T[] {
   const seen = new Map<string, number>();
@@ -236,7 +235,8 @@ export class LexicalIndex {
   /** The learned reranking of BM25's first candidates (rerank.ts), then the per-file cap. */
   private reranked(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
     const pool = RERANK_MODEL.pool;
-    const { tokens, rows } = this.candidates(query, Math.max(pool, limit));
+    // More than the pool only for the hybrid ranking's fusion (limit 50): those follow in BM25 order.
+    const { tokens, rows } = this.candidates(query, Math.max(pool, limit), pool);
     const scores = new Map(rows.slice(0, pool).map((r) => [r.id, rerankScore(r.features)]));
     const ordered = [...rows.slice(0, pool).sort((a, b) => scores.get(b.id)! - scores.get(a.id)!), ...rows.slice(pool)];
     let hits: LexicalHit[] = ordered.map((r) => ({ id: r.id, bm25: r.bm25, score: r.features.coverage }));
@@ -247,9 +247,10 @@ export class LexicalIndex {
 
   /**
    * The first `pool` BM25 candidates in BM25 order, each with what a learned reranker may read
-   * (rerank.ts PASSAGE_FEATURES, learned by bench/rag-rerank.ts).
+   * (rerank.ts PASSAGE_FEATURES, learned by bench/rag-rerank.ts); `featurePool`: the candidates
+   * the same-file feature compares with.
    */
-  candidates(query: string, pool: number): { tokens: QueryToken[]; rows: Candidate[] } {
+  candidates(query: string, pool: number, featurePool = pool): { tokens: QueryToken[]; rows: Candidate[] } {
     const tokens = this.expand(analyzeQuery(query));
     if (tokens.length === 0 || this.size === 0) return { tokens, rows: [] };
     const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
@@ -294,7 +295,8 @@ export class LexicalIndex {
     }
     for (const row of rows) {
       const f = fileOf(row.id);
-      row.features.fileBest = Math.max(0, ...rows.filter((o) => o !== row && fileOf(o.id) === f).map((o) => o.features.coverage));
+      // Among the reranked pool only, as the model was fitted.
+      row.features.fileBest = Math.max(0, ...rows.slice(0, featurePool).filter((o) => o !== row && fileOf(o.id) === f).map((o) => o.features.coverage));
       row.features.fileCoverage = coverage(weights, fileTerms.get(f)!, new Set());
     }
     return { tokens, rows };
