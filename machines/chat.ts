@@ -15,8 +15,8 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * - when `signals.inScope`, the calibrated probability that the documentation answers the
  *   question (actors/retrieval/confidence.ts, over the lexical cues below: unknown words and
  *   names, live data…), reaches `settings.confident`, it is answered with confidence "high" (the
- *   cues were rules of their own until the fifth round; kept as vetoes they cost answerable
- *   "high" answers on held-out folds without removing out-of-scope ones);
+ *   cues were rules of their own until the fifth round; kept as vetoes next to it they brought
+ *   no gain that held across the cross-validation splits);
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
  *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
