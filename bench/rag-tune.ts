@@ -13,29 +13,19 @@
  * fitted from there. Objective: recall@5 + answered questions citing a relevant source (the two
  * missed targets, both in %). Prints one JSON line per parameter and the final table.
  */
-import { mkdtempSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createDocsAssistant } from '../actors/docs/assistant.js';
+import { loadavg } from 'node:os';
 import { extractive } from '../actors/docs/offlineAnswer.js';
-import { createOfflineProvider } from '../actors/llm/offline.js';
 import { ranking } from '../actors/retrieval/lexicalIndex.js';
-import { loadConfig } from '../core/config/index.js';
-import { expectsRefusal, tuningItems } from './support/ragSets.js';
+import { learningItems, offlineAssistant } from './support/ragData.js';
+import { expectsRefusal } from './support/ragSets.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const rounds = Number(opt('rounds') ?? 1) || 1;
 const only = opt('params')?.split(',');
-const config = loadConfig({
-  env: { ...process.env, CORPUS_DIR: resolve(process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-tune-')), CHAT_PROVIDER: 'offline' },
-  dotenvPath: null,
-});
-const offline = createOfflineProvider();
-const assistant = createDocsAssistant({ config, providers: { get: () => offline, resolve: () => offline, available: () => ['offline'] }, persist: false });
-await assistant.ready();
+const assistant = await offlineAssistant();
 const settings = assistant.defaults();
-const items = tuningItems();
+const items = learningItems();
 
 interface Outcome { fold: 0 | 1; oos: boolean; rank: number; verdict: 'refused' | 'high' | 'low'; cites: boolean }
 interface Score { r1: number; r5: number; cites: number; ansHigh: number; oosHigh: number; oosHighN: number; objective: number }
@@ -76,6 +66,8 @@ function score(all: Outcome[], fold?: 0 | 1): Score {
   };
 }
 
+/** Feedback settings tried: [first passages, terms added, their weight]. */
+const FEEDBACK: Array<[number, number, number]> = [[0, 8, 0.2], [1, 5, 0.1], [1, 8, 0.2], [2, 5, 0.1], [3, 5, 0.1], [3, 8, 0.2], [5, 8, 0.1], [3, 12, 0.05]];
 type Param = { name: string; get: () => number; set: (v: number) => void; grid: number[] };
 const grids: Param[] = [
   { name: 'bm25.k', get: () => ranking.bm25.k, set: (v) => (ranking.bm25.k = v), grid: [0.6, 0.9, 1.2, 1.5, 2] },
@@ -85,6 +77,18 @@ const grids: Param[] = [
   { name: 'coverage', get: () => ranking.coverage, set: (v) => (ranking.coverage = v), grid: [0.3, 0.4, 0.5, 0.6, 0.7] },
   { name: 'pool', get: () => ranking.pool, set: (v) => (ranking.pool = v), grid: [10, 20, 30, 50] },
   { name: 'expansion.boost', get: () => ranking.expansion.boost, set: (v) => (ranking.expansion.boost = v), grid: [0.1, 0.2, 0.3, 0.4] },
+  // Pseudo-relevance feedback (RM3-like), off by default: one grid over (passages, terms, weight),
+  // the value is the index in FEEDBACK (0 = off). Fifth round: measured here.
+  {
+    name: 'feedback',
+    get: () => FEEDBACK.findIndex(([d, t, b]) => (d === 0 && ranking.feedback.docs === 0) || (d === ranking.feedback.docs && t === ranking.feedback.terms && b === ranking.feedback.boost)),
+    set: (v) => {
+      const [docs, terms, boost] = FEEDBACK[v]!;
+      ranking.feedback = { docs, terms, boost };
+    },
+    grid: FEEDBACK.map((_, i) => i),
+  },
+  { name: 'fileWeight', get: () => ranking.fileWeight, set: (v) => (ranking.fileWeight = v), grid: [0, 0.05, 0.1, 0.2] },
   { name: 'perFile', get: () => ranking.perFile, set: (v) => (ranking.perFile = v), grid: [0, 1, 2, 3] },
   // The offline answer's sentence choice (actors/docs/offlineAnswer.ts): what "cites relevant" measures.
   { name: 'extractive.leads', get: () => extractive.leads, set: (v) => (extractive.leads = v), grid: [1, 2, 3] },

@@ -16,7 +16,7 @@ import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
 import { detectLang } from '../retrieval/analyze.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
-import { relevanceSignals } from '../retrieval/relevance.js';
+import { questionSignals } from '../retrieval/confidence.js';
 import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../llm/types.js';
@@ -216,9 +216,8 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
   /** Passages and the question-level cues the guard reads (actors/retrieval/relevance.ts). */
   async function retrieveWithSignals(question: string, k: number, signal?: AbortSignal): Promise<Retrieved> {
     const passages = (await retriever.retrieve(question, k, signal)).map(toPassage);
-    const best = passages.reduce<Passage | undefined>((b, p) => (!b || p.score > b.score ? p : b), undefined);
-    const retrieved = passages.map((p) => retriever.explain(question, p.id));
-    return { passages, signals: relevanceSignals(question, retriever.explain(question, best?.id ?? ''), retrieved) };
+    const explained = passages.map((p) => retriever.explain(question, p.id));
+    return { passages, signals: questionSignals(question, passages, explained).signals };
   }
 
   const assistant: DocsCore = {

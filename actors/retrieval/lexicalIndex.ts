@@ -3,6 +3,7 @@ import { analyzeQuery, analyzeText, stem, type QueryToken } from './analyze.js';
 import { coverage, idf, weighTokens } from './coverage.js';
 import type { PassageRecord } from './ingest.js';
 import type { Lexicon } from './lexicons/lexicon.js';
+import { analysePassage, RERANK_MODEL, rerankScore, textFeatures, type AnalysedPassage, type PassageFeature } from './rerank.js';
 
 /**
  * BM25 over passages with MiniSearch (BM25+). Text is analysed here, per passage language, and
@@ -39,6 +40,9 @@ interface IndexedPassage {
  * - `bm25`: MiniSearch's BM25+ k1 (`k`), length normalisation `b` and `d`; `heading`: weight of heading words;
  * - `pool`: how many BM25 candidates are reranked; `coverage`: the coverage score's share of the
  *   reranking (the rest is BM25 scaled to the top hit).
+ * - `rerank`: since the fifth round the candidates are ordered by the learned reranker instead
+ *   (rerank.ts, its own pool); `pool`, `coverage`, `feedback` and `fileWeight` then do nothing.
+ *   Off, the ranking of rounds 3–4 (bench/rag-rerank.ts compares the two).
  */
 export const ranking = {
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
@@ -49,7 +53,11 @@ export const ranking = {
   feedback: { docs: 0, terms: 8, boost: 0.2 },
   fileWeight: 0,
   perFile: 2,
+  rerank: true,
 };
+
+/** Passages whose reranking analysis is memoised (LexicalIndex.analysedPassage). */
+const ANALYSED_MAX = 4096;
 
 /** Index size from which query terms are pruned (see `selective`). */
 export const PRUNE_FROM = 10_000;
@@ -90,11 +98,18 @@ export interface LexicalIndexJSON {
 
 const fileOf = (id: string): string => id.slice(0, id.lastIndexOf(':'));
 
+/** One BM25 candidate with its raw BM25 and its reranking features. */
+export interface Candidate {
+  id: string;
+  bm25: number;
+  features: Record<PassageFeature, number>;
+}
+
 /** Order kept, but no more than `perFile` passages of one file before every file had its turn. */
-function diversify(hits: LexicalHit[], perFile: number): LexicalHit[] {
+export function diversify<T extends { id: string }>(hits: T[], perFile: number): T[] {
   const seen = new Map<string, number>();
-  const first: LexicalHit[] = [];
-  const rest: LexicalHit[] = [];
+  const first: T[] = [];
+  const rest: T[] = [];
   for (const h of hits) {
     const n = (seen.get(fileOf(h.id)) ?? 0) + 1;
     seen.set(fileOf(h.id), n);
@@ -109,6 +124,15 @@ export class LexicalIndex {
   private readonly df = new Map<string, number>();
   /** Terms of each passage, to undo df on removal and to score passages found by embeddings. */
   private readonly termsOf = new Map<string, string[]>();
+  /** The passages themselves (shared with the retriever, not copied): the reranker reads their text. */
+  private readonly records = new Map<string, PassageRecord>();
+  /** Passages of each file holding each term (the reranker's file coverage, without reading the file's passages). */
+  private readonly fileDf = new Map<string, Map<string, number>>();
+  /**
+   * Passages analysed for the reranker, kept for the most recently reranked ones only (a bounded
+   * memo, not an index: the same result as analysing them again, without the cost).
+   */
+  private readonly analysed = new Map<string, AnalysedPassage>();
   /** Dictionaries for query expansion (lexicons/); none = the question's own words only. */
   private lexicon: Lexicon | undefined;
 
@@ -130,6 +154,7 @@ export class LexicalIndex {
       const { body, heading } = this.analyse(p);
       const unique = [...new Set([...body, ...heading])];
       this.termsOf.set(p.id, unique);
+      this.track(p);
       for (const t of unique) this.df.set(t, (this.df.get(t) ?? 0) + 1);
       docs.push({ id: p.id, body: body.join(' '), heading: heading.join(' ') });
     }
@@ -146,8 +171,39 @@ export class LexicalIndex {
         else this.df.set(t, n);
       }
       this.termsOf.delete(id);
+      this.records.delete(id);
+      const counts = this.fileDf.get(fileOf(id));
+      for (const t of terms) {
+        const n = (counts?.get(t) ?? 1) - 1;
+        if (n <= 0) counts?.delete(t);
+        else counts?.set(t, n);
+      }
+      this.analysed.delete(id);
       this.mini.discard(id);
     }
+  }
+
+  private track(p: PassageRecord): void {
+    this.records.set(p.id, p);
+    const f = fileOf(p.id);
+    if (!this.fileDf.has(f)) this.fileDf.set(f, new Map());
+    const counts = this.fileDf.get(f)!;
+    for (const t of this.termsOf.get(p.id) ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
+    this.analysed.delete(p.id);
+  }
+
+  private analysedPassage(id: string): AnalysedPassage {
+    let a = this.analysed.get(id);
+    if (a) {
+      // Most recent last: the first key is the least recently used.
+      this.analysed.delete(id);
+    } else {
+      const r = this.records.get(id);
+      a = r ? analysePassage(r) : { heading: [], sentences: [] };
+      if (this.analysed.size >= ANALYSED_MAX) this.analysed.delete(this.analysed.keys().next().value!);
+    }
+    this.analysed.set(id, a);
+    return a;
   }
 
   has(id: string): boolean {
@@ -156,6 +212,7 @@ export class LexicalIndex {
 
   /** Top `limit` passages by BM25, each with its normalised coverage score. */
   search(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
+    if (ranking.rerank) return this.reranked(query, limit);
     const tokens = this.expand(analyzeQuery(query));
     if (tokens.length === 0 || this.size === 0) return { hits: [], tokens };
     const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
@@ -173,6 +230,76 @@ export class LexicalIndex {
     if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
     hits.length = Math.min(hits.length, limit);
     return { hits, tokens };
+  }
+
+  /** The learned reranking of BM25's first candidates (rerank.ts), then the per-file cap. */
+  private reranked(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
+    const pool = RERANK_MODEL.pool;
+    // More than the pool only for the hybrid ranking's fusion (limit 50): those follow in BM25 order.
+    const { tokens, rows } = this.candidates(query, Math.max(pool, limit), pool);
+    const scores = new Map(rows.slice(0, pool).map((r) => [r.id, rerankScore(r.features)]));
+    const ordered = [...rows.slice(0, pool).sort((a, b) => scores.get(b.id)! - scores.get(a.id)!), ...rows.slice(pool)];
+    let hits: LexicalHit[] = ordered.map((r) => ({ id: r.id, bm25: r.bm25, score: r.features.coverage }));
+    if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
+    hits.length = Math.min(hits.length, limit);
+    return { hits, tokens };
+  }
+
+  /**
+   * The first `pool` BM25 candidates in BM25 order, each with what a learned reranker may read
+   * (rerank.ts PASSAGE_FEATURES, learned by bench/rag-rerank.ts); `featurePool`: the candidates
+   * the same-file feature compares with.
+   */
+  candidates(query: string, pool: number, featurePool = pool): { tokens: QueryToken[]; rows: Candidate[] } {
+    const tokens = this.expand(analyzeQuery(query));
+    if (tokens.length === 0 || this.size === 0) return { tokens, rows: [] };
+    const weights = weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size);
+    const all = [...new Set(tokens.flatMap((t) => t.variants))];
+    const own = new Set(all);
+    const related = [...new Set(tokens.flatMap((t) => t.related ?? []))].filter((t) => !own.has(t));
+    const wanted = new Set([...all, ...related]);
+    const results = this.lookup(all, related, []).slice(0, pool);
+    const top = results[0]?.score || 1;
+    const total = weights.reduce((n, w) => n + w.weight, 0) || 1;
+    const rows = results.map((r, i) => {
+      const terms = this.termsOf.get(r.id) ?? [];
+      const exact = new Set(terms.filter((t) => wanted.has(t)));
+      const fuzzy = new Set(r.queryTerms.filter((t) => !exact.has(t)));
+      const analysed = this.analysedPassage(r.id);
+      const heading = new Set(analysed.heading.filter((t) => wanted.has(t)));
+      const text = textFeatures(tokens, weights.map((w) => w.weight), analysed);
+      const viaRelated = weights.filter(({ token }) => !token.variants.some((v) => exact.has(v)) && token.related?.some((v) => exact.has(v))).reduce((n, w) => n + w.weight, 0);
+      return {
+        id: r.id,
+        bm25: r.score,
+        features: {
+          coverage: coverage(weights, exact, fuzzy),
+          bm25: r.score / top,
+          bm25Rank: 1 / (1 + i),
+          heading: coverage(weights, heading, new Set()),
+          related: viaRelated / total,
+          length: Math.log(1 + terms.length) / 6,
+          fileBest: 0,
+          fileCoverage: 0,
+          ...text,
+        },
+      };
+    });
+    // The whole file's terms that the question asks for: its coverage (a page answering across sections).
+    const fileTerms = new Map<string, Set<string>>();
+    for (const row of rows) {
+      const f = fileOf(row.id);
+      if (fileTerms.has(f)) continue;
+      const counts = this.fileDf.get(f);
+      fileTerms.set(f, new Set([...wanted].filter((t) => (counts?.get(t) ?? 0) > 0)));
+    }
+    for (const row of rows) {
+      const f = fileOf(row.id);
+      // Among the reranked pool only, as the model was fitted.
+      row.features.fileBest = Math.max(0, ...rows.slice(0, featurePool).filter((o) => o !== row && fileOf(o.id) === f).map((o) => o.features.coverage));
+      row.features.fileCoverage = coverage(weights, fileTerms.get(f)!, new Set());
+    }
+    return { tokens, rows };
   }
 
   /** One MiniSearch query: the question's terms at weight 1, related and feedback terms lower. */
@@ -328,6 +455,7 @@ export class LexicalIndex {
     for (const p of passages) {
       const { body, heading } = idx.analyse(p);
       idx.termsOf.set(p.id, [...new Set([...body, ...heading])]);
+      idx.track(p);
     }
     return idx;
   }

@@ -36,6 +36,9 @@ export interface WordDetail {
 
 const NAME = /(?<=[\s'’(«"])\p{Lu}[\p{L}\p{N}-]*/gu;
 
+/** The cues above; the learned probability is added by actors/retrieval/confidence.ts. */
+export type LexicalCues = Omit<RelevanceSignals, 'inScope'>;
+
 /** Which query words one retrieved passage holds (LexicalIndex.explain). */
 export type PassageWords = ReadonlyArray<{ word: string; matched: boolean }>;
 
@@ -43,7 +46,7 @@ export type PassageWords = ReadonlyArray<{ word: string; matched: boolean }>;
  * `words`: the question's words against the best passage; `retrieved`: the same for every passage
  * retrieved (defaults to none, which makes every name "not retrieved" only if it is a query word).
  */
-export function relevanceSignals(question: string, words: WordDetail[], retrieved: PassageWords[] = []): RelevanceSignals {
+export function relevanceSignals(question: string, words: WordDetail[], retrieved: PassageWords[] = []): LexicalCues {
   const total = words.reduce((n, w) => n + w.weight, 0);
   const unseen = words.filter((w) => w.df === 0);
   const unseenShare = total > 0 ? unseen.reduce((n, w) => n + w.weight, 0) / total : 0;

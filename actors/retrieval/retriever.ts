@@ -253,6 +253,11 @@ export class Retriever {
       .map((f) => ({ ...this.passages.get(f.id)!, score: lexScore.get(f.id) ?? this.lexical.scorePassage(q, f.id) }));
   }
 
+  /** BM25's first `pool` candidates with their reranking features (see LexicalIndex.candidates). */
+  candidates(query: string, pool: number): ReturnType<LexicalIndex['candidates']> {
+    return this.lexical.candidates(query, pool);
+  }
+
   /** Per-word detail of a query against one passage (see LexicalIndex.explain). */
   explain(query: string, id: string): ReturnType<LexicalIndex['explain']> {
     return this.lexical.explain(analyzeQuery(query), id);

@@ -5,6 +5,7 @@ import { createProviders } from '../../actors/llm/providers.js';
 import { capabilitiesFor } from '../../actors/llm/capabilities.js';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
+import { questionSignals } from '../../actors/retrieval/confidence.js';
 import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
@@ -22,9 +23,16 @@ async function assistantWith(provider: ReturnType<typeof recordingProvider>, run
   return a;
 }
 
-// « garder » is not a word of the fixture (it says « conservées »): the best score stays under 1, so
-// raising the high bound to 0.99 puts this question in the "ask" band.
-const QUESTION = 'Combien de temps garder un dossier médical ?';
+// Answered "high" with the default bounds (every word is in the medical-file passage: its learned
+// probability is over the high bound, checked below); raising the high bound to 0.99 puts it in the
+// "ask" band.
+const QUESTION = 'Quelle est la durée de conservation du dossier médical ?';
+
+/** The learned probability the guard compares to the high bound, for a question on assistant `a`. */
+function inScope(a: DocsCore, question: string): number {
+  const hits = a.search(question, a.defaults().k);
+  return questionSignals(question, hits, hits.map((h) => a.retriever.explain(question, h.id))).signals.inScope;
+}
 
 describe('orchestration', () => {
   it('passes the question to retrieval; the prompt holds the retrieved passages and the question', async () => {
@@ -32,8 +40,11 @@ describe('orchestration', () => {
     const runtime = new Runtime();
     const a = await assistantWith(provider, runtime);
     const retrieved = a.search(QUESTION, 5).filter((p) => p.score >= 0.3);
+    const p = inScope(a, QUESTION);
+    expect(p).toBeGreaterThanOrEqual(a.defaults().confident);
+    expect(p).toBeLessThan(0.99);
     const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
-    expect(answer.state).toBe('answered');
+    expect(answer).toMatchObject({ state: 'answered', confidence: 'high' });
     expect(provider.requests).toHaveLength(1);
     const req = provider.requests[0]!;
     expect(req.messages.at(-1)).toEqual({ role: 'user', content: QUESTION });
@@ -56,9 +67,10 @@ describe('orchestration', () => {
     const en = await a.ask({ question: 'What is the weather forecast for Lyon tomorrow?', settings: a.defaults() });
     expect(en).toMatchObject({ state: 'outOfScope', outOfScope: true, lang: 'en', answer: OUT_OF_SCOPE_ANSWERS.en });
     // An in-scope question whose best score is under the visitor's threshold is refused too.
-    const best = Math.max(...a.search(QUESTION, 5).map((p) => p.score));
+    const partial = 'Combien de temps garder un dossier médical ?'; // « garder »: not the fixture's word
+    const best = Math.max(...a.search(partial, 5).map((p) => p.score));
     expect(best).toBeLessThan(1);
-    const strict = await a.ask({ question: QUESTION, settings: { ...a.defaults(), threshold: best + 0.001 } });
+    const strict = await a.ask({ question: partial, settings: { ...a.defaults(), threshold: best + 0.001 } });
     expect(strict.state).toBe('outOfScope');
     expect(provider.requests).toHaveLength(0);
   });

@@ -11,7 +11,7 @@ import type { OracleContext } from '../harness/index.js';
  * through the real assistant and HTTP API (chat.http.model.test.ts): samples, variants, oracle.
  */
 export const passage = (id: string, score: number, anchor = 'durees'): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor, lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
-export const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, ...signals } });
+export const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, inScope: 0, ...signals } });
 
 export const input = (canJudge: boolean): ChatInput => ({
   question: 'Combien de temps garder un dossier médical ?',
@@ -42,9 +42,10 @@ type Done<T> = EventObject & { output: T };
 
 /**
  * What docs/docs-assistant.md promises, computed from the path's events alone (never from the
- * chart). The guard is a band on the best retrieved score and the question's cues:
+ * chart). The guard refuses on the best retrieved score and answers "high" on the learned
+ * probability `signals.inScope` (the other cues are its features, not rules):
  * - refuse (no judge, no model): nothing retrieved, best < threshold, or ≥ 75 % unseen weight;
- * - answer "high": best ≥ confident, < 50 % unseen, no unknown or unretrieved name, no live data;
+ * - answer "high": inScope ≥ confident;
  * - otherwise ask: with a provider one relevance call on the passages ≥ threshold (none kept →
  *   refused; some → answered "high" from those only; no verdict → answered "low" with the
  *   notice); offline no call, answered "low" with the notice.
@@ -74,7 +75,7 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const sig = got?.signals;
   const relevant = got?.passages.filter((p) => p.score >= threshold) ?? [];
   const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75);
-  const high = got !== undefined && !refuse && best >= confident && sig!.unseenShare < 0.5 && sig!.unknownNames.length === 0 && sig!.namesNotRetrieved.length === 0 && !sig!.liveData;
+  const high = got !== undefined && !refuse && sig!.inScope >= confident;
   const ask = got !== undefined && !refuse && !high;
   const judgeCalls = controls.all('judge');
   const expectJudge = ask && input.canJudge;
@@ -173,17 +174,18 @@ export const variants: Array<{ name: string; input: () => ChatInput }> = [
 
 export const samples = {
   'xstate.done.actor.retrieve': [
-    { output: retrieved([passage('p1', 0.8), passage('p2', 0.1)]) },
-    { output: retrieved([passage('p3', 0.3)]) },
-    // On the bounds exactly (0.2 is kept, 0.5 is confident), with a passage under the threshold.
-    { output: retrieved([passage('p3', 0.2), passage('p8', 0.19, 'autre')]) },
-    { output: retrieved([passage('p1', 0.5), passage('p9', 0.3, 'autre'), passage('p2', 0.1)]) },
-    { output: retrieved([passage('p1', 0.9)], { unseenShare: 0.5 }) },
-    { output: retrieved([passage('p1', 0.9)], { unseenShare: 0.75 }) },
-    { output: retrieved([passage('p4', 0.9)], { unknownNames: ['lyon'] }) },
-    { output: retrieved([passage('p6', 0.9)], { liveData: true }) },
-    { output: retrieved([passage('p7', 0.9)], { namesNotRetrieved: ['cnil'] }) },
-    { output: retrieved([passage('p5', 0.6)], { unseenShare: 0.8 }) },
+    { output: retrieved([passage('p1', 0.8), passage('p2', 0.1)], { inScope: 0.9 }) },
+    { output: retrieved([passage('p3', 0.3)], { inScope: 0.3 }) },
+    // On the bounds exactly (score 0.2 is kept, probability 0.5 is confident), with a passage under the threshold.
+    { output: retrieved([passage('p3', 0.2), passage('p8', 0.19, 'autre')], { inScope: 0.5 }) },
+    { output: retrieved([passage('p1', 0.5), passage('p9', 0.3, 'autre'), passage('p2', 0.1)], { inScope: 0.49 }) },
+    // The probability decides "high", not the score; the score decides refusals.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.2 }) },
+    { output: retrieved([passage('p3', 0.25)], { inScope: 0.95 }) },
+    { output: retrieved([passage('p8', 0.15, 'autre')], { inScope: 0.95 }) },
+    // Most of the weight in unknown words refuses whatever the probability; the other cues only feed it.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.9, unseenShare: 0.75 }) },
+    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'], liveData: true }) },
     { output: retrieved([]) },
   ],
   'xstate.error.actor.retrieve': [{ error: new Error('index unreadable') }],

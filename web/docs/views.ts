@@ -110,7 +110,7 @@ const FIELD_INFO: Array<{ key: keyof ChatSettings; label: string; hint: string; 
   { key: 'model', label: SETTINGS_LABELS.model, hint: 'Identifiant du modèle du fournisseur.' },
   { key: 'k', label: SETTINGS_LABELS.k, hint: 'Nombre de passages retrouvés, 1 à 50.', step: '1', min: '1', max: '50' },
   { key: 'threshold', label: SETTINGS_LABELS.threshold, hint: 'Score 0–1 (part pondérée des mots de la question trouvés dans le meilleur passage) sous lequel la question est refusée, sans appel au modèle.', step: '0.01', min: '0', max: '1' },
-  { key: 'confident', label: SETTINGS_LABELS.confident, hint: 'Score 0–1 à partir duquel la réponse est donnée avec une confiance haute. Entre les deux seuils, le modèle dit d’abord quels passages répondent (hors ligne : réponse à confiance basse, signalée).', step: '0.01', min: '0', max: '1' },
+  { key: 'confident', label: SETTINGS_LABELS.confident, hint: 'Probabilité 0–1 que la documentation réponde à la question (apprise sur des questions étiquetées à partir des indices de la recherche) à partir de laquelle la réponse est donnée avec une confiance haute. Entre le seuil de refus et celui-ci, le modèle dit d’abord quels passages répondent (hors ligne : réponse à confiance basse, signalée).', step: '0.01', min: '0', max: '1' },
   { key: 'temperature', label: SETTINGS_LABELS.temperature, hint: '0 à 1 ; basse pour la factualité.', step: '0.05', min: '0', max: '1' },
   { key: 'maxTokens', label: SETTINGS_LABELS.maxTokens, hint: 'Longueur maximale de la réponse, 16 à 8192.', step: '1', min: '16', max: '8192' },
   { key: 'historyTurns', label: SETTINGS_LABELS.historyTurns, hint: 'Tours de conversation envoyés au modèle, 0 à 20.', step: '1', min: '0', max: '20' },

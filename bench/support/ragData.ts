@@ -1,0 +1,98 @@
+/**
+ * The docs assistant run offline on labelled questions, one record per question with what the
+ * learning benches need: the confidence features, the rank of the first relevant passage, and
+ * whether the offline answer cites a relevant source.
+ * Shared by bench/rag-confidence.ts and bench/rag-rerank.ts.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.js';
+import { createOfflineProvider } from '../../actors/llm/offline.js';
+import { FEATURES, questionSignals, type FeatureName } from '../../actors/retrieval/confidence.js';
+import { ranking } from '../../actors/retrieval/lexicalIndex.js';
+import { loadConfig } from '../../core/config/index.js';
+import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
+
+/** Tuning data of the fifth round: every set run before (the fourth set is spent too). */
+export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth)];
+
+/** Which set each of `learningItems()` comes from (0 first set, 1 fresh, 2 third's tuning half, 3 fourth). */
+export const learningSetOf = (): number[] => [
+  ...readSet(SETS.unseen).map(() => 0),
+  ...readSet(SETS.fresh).map(() => 1),
+  ...readSet(SETS.third).filter((x) => x.split === 'tune').map(() => 2),
+  ...readSet(SETS.fourth).map(() => 3),
+];
+
+/** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
+export const docsItems = (): EvalItem[] => readSet(SETS.docs);
+
+/** The assistant offline on `corpus` (default CORPUS_DIR, else the shared corpus). */
+export async function offlineAssistant(corpus?: string): Promise<DocsCore> {
+  const config = loadConfig({
+    env: { ...process.env, CORPUS_DIR: resolve(corpus ?? process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
+    dotenvPath: null,
+  });
+  const offline = createOfflineProvider();
+  const assistant = createDocsAssistant({ config, providers: { get: () => offline, resolve: () => offline, available: () => ['offline'] }, persist: false });
+  await assistant.ready();
+  return assistant;
+}
+
+export interface QuestionRecord {
+  id: string;
+  oos: boolean;
+  /** Rank of the first relevant passage among the k retrieved (−1: none). */
+  rank: number;
+  features: Record<FeatureName, number>;
+  /** The answer, given whatever the confidence, cites a relevant source (offline, extractive). */
+  citesIfAnswered: boolean;
+}
+
+/**
+ * The guard of rounds 1–4, from the same features: refused under a best score of 0.2 or with 75 %
+ * of the weight in unknown words; "high" from 0.5 with under 50 % unknown, no unknown or
+ * unretrieved name, no live data; "low" otherwise.
+ */
+/**
+ * The hand cues the chart keeps next to the learned probability (machines/chat.ts): a question
+ * with 75 % of its weight in words the corpus never uses is refused, and one with 50 %, a
+ * capitalised name unknown or not retrieved, or asking for live data is never "high".
+ */
+export function cueVetoes(f: Record<FeatureName, number>): { refuse: boolean; noHigh: boolean } {
+  return { refuse: f.unseenShare >= 0.75, noHigh: f.unseenShare >= 0.5 || f.unknownName === 1 || f.nameNotRetrieved === 1 || f.liveData === 1 };
+}
+
+export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | 'low' {
+  if (f.best < 0.2 || f.unseenShare >= 0.75) return 'refused';
+  if (f.best >= 0.5 && f.unseenShare < 0.5 && !f.unknownName && !f.nameNotRetrieved && !f.liveData) return 'high';
+  return 'low';
+}
+
+export const featureVector = (f: Record<FeatureName, number>, names: readonly FeatureName[] = FEATURES): number[] => names.map((n) => f[n]);
+
+/** `rerank`: with the learned reranker (the ranking since the fifth round) or the former one. */
+export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true): Promise<QuestionRecord[]> {
+  const before = ranking.rerank;
+  ranking.rerank = rerank;
+  const settings = assistant.defaults();
+  const out: QuestionRecord[] = [];
+  for (const it of items) {
+    const hits = assistant.search(it.question, settings.k);
+    const explained = hits.map((h) => assistant.retriever.explain(it.question, h.id));
+    const { features } = questionSignals(it.question, hits, explained);
+    // High bound at 0: every question the lexical rule does not refuse is answered, from the
+    // passages the chart sends, to see what it would cite whatever its confidence.
+    const a = await assistant.ask({ question: it.question, settings: { ...settings, confident: 0 } });
+    out.push({
+      id: it.id,
+      oos: expectsRefusal(it),
+      rank: hits.findIndex((h) => it.relevant.includes(h.path)),
+      features,
+      citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
+    });
+  }
+  ranking.rerank = before;
+  return out;
+}

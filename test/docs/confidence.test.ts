@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIDENCE_MODEL, confidenceFeatures, FEATURES, parseConfidenceModel, probability, questionSignals } from '../../actors/retrieval/confidence.js';
+import { analyzeQuery } from '../../actors/retrieval/analyze.js';
+import { analysePassage, parseRerankModel, RERANK_MODEL, textFeatures } from '../../actors/retrieval/rerank.js';
+import { loadConfig } from '../../core/config/index.js';
+
+/** docs/docs-assistant.md § Fifth round — the learned probability the guard's high bound applies to, and the learned reranker. */
+const words = [
+  { word: 'dossier', df: 3, weight: 2, matched: true },
+  { word: 'medical', df: 2, weight: 3, matched: true },
+  { word: 'lyon', df: 0, weight: 5, matched: false },
+];
+
+describe('the confidence model', () => {
+  it('ships valid, with the configuration default at its cross-validated high bound', () => {
+    expect(CONFIDENCE_MODEL.features.length).toBeGreaterThan(0);
+    const config = loadConfig({ env: {}, dotenvPath: null });
+    expect(Math.abs(config.CHAT_SCORE_CONFIDENT - CONFIDENCE_MODEL.bounds.high)).toBeLessThan(0.005);
+  });
+
+  it('refuses a model file with an unknown feature or missing weights, naming the problem', () => {
+    expect(() => parseConfidenceModel({ ...CONFIDENCE_MODEL, features: ['bestScore'] })).toThrow(/features/);
+    expect(() => parseConfidenceModel({ ...CONFIDENCE_MODEL, weights: [1] })).toThrow(/one mean, scale and weight per feature/);
+  });
+
+  it('computes every feature from the retrieved passages and the question', () => {
+    const f = confidenceFeatures({
+      question: 'Combien de temps garder un dossier médical à Lyon ?',
+      passages: [{ score: 0.5, lang: 'fr', path: 'a.md' }, { score: 0.2, lang: 'fr', path: 'a.md' }],
+      explained: [words, words.map((w) => ({ ...w, matched: w.word === 'dossier' }))],
+      cues: { unseenShare: 0.5, unknownNames: ['lyon'], namesNotRetrieved: ['lyon'], liveData: false },
+    });
+    expect(Object.keys(f).sort()).toEqual([...FEATURES].sort());
+    expect(f).toMatchObject({ best: 0.5, margin: 0.3, union: 0.5, unknownName: 1, nameNotRetrieved: 1, langMismatch: 0, files: 0.5, heaviestMissing: 1, missingShare: 0.5 });
+  });
+
+  it('gives nothing retrieved a probability of 0, and a probability in (0, 1) otherwise', () => {
+    expect(questionSignals('Quoi ?', [], []).signals.inScope).toBe(0);
+    const { signals, features } = questionSignals('Combien de temps garder un dossier médical ?', [{ score: 0.9, lang: 'fr', path: 'a.md' }], [words.slice(0, 2)]);
+    expect(signals.inScope).toBeGreaterThan(0);
+    expect(signals.inScope).toBeLessThan(1);
+    expect(signals.inScope).toBeCloseTo(probability(features), 3);
+  });
+});
+
+describe('the learned reranker', () => {
+  it('ships valid and refuses a malformed model file', () => {
+    expect(RERANK_MODEL.pool).toBeGreaterThanOrEqual(5);
+    expect(() => parseRerankModel({ ...RERANK_MODEL, features: ['title'] })).toThrow(/features/);
+    expect(() => parseRerankModel({ ...RERANK_MODEL, scale: [0] })).toThrow();
+  });
+
+  it('reads the question\'s words together in one sentence, and how much of the passage is about them', () => {
+    const tokens = analyzeQuery('Combien de temps garder un dossier médical ?');
+    const weights = tokens.map(() => 1);
+    const passage = analysePassage({ section: 'Durées', lang: 'fr', text: 'Le dossier médical est gardé vingt ans. Les autres données suivent leur propre durée.' });
+    const f = textFeatures(tokens, weights, passage);
+    // « durée » (the question's « combien de temps »), « garder », « dossier », « médical »: three in the first sentence.
+    expect(f.bestSentence).toBeCloseTo(3 / tokens.length, 5);
+    expect(f.focus).toBeGreaterThan(0);
+    expect(f.focus).toBeLessThan(1);
+    expect(textFeatures(tokens, weights, analysePassage({ section: 'Autre', lang: 'fr', text: 'Rien à voir ici.' }))).toEqual({ bestSentence: 0, focus: 0 });
+  });
+});
