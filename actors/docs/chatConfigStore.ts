@@ -82,6 +82,22 @@ export const chatConfigMigrations: PortableMigration[] = [
         .addColumn('updated_at', 'text', (c) => c.notNull()),
     ],
   },
+  {
+    // The high bound `confident` was a lexical score and is now a probability (the learned
+    // confidence model, docs/docs-assistant.md § Fifth round): a value saved under the old meaning
+    // (0.5 answered "high" far less often than the probability 0.5 does) is dropped, so the saved
+    // ChatConfig and each visitor's overrides fall back to the default bound until set again.
+    version: 303,
+    name: 'docs_confident_bound_is_a_probability',
+    up: (k, dialect) => {
+      const db = k as unknown as Kysely<ChatConfigTables & { visitor_sessions: { settings: string } }>;
+      const withoutConfident = dialect === 'postgres' ? sql<string>`(settings::jsonb - 'confident')::text` : sql<string>`json_remove(settings, '$.confident')`;
+      return [
+        db.updateTable('chat_config').set({ settings: withoutConfident }),
+        db.updateTable('visitor_sessions').set({ settings: withoutConfident }),
+      ];
+    },
+  },
 ];
 
 type ChatConfigTables = {
