@@ -1,6 +1,6 @@
 import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import { LlmError, type GenerateRequest, type GenerateResult, type LlmErrorKind } from '../actors/llm/types.js';
-import { isBreakerOpen, type BreakerRef } from './breaker.js';
+import { breakerFailures, isBreakerOpen, type BreakerRef } from './breaker.js';
 
 /**
  * One LLM request, with its resilience policy, as steps:
@@ -15,9 +15,9 @@ import { isBreakerOpen, type BreakerRef } from './breaker.js';
  *   (capped at `retryAfterCapMs`), else `backoffBaseMs * 2^retry` plus 100–400 ms jitter drawn
  *   from `input.random` (injectable so tests are deterministic).
  * - With a breaker ref, every failed attempt sends `breaker.failure` and a success sends
- *   `breaker.success`; while it is open and a `fallbackModel` is set, attempts use that model.
- *   The model is chosen again before each retry, so a breaker that opens mid-call redirects the
- *   remaining attempts.
+ *   `breaker.success` when the breaker counts failures to forget; while it is open and a
+ *   `fallbackModel` is set, attempts use that model. The model is chosen again before each
+ *   retry, so a breaker that opens mid-call redirects the remaining attempts.
  *
  * No SDK, no I/O: the named action `recordRetry` is a no-op here and is provided by the wiring
  * (metrics).
@@ -146,7 +146,10 @@ export const llmCallMachine = setup({
       if (context.breaker) enqueue.sendTo(context.breaker, { type: 'breaker.failure' });
     }),
     notifyBreakerSuccess: enqueueActions(({ context, enqueue }) => {
-      if (context.breaker) enqueue.sendTo(context.breaker, { type: 'breaker.success' });
+      // A success only forgets the failures counted in the window (an open breaker ignores it):
+      // with none counted — nearly every call — the breaker has nothing to change and is not
+      // woken up, which saves it a macrostep per call (issue 17: Skull's reply path).
+      if (context.breaker && breakerFailures(context.breaker.getSnapshot()) > 0) enqueue.sendTo(context.breaker, { type: 'breaker.success' });
     }),
     /** Wiring hook (metrics); a no-op in the chart. */
     recordRetry: (_, _params: { kind: LlmCallErrorKind }) => {},

@@ -15,16 +15,26 @@ export function asksForCode(userText: string): boolean {
   return /\b(code|script|programme|fonction|commande|python|javascript|typescript|bash|sql)\b/i.test(userText);
 }
 
-/** Removes Markdown/HTML markup; drops fenced code unless `keepCode`. */
+/**
+ * Removes Markdown/HTML markup; drops fenced code unless `keepCode`. A pass whose pattern needs a
+ * character the text lacks is skipped (it could not match): most replies are plain sentences, and
+ * this runs on every Skull turn (issue 17).
+ */
 export function stripMarkup(text: string, keepCode = false): string {
-  let out = text.replace(/```[\w-]*\n?([\s\S]*?)(?:```|$)/g, (_m, body: string) => (keepCode ? ` ${body.trim()} ` : ' '));
-  out = out.replace(/`([^`]*)`/g, keepCode ? '$1' : '$1');
-  out = out.replace(/<\/?[a-zA-Z][^>]*>/g, ' ');
-  out = out.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\[([^\]]+)\]\(([^)]*)\)/g, '$1');
-  out = out.replace(/^\s{0,3}#{1,6}\s+/gm, '').replace(/^\s*>\s?/gm, '');
+  let out = text;
+  if (out.includes('`')) {
+    out = out.replace(/```[\w-]*\n?([\s\S]*?)(?:```|$)/g, (_m, body: string) => (keepCode ? ` ${body.trim()} ` : ' '));
+    out = out.replace(/`([^`]*)`/g, '$1');
+  }
+  if (out.includes('<')) out = out.replace(/<\/?[a-zA-Z][^>]*>/g, ' ');
+  if (out.includes('](')) out = out.replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/\[([^\]]+)\]\(([^)]*)\)/g, '$1');
+  if (out.includes('#')) out = out.replace(/^\s{0,3}#{1,6}\s+/gm, '');
+  if (out.includes('>')) out = out.replace(/^\s*>\s?/gm, '');
   out = out.replace(/^\s*(?:[-*+•]|\d+[.)])\s+/gm, '');
-  out = out.replace(/(\*\*|__)(.+?)\1/g, '$2').replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s).,;:!?]|$)/g, '$1$2');
-  out = out.replace(/^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/gm, '');
+  if (out.includes('*') || out.includes('_')) {
+    out = out.replace(/(\*\*|__)(.+?)\1/g, '$2').replace(/(^|[\s(])[*_]([^*_\n]+)[*_](?=[\s).,;:!?]|$)/g, '$1$2');
+  }
+  if (out.includes('---') || out.includes('***') || out.includes('___')) out = out.replace(/^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/gm, '');
   return out;
 }
 

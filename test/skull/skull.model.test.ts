@@ -45,6 +45,7 @@ function toMqtt(event: EventObject): { topic: string; payload: string } {
 }
 
 const req = { type: 'ai.request', text: 'question' };
+const sensitiveReq = { type: 'ai.request', text: SENSITIVE_SAMPLE };
 const asr = { type: 'asr.text', text: 'bonjour' };
 const llm = (output: LlmCallOutput) => ({ type: 'xstate.done.actor.llm', output });
 const published = { type: 'xstate.done.actor.publish', output: undefined };
@@ -122,6 +123,12 @@ describe('skull model', () => {
           { name: 'a failed publish ends the turn; the queued request goes on', variant: 'mini primary, nano fallback', events: [req, req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.error.actor.publish', error: new Error('lost') }, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
           { name: 'an unacknowledged publish times out and frees the device', variant: 'mini primary, nano fallback', events: [req, llm(ok('Bonjour !', 'gpt-5-mini')), { type: 'xstate.after.publishTimeout.skull.turn.publishing' }, req, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
           { name: 'the same ASR text is one generation within the window, a new one after it', variant: 'mini primary, nano fallback', events: [asr, llm(ok('Bonjour !', 'gpt-5-mini')), published, asr, { type: 'xstate.after.debounce.skull.debounce.window' }, asr, llm(ok('Bonjour !', 'gpt-5-mini')), published] },
+          {
+            // Routed on its way out of idle, or in `routing` once it was queued behind another turn.
+            name: 'a sensitive request gets the redirect without a model call, at once or when its queued turn comes',
+            variant: 'mini primary, nano fallback',
+            events: [sensitiveReq, published, req, sensitiveReq, llm(ok('Bonjour !', 'gpt-5-mini')), published, published],
+          },
           { name: 'a failed primary falls back once, then apologises', variant: 'mini primary, nano fallback', events: [req, llm(failed('gpt-5-mini')), { type: 'xstate.done.actor.llmFallback', output: failed('gpt-5-nano') }, published, req, ...cancelled] },
         ],
         serializeState: (s) => JSON.stringify(abstract(s)),

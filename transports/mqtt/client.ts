@@ -43,6 +43,10 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
     // `palabre serve` (its embedded aedes shares the module). Without it each number is written
     // from a fresh 2-byte Buffer: the same bytes on the wire (issue 17, idle RSS).
     writeCache: false,
+    // mqtt.js calls its `debug` logger a dozen times per packet, and `debug` checks its namespaces
+    // on every call even when disabled: ≈ 1 % of `palabre skull`'s CPU, on the reply path (issue
+    // 17). A no-op logger, unless DEBUG asks for mqtt.js's own lines.
+    ...(/mqttjs/.test(process.env.DEBUG ?? '') ? {} : { log: () => {} }),
     ...(opts.will ? { will: { ...opts.will } } : {}),
   };
   return new Promise((resolve, reject) => {

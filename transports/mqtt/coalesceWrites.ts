@@ -9,19 +9,43 @@ import type { MqttClient } from 'mqtt';
  * already corks each packet until the next tick; this only stretches that to the turn's end, so
  * the PUBACK of a request whose model takes longer goes out at the end of the turn as before
  * (issue 17: each write wakes the broker, and the responder baseline writes once).
+ *
+ * The edge that writes the reply lets the held writes go as soon as the reply is handed to
+ * mqtt.js (`releaseHeldWrites`): what the turn does after that (the chart's end of step) no
+ * longer delays the reply's write — ≈ 20 µs of the request → reply path of `palabre skull`.
  */
 export function coalesceWritesOfThisTurn(client: MqttClient): void {
-  const stream = client.stream as { cork?: () => void; uncork?: () => void } | undefined;
+  const stream = client.stream as Corkable | undefined;
   if (!stream?.cork || !stream.uncork) return;
-  const held = heldStreams.get(client);
-  if (held === stream) return; // already held for this turn
+  if (holds.get(client)?.stream === stream) return; // already held for this turn
+  const hold: Hold = { stream, released: false };
   stream.cork();
-  heldStreams.set(client, stream);
-  setImmediate(() => {
-    heldStreams.delete(client);
-    // A reconnection replaces client.stream; the corked one is uncorked all the same.
-    stream.uncork!();
-  });
+  holds.set(client, hold);
+  setImmediate(() => release(client, hold));
 }
 
-const heldStreams = new WeakMap<MqttClient, { uncork?: () => void }>();
+/** Lets the writes held for this turn go now (no-op when none are held). */
+export function releaseHeldWrites(client: MqttClient): void {
+  const hold = holds.get(client);
+  if (hold) release(client, hold);
+}
+
+interface Corkable {
+  cork?: () => void;
+  uncork?: () => void;
+}
+
+interface Hold {
+  stream: Corkable;
+  released: boolean;
+}
+
+function release(client: MqttClient, hold: Hold): void {
+  if (hold.released) return;
+  hold.released = true;
+  if (holds.get(client) === hold) holds.delete(client);
+  // A reconnection replaces client.stream; the corked one is uncorked all the same.
+  hold.stream.uncork!();
+}
+
+const holds = new WeakMap<MqttClient, Hold>();

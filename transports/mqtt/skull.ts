@@ -8,6 +8,7 @@ import { inFlight, type SkullActorRef } from '../../machines/skull.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
+import { releaseHeldWrites } from './coalesceWrites.js';
 import type { OutboxMessage } from './outbox.js';
 import { ackedPublisher, ReplyChannel } from './replyChannel.js';
 import { iaConfigFor } from './skullSchemas.js';
@@ -93,7 +94,7 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const unregister = skull.activate();
   const replies = new ReplyChannel({ publish: ackedPublisher(client), connected: () => client.connected, max: config.SKULL_OUTBOX_MAX, ttlMs: config.SKULL_REPLY_TTL_MS, now, log });
   const systemId = `skull:${config.SKULL_DEVICE_ID}`;
-  const machine = skull.machine(replyPublisher(replies, topics), log);
+  const machine = skull.machine(replyPublisher(replies, topics, client), log);
   const actor = runtime.start('skull', systemId, machine, { now, ...skull.input(config.SKULL_DEVICE_ID) }) as SkullActorRef;
   const breakerSub = logBreakerChanges(actor, settings, log);
 
@@ -146,11 +147,16 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
 }
 
 /** The one actor the edge adds to the wiring: ai/response then ai/usage, kept while the broker is away. */
-function replyPublisher(replies: ReplyChannel, topics: SkullTopics) {
+function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: MqttClient) {
   return fromPromise<void, Outgoing>(async ({ input }) => {
     const messages: OutboxMessage[] = [{ topic: topics.aiResponse, payload: JSON.stringify(input.response) }];
     if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
-    await replies.send(messages);
+    const sent = replies.send(messages);
+    // ai/response is handed to mqtt.js by now (send publishes before its first await): the
+    // request's PUBACK and the reply, held for this turn, leave together without waiting for the
+    // rest of the turn (coalesceWrites.ts).
+    releaseHeldWrites(client);
+    await sent;
   });
 }
 
