@@ -37,8 +37,9 @@ export class SessionRecorder {
     this.startMs = now();
   }
 
-  static create(path: string, now: () => number = Date.now): SessionRecorder {
-    return new SessionRecorder(WavFileWriter.create(path, RECORDING_RATE), now);
+  /** `syncWrites`: the file written with writeSync (on the recording thread: wavWriter.ts). */
+  static create(path: string, now: () => number = Date.now, opts: { syncWrites?: boolean } = {}): SessionRecorder {
+    return new SessionRecorder(WavFileWriter.create(path, RECORDING_RATE, { sync: opts.syncWrites === true }), now);
   }
 
   get path(): string {
