@@ -82,9 +82,10 @@ export class RecordingThread {
 
   /**
    * Starts the thread now if it is not running: called when an audio session is wired, before its
-   * first chunk. Starting a worker (a new isolate, its modules loaded and compiled) costs a few
-   * hundred milliseconds of CPU once; started by the first chunk, it ran on the audio path and
-   * inside the first sessions' streaming (bench/README.md, T2).
+   * first chunk. Starting a worker (a new isolate, its modules loaded and compiled) costs CPU
+   * once — ≈ 200 ms of the thread's samples under tsx in the profile of bench/t2-sessions.ts —
+   * and, started by the first chunk, it ran on the audio path and inside the first sessions'
+   * streaming (bench/README.md, T2).
    */
   prepare(): void {
     this.ensureWorker();
