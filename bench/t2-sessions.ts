@@ -14,6 +14,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
 import { startBaselineProxy } from './support/t2BaselineProxy.js';
+import { threadCpuPer, threadTicks } from './support/threadCpu.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const SESSIONS = Number(args[0] ?? 200);
@@ -46,6 +47,7 @@ const streaming = (await next('streaming')) as Msg & { ready: number };
 const lag = monitorEventLoopDelay({ resolution: 5 });
 lag.enable();
 const cpu0 = process.cpuUsage();
+const threads0 = threadTicks();
 const elu0 = performance.eventLoopUtilization();
 let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
@@ -60,6 +62,7 @@ const probe = setTimeout(() => {
 const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number; cpuUs: number; latency: Record<string, number> };
 lag.disable();
 const cpu = process.cpuUsage(cpu0);
+const threads = threadTicks();
 const elu = performance.eventLoopUtilization(elu0);
 clearInterval(sampler);
 clearTimeout(probe);
@@ -86,6 +89,9 @@ const result = {
   // Machine-independent capacity: server CPU time per candidate chunk (all the work that chunk
   // and its share of replies, recording and grading cause), and the sessions one core carries.
   serverCpuPerChunkUs: Math.round((cpu.user + cpu.system) / Math.max(1, done.sent)),
+  // The same CPU by thread (Linux; 10 ms ticks): the event loop, then the others busiest first —
+  // palabre's recording thread, V8's helper threads (concurrent marking and sweeping), libuv's pool.
+  threadCpuPerChunkUs: threadCpuPer(threads0, threads, done.sent),
   // The main thread alone (process CPU above includes the recording thread): the share of time
   // its event loop was busy, and that busy time per candidate chunk.
   mainLoopUtilization: Math.round(elu.utilization * 1000) / 1000,

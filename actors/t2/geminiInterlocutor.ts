@@ -75,13 +75,8 @@ function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: Interlocuto
   if (sc) {
     // Every part of the message (there can be several), as one chunk: one event and one
     // WebSocket frame to the page instead of one per part.
-    const pcm: Buffer[] = [];
-    for (const part of sc.modelTurn?.parts ?? []) {
-      const data = part.inlineData?.data;
-      if (data) pcm.push(Buffer.from(data, 'base64'));
-    }
-    if (pcm.length) {
-      const chunk = pcm.length === 1 ? pcm[0]! : Buffer.concat(pcm);
+    const chunk = sc.modelTurn?.parts ? decodeParts(sc.modelTurn.parts) : undefined;
+    if (chunk) {
       if (o.audio) o.audio.interlocutor(chunk);
       else send({ type: 'interlocutor.audio', pcm: chunk });
     }
@@ -94,4 +89,30 @@ function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: Interlocuto
     const u = msg.usageMetadata;
     send({ type: 'interlocutor.usage', usage: { promptTokens: u.promptTokenCount ?? 0, responseTokens: u.responseTokenCount ?? 0, totalTokens: u.totalTokenCount ?? 0 } });
   }
+}
+
+/**
+ * The audio of every inlineData part, decoded into one buffer: the same bytes as decoding each
+ * part and concatenating them, without a buffer per part and the copy of the concatenation.
+ */
+function decodeParts(parts: ReadonlyArray<{ inlineData?: { data?: string } }>): Buffer | undefined {
+  let bytes = 0;
+  let count = 0;
+  let only = '';
+  for (const part of parts) {
+    const data = part.inlineData?.data;
+    if (!data) continue;
+    bytes += Buffer.byteLength(data, 'base64');
+    count++;
+    only = data;
+  }
+  if (count <= 1) return count === 1 ? Buffer.from(only, 'base64') : undefined;
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const part of parts) {
+    const data = part.inlineData?.data;
+    if (data) at += out.write(data, at, 'base64');
+  }
+  // Malformed base64 decodes to fewer bytes than its length announces (as Buffer.from would).
+  return at === bytes ? out : out.subarray(0, at);
 }

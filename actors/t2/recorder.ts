@@ -1,4 +1,4 @@
-import { Resampler16to24 } from './resampler.js';
+import { Resampler16to24, toPcm16 } from './resampler.js';
 import { WavFileWriter } from './wavWriter.js';
 
 export const RECORDING_RATE = 24000;
@@ -37,8 +37,9 @@ export class SessionRecorder {
     this.startMs = now();
   }
 
-  static create(path: string, now: () => number = Date.now): SessionRecorder {
-    return new SessionRecorder(WavFileWriter.create(path, RECORDING_RATE), now);
+  /** `syncWrites`: the file written with writeSync (on the recording thread: wavWriter.ts). */
+  static create(path: string, now: () => number = Date.now, opts: { syncWrites?: boolean } = {}): SessionRecorder {
+    return new SessionRecorder(WavFileWriter.create(path, RECORDING_RATE, { sync: opts.syncWrites === true }), now);
   }
 
   get path(): string {
@@ -76,14 +77,20 @@ export class SessionRecorder {
     this.flush(now);
   }
 
-  /** Resamples the queued candidate chunks at once and places each run where it arrived. */
+  /**
+   * Resamples the queued candidate chunks at once and places each run where it arrived. The
+   * filter's outputs are rounded to PCM16 (`toPcm16`, what `drain` would return) and added to the
+   * mix in the same pass: no array of samples in between.
+   */
   private drainCandidate(): void {
     if (this.batchAt.length === 0) return;
-    const out = this.resampler.drain();
+    const raw = this.resampler.drainRaw();
     let o = 0;
     for (let i = 0; i < this.batchAt.length; i++) {
       const len = this.batchLen[i]!;
-      this.place(this.batchAt[i]!, out.subarray(o, o + len));
+      const base = this.reserveAt(this.batchAt[i]!, len);
+      const pending = this.pending;
+      for (let k = 0; k < len; k++) pending[base + k]! += toPcm16(raw[o + k]!);
       o += len;
     }
     this.batchAt.length = 0;
@@ -96,13 +103,18 @@ export class SessionRecorder {
   }
 
   private place(at: number, samples: Int16Array): void {
-    const from = this.head + (at - this.flushed);
-    const need = from + samples.length;
-    if (need > this.pending.length) this.grow(need);
-    const base = this.head + (at - this.flushed);
+    const base = this.reserveAt(at, samples.length);
     const pending = this.pending;
     for (let i = 0; i < samples.length; i++) pending[base + i]! += samples[i]!;
-    this.end = Math.max(this.end, base + samples.length);
+  }
+
+  /** Room in `pending` for `length` samples at timeline index `at`: their index there. */
+  private reserveAt(at: number, length: number): number {
+    const from = this.head + (at - this.flushed);
+    if (from + length > this.pending.length) this.grow(from + length);
+    const base = this.head + (at - this.flushed);
+    this.end = Math.max(this.end, base + length);
+    return base;
   }
 
   /** Compacts the live region to the front, doubling the buffer if that is not enough. */

@@ -30,6 +30,8 @@ export type RecordingControl = { op: 'open'; id: number; at: number; path: strin
  * length in the batch's bytes. Objects here cost a structured clone and garbage per chunk.
  */
 export const CHUNK_FIELDS = 5;
+/** Smallest batch buffer taken: 50 ms of one session's two voices. */
+const MIN_STAGING = 4096;
 
 export interface RecordingBatch {
   control: RecordingControl[];
@@ -61,7 +63,13 @@ export class RecordingThread {
   private control: RecordingControl[] = [];
   private records = new Float64Array(CHUNK_FIELDS * 1024);
   private count = 0;
-  private chunks: Uint8Array[] = [];
+  /**
+   * The batch's bytes, copied in as each chunk arrives (a chunk's buffer belongs to the socket:
+   * kept until the flush, each one held the socket's read buffer and was one more young object
+   * for every scavenge to trace). The whole buffer is transferred at the flush and a new one
+   * taken, sized from the last batch; not zero-filled, since only the bytes written are read.
+   */
+  private staging: Uint8Array = Buffer.allocUnsafeSlow(MIN_STAGING);
   private queuedBytes = 0;
   private scheduled: 'timer' | 'turn' | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -71,6 +79,17 @@ export class RecordingThread {
   private drained: (() => void) | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * Starts the thread now if it is not running: called when an audio session is wired, before its
+   * first chunk. Starting a worker (a new isolate, its modules loaded and compiled) costs CPU
+   * once — ≈ 200 ms of the thread's samples under tsx in the profile of bench/t2-sessions.ts —
+   * and, started by the first chunk, it ran on the audio path and inside the first sessions'
+   * streaming (bench/README.md, T2).
+   */
+  prepare(): void {
+    this.ensureWorker();
+  }
 
   /** Starts a recording (the file is created on the worker); `onError` reports a failure once. */
   open(path: string, onError: (err: Error) => void): ThreadRecording {
@@ -89,7 +108,6 @@ export class RecordingThread {
   }
 
   private chunk(voice: 0 | 1, id: number, pcm: Uint8Array): void {
-    // The chunk's buffer belongs to the socket: copied at flush, at the offset it will have in the batch.
     let r = this.records;
     const at = this.count * CHUNK_FIELDS;
     if (at + CHUNK_FIELDS > r.length) {
@@ -103,8 +121,14 @@ export class RecordingThread {
     r[at + 3] = this.queuedBytes;
     r[at + 4] = pcm.byteLength;
     this.count++;
-    this.chunks.push(pcm);
-    this.queuedBytes += pcm.byteLength;
+    const end = this.queuedBytes + pcm.byteLength;
+    if (end > this.staging.byteLength) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(end, this.staging.byteLength * 2));
+      bigger.set(this.staging.subarray(0, this.queuedBytes));
+      this.staging = bigger;
+    }
+    this.staging.set(pcm, this.queuedBytes);
+    this.queuedBytes = end;
     if (this.scheduled) return;
     this.scheduled = 'timer';
     this.timer = setTimeout(() => this.flush(), FLUSH_MS);
@@ -124,20 +148,15 @@ export class RecordingThread {
     clearTimeout(this.timer);
     this.scheduled = undefined;
     if (this.control.length === 0 && this.count === 0) return;
-    const buf = new Uint8Array(this.queuedBytes);
-    let o = 0;
-    for (const c of this.chunks) {
-      buf.set(c, o);
-      o += c.byteLength;
-    }
+    const buf = this.staging.buffer as ArrayBuffer;
     const records = this.records.slice(0, this.count * CHUNK_FIELDS).buffer;
-    const batch: RecordingBatch = { control: this.control, records, count: this.count, buf: buf.buffer };
+    const batch: RecordingBatch = { control: this.control, records, count: this.count, buf };
+    this.staging = Buffer.allocUnsafeSlow(Math.max(MIN_STAGING, Math.ceil(this.queuedBytes * 1.25)));
     this.control = [];
     this.count = 0;
-    this.chunks = [];
     this.queuedBytes = 0;
     const worker = this.ensureWorker();
-    worker.postMessage(batch, [buf.buffer, records]);
+    worker.postMessage(batch, [buf, records]);
   }
 
   private ensureWorker(): Worker {

@@ -31,7 +31,8 @@ function control(op: RecordingControl): void {
   try {
     if (op.op === 'open') {
       clock = op.atMs;
-      recorders.set(op.id, SessionRecorder.create(op.path, () => clock));
+      // This thread forwards no audio: the file is written synchronously (no stream, no thread pool hop).
+      recorders.set(op.id, SessionRecorder.create(op.path, () => clock, { syncWrites: true }));
       return;
     }
     const rec = recorders.get(op.id);

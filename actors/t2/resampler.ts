@@ -140,47 +140,65 @@ export class Resampler16to24 {
 
   /** Resamples everything queued since the last drain. */
   drain(): Int16Array {
+    const acc = this.drainRaw();
+    const out = new Int16Array(acc.length);
+    for (let n = 0; n < acc.length; n++) out[n] = toPcm16(acc[n]!);
+    return out;
+  }
+
+  /**
+   * What `drain` returns, before rounding and clipping (`toPcm16` of each value gives `drain`'s
+   * samples): a view valid until the next call. The recorder rounds and mixes them in one pass.
+   */
+  drainRaw(): Float64Array {
     const len = this.queued;
     const limit = len * UP;
-    const out = new Int16Array(Math.max(0, Math.ceil((limit - this.u) / DOWN)));
-    let n = 0;
     let u = this.u;
-    const taps = TAPS;
     const buf = this.buf;
+    let acc: Float64Array;
     if (this.kernel) {
       const r = this.kernel.run(buf.subarray(0, HIST + len), u, limit);
-      const acc = r.out;
-      for (; n < acc.length; n++) {
-        const a = acc[n]!;
-        out[n] = a > 32767 ? 32767 : a < -32768 ? -32768 : Math.round(a);
-      }
+      acc = r.out;
       u = r.u;
-    }
-    while (u < limit) {
-      const i = (u / UP) | 0; // newest input sample used
-      const off = (u - i * UP) * TAPS_PER_PHASE;
-      // buf[i .. i+HIST] are the 32 most recent samples, oldest first; taps are reversed to match.
-      // Unrolled by 4 (TAPS_PER_PHASE is a multiple of 4): a third fewer loop checks per output.
-      let a0 = 0;
-      let a1 = 0;
-      let a2 = 0;
-      let a3 = 0;
-      for (let k = 0; k < TAPS_PER_PHASE; k += 4) {
-        a0 += taps[off + k]! * buf[i + k]!;
-        a1 += taps[off + k + 1]! * buf[i + k + 1]!;
-        a2 += taps[off + k + 2]! * buf[i + k + 2]!;
-        a3 += taps[off + k + 3]! * buf[i + k + 3]!;
+    } else {
+      const count = Math.max(0, Math.ceil((limit - u) / DOWN));
+      if (this.raw.length < count) this.raw = new Float64Array(Math.max(count, this.raw.length * 2));
+      acc = this.raw.subarray(0, count);
+      const taps = TAPS;
+      let n = 0;
+      while (u < limit) {
+        const i = (u / UP) | 0; // newest input sample used
+        const off = (u - i * UP) * TAPS_PER_PHASE;
+        // buf[i .. i+HIST] are the 32 most recent samples, oldest first; taps are reversed to match.
+        // Unrolled by 4 (TAPS_PER_PHASE is a multiple of 4): a third fewer loop checks per output.
+        let a0 = 0;
+        let a1 = 0;
+        let a2 = 0;
+        let a3 = 0;
+        for (let k = 0; k < TAPS_PER_PHASE; k += 4) {
+          a0 += taps[off + k]! * buf[i + k]!;
+          a1 += taps[off + k + 1]! * buf[i + k + 1]!;
+          a2 += taps[off + k + 2]! * buf[i + k + 2]!;
+          a3 += taps[off + k + 3]! * buf[i + k + 3]!;
+        }
+        acc[n++] = a0 + a1 + a2 + a3;
+        u += DOWN;
       }
-      const acc = a0 + a1 + a2 + a3;
-      out[n++] = acc > 32767 ? 32767 : acc < -32768 ? -32768 : Math.round(acc);
-      u += DOWN;
     }
     this.u = u - limit;
     this.uAfterQueue = this.u;
     buf.copyWithin(0, len, len + HIST);
     this.queued = 0;
-    return n === out.length ? out : out.subarray(0, n);
+    return acc;
   }
+
+  /** The JavaScript loop's outputs (no SIMD kernel), reused from drain to drain. */
+  private raw = new Float64Array(0);
+}
+
+/** One resampled value as a PCM16 sample: clipped, then rounded. */
+export function toPcm16(a: number): number {
+  return a > 32767 ? 32767 : a < -32768 ? -32768 : Math.round(a);
 }
 
 /** Reads a PCM16 LE byte buffer as samples (copying when unaligned). */

@@ -1,5 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdirSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync, writeSync, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -26,9 +25,16 @@ export function wavHeader(sampleRate: number, dataBytes: number): Buffer {
  * Streams PCM16 mono samples to a WAV file as they come: a header with sizes 0 first, the data
  * appended through a WriteStream (nothing held whole in memory), then the two sizes patched in
  * place on `close()`.
+ *
+ * `sync: true` (the recording thread, actors/t2/recordingWorker.ts): the same bytes written with
+ * `writeSync` on the file's descriptor. That thread forwards no audio, so a write blocking it
+ * for the page cache's few microseconds delays nothing; the WriteStream cost, per 0.5 s batch, a
+ * copy of the batch, the stream's bookkeeping, a hop to libuv's thread pool and a wake-up of the
+ * thread on completion — at 200 sessions, 400 batches a second (bench/README.md, T2).
  */
 export class WavFileWriter {
   private stream: WriteStream | undefined;
+  private fd: number | undefined;
   private bytes = 0;
   private closed = false;
   private readonly batch: Uint8Array;
@@ -42,11 +48,16 @@ export class WavFileWriter {
     this.batchSamples = new Int16Array(this.batch.buffer);
   }
 
-  /** Synchronous so a recording can start inside a statechart action; the writes are async. */
-  static create(path: string, sampleRate: number): WavFileWriter {
+  /** Synchronous so a recording can start inside a statechart action; the writes are async unless `sync`. */
+  static create(path: string, sampleRate: number, opts: { sync?: boolean } = {}): WavFileWriter {
     // Recordings are candidates' voices: this user only (folder 0700 when created, file 0600).
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const w = new WavFileWriter(path, sampleRate);
+    if (opts.sync) {
+      w.fd = openSync(path, 'w', 0o600);
+      w.put(wavHeader(sampleRate, 0));
+      return w;
+    }
     w.stream = createWriteStream(path, { mode: 0o600 });
     // A disk error (full, unwritable path) must not crash the process: it is kept, further
     // writes are dropped, and close() rejects with it.
@@ -64,7 +75,8 @@ export class WavFileWriter {
     // Batched: one file write per ~0.5 s of audio instead of one per 20 ms chunk (bounded memory).
     if (this.batchUsed + samples.byteLength > this.batch.length) this.drainBatch();
     if (samples.byteLength > this.batch.length) {
-      this.stream!.write(Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength)));
+      if (this.fd !== undefined) this.put(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+      else this.stream!.write(Buffer.from(samples.buffer.slice(samples.byteOffset, samples.byteOffset + samples.byteLength)));
     } else {
       this.batch.set(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength), this.batchUsed);
       this.batchUsed += samples.byteLength;
@@ -93,12 +105,45 @@ export class WavFileWriter {
 
   private drainBatch(): void {
     if (this.batchUsed === 0) return;
-    this.stream!.write(Buffer.from(this.batch.subarray(0, this.batchUsed)));
+    // The stream keeps what it is given until written: a copy. writeSync is done on return.
+    if (this.fd !== undefined) this.put(this.batch.subarray(0, this.batchUsed));
+    else this.stream!.write(Buffer.from(this.batch.subarray(0, this.batchUsed)));
     this.batchUsed = 0;
+  }
+
+  /** Sync mode: appends all of `bytes`; a failure is kept as the stream's 'error' would be. */
+  private put(bytes: Uint8Array): void {
+    if (this.failure) return;
+    try {
+      for (let o = 0; o < bytes.byteLength; ) o += writeSync(this.fd!, bytes, o, bytes.byteLength - o);
+    } catch (err) {
+      this.failure = err as Error;
+    }
+  }
+
+  /** Sync mode: the sizes patched in place, then the descriptor closed (even after a failure). */
+  private closeSync(): number {
+    const fd = this.fd!;
+    try {
+      this.drainBatch();
+      if (this.failure) throw this.failure;
+      const sizes = Buffer.alloc(4);
+      sizes.writeUInt32LE(36 + this.bytes, 0);
+      writeSync(fd, sizes, 0, 4, 4);
+      sizes.writeUInt32LE(this.bytes, 0);
+      writeSync(fd, sizes, 0, 4, 40);
+    } finally {
+      closeSync(fd);
+    }
+    return this.bytes;
   }
 
   async close(): Promise<number> {
     if (this.closed) return this.bytes;
+    if (this.fd !== undefined) {
+      this.closed = true;
+      return this.closeSync();
+    }
     this.closed = true;
     if (this.failure) throw this.failure;
     this.drainBatch();

@@ -98,6 +98,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   // Audio bypasses the chart's event queue; the chart opens and closes this pipe (openAudio/closeAudio).
   // Text mode records nothing: binary frames a client sends anyway never create a file.
   const records = params.mode === 'audio';
+  if (records) deps.recordings?.prepare();
   const audio = new AudioPipe(
     {
       candidate: (pcm) => {

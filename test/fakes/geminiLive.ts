@@ -53,6 +53,8 @@ export interface FakeLiveConnection {
   resumedFrom: string | undefined;
   /** Every parsed client message in order (setup included). */
   readonly messages: Json[];
+  /** The same messages as the frames' text, byte for byte (what the SDK wrote on the wire). */
+  readonly rawMessages: string[];
   /** Every realtimeInput audio chunk, decoded, in order. */
   readonly audioChunks: Buffer[];
   readonly audioMimeTypes: string[];
@@ -119,6 +121,7 @@ class Connection implements FakeLiveConnection {
   setup: Json | undefined;
   resumedFrom: string | undefined;
   readonly messages: Json[] = [];
+  readonly rawMessages: string[] = [];
   readonly audioChunks: Buffer[] = [];
   readonly audioMimeTypes: string[] = [];
   audioStreamEnded = false;
@@ -146,13 +149,17 @@ class Connection implements FakeLiveConnection {
 
   private receive(data: Buffer, isBinary: boolean): void {
     let msg: Json;
+    const text = data.toString('utf8');
     try {
-      msg = JSON.parse(data.toString('utf8')) as Json;
+      msg = JSON.parse(text) as Json;
     } catch {
       this.ws.close(1007, `not JSON (${isBinary ? 'binary' : 'text'} frame)`);
       return;
     }
-    if (this.opts.keepAudio !== false || !msg.realtimeInput) this.messages.push(msg);
+    if (this.opts.keepAudio !== false || !msg.realtimeInput) {
+      this.messages.push(msg);
+      this.rawMessages.push(text);
+    }
     if (msg.setup && !this.setup) {
       this.setup = msg.setup as Json;
       const handle = (this.setup.sessionResumption as { handle?: string } | undefined)?.handle;

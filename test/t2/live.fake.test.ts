@@ -1,7 +1,8 @@
-import { describe, expect, it, afterEach } from 'vitest';
+import { describe, expect, it, afterEach, vi } from 'vitest';
 import { GoogleGenAI } from '@google/genai';
 import { createActor, waitFor } from 'xstate';
-import { geminiInterlocutor, liveConfig } from '../../actors/t2/geminiInterlocutor.js';
+import { geminiInterlocutor, INPUT_MIME, liveConfig } from '../../actors/t2/geminiInterlocutor.js';
+import { realtimeAudioMessage } from '../../actors/t2/geminiLiveLink.js';
 import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../prompts/t2/prompt.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { subjectInputSchema, type Subject } from '../../actors/t2/subjects.js';
@@ -18,6 +19,35 @@ afterEach(async () => {
 });
 
 describe('Gemini Live through the real SDK against the wire fake', () => {
+  it('a candidate chunk leaves as the frame the SDK’s sendRealtimeInput writes, byte for byte (Developer API and Vertex AI)', async () => {
+    const fake = await startGeminiLiveFake();
+    try {
+      const clients = [
+        new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: fake.baseUrl, apiVersion: 'v1beta' } }),
+        new GoogleGenAI({ vertexai: true, project: 'p', location: 'europe-west1', apiKey: 'k', httpOptions: { baseUrl: fake.baseUrl, apiVersion: 'v1' } }),
+      ];
+      // Both base64 paddings: 640 bytes end in '==', 638 in '='.
+      const chunks = [pcm16k(20, 3), pcm16k(20, 5).subarray(0, 638)];
+      for (const [i, ai] of clients.entries()) {
+        const session = await ai.live.connect({ model: 'gemini-live', config: liveConfig('x'), callbacks: { onmessage: () => undefined } });
+        const [conn] = (await fake.waitForSetups(i + 1)).slice(i);
+        for (const chunk of chunks) {
+          const data = chunk.toString('base64');
+          session.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } });
+          session.conn.send(realtimeAudioMessage(data));
+        }
+        await vi.waitFor(() => expect(conn!.rawMessages).toHaveLength(5));
+        const [, sdk1, ours1, sdk2, ours2] = conn!.rawMessages;
+        expect(ours1).toBe(sdk1);
+        expect(ours2).toBe(sdk2);
+        expect(Buffer.concat(conn!.audioChunks).equals(Buffer.concat([chunks[0]!, chunks[0]!, chunks[1]!, chunks[1]!]))).toBe(true);
+        session.close();
+      }
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('sends the setup frame of spec §6 step 7, field by field, with the §3 prompt substituted', async () => {
     env = await startT2({ gemini: true, env: { T2_LIVE_MODEL: 'gemini-live-2.5-flash-native-audio' } });
     const token = await env.mint('premium');

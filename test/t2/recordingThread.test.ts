@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRecorder } from '../../actors/t2/recorder.js';
 import { RecordingThread } from '../../actors/t2/recordingThread.js';
 import { pcm16FromBytes } from '../../actors/t2/resampler.js';
+import { WavFileWriter } from '../../actors/t2/wavWriter.js';
 
 describe('recording on a worker thread', () => {
   let dir: string | undefined;
@@ -68,5 +69,15 @@ describe('recording on a worker thread', () => {
     expect(ok.bytes).toBeLessThan(960 + 4800);
     expect(ok.bytes % 2).toBe(0);
     expect(errors.length).toBe(1);
+  });
+
+  it('its synchronous writer: a disk error never throws from write, close rejects with it and closes the file once (a full disk: /dev/full)', async () => {
+    const w = WavFileWriter.create('/dev/full', 24000, { sync: true });
+    // Beyond one 0.5 s batch, so the samples reach writeSync before close.
+    expect(() => w.write(new Int16Array(24000))).not.toThrow();
+    expect(() => w.write(new Int16Array(480))).not.toThrow();
+    await expect(w.close()).rejects.toThrow(/ENOSPC/);
+    // Closed once: a second close does not touch the (closed) descriptor again.
+    await expect(w.close()).resolves.toBe(w.dataBytes);
   });
 });
