@@ -101,6 +101,13 @@ describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? fo
     expect(findings.find((f) => f.extrait === 'réparer')?.code).toBe('autre'); // an object follows: a passé composé missing its participle
   });
 
+  it('« a » before a place or a feast inside a sentence is « à »; not after a pronoun, a name or a word that is not French', async () => {
+    const text = "J'habite a Winnipeg depuis deux ans et ma sœur travaille a Calgary. Nous rentrons toujours a Noël. Il a Netflix chez lui et Paul a Marie comme voisine. Le modèle Software as a Service convient.";
+    const { findings } = await checker.check(ee(text));
+    const aAt = findings.filter((f) => f.extrait === 'a' && f.code === 'confusion_homophones').map((f) => text.slice(f.start, f.start + 12));
+    expect(aAt).toEqual(['a Winnipeg d', 'a Calgary. N', 'a Noël. Il a']);
+  });
+
   it('no attribute or mood false alarm on coordinated subjects, collective complements, « à ce que » and forms both moods share', async () => {
     const text = "Mon frère et ma sœur sont contents. L'ensemble des dossiers sont complets. La plupart des gens sont prêts. Je tiens à ce que je disais hier. Il faut que les enfants mangent et qu'ils prennent l'air. Je pense que la ville est belle. Elle est fort aimable et ils sont bien installés. La réunion la plus utile a eu lieu mardi.";
     const { findings } = await checker.check(ee(text));

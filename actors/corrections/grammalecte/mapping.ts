@@ -134,6 +134,16 @@ function thingToDo(text: string, start: number, end: number): boolean {
     && !/^\s+(?:le|la|les|l['’]|un|une|des|du|mon|ma|mes|ton|ta|tes|son|sa|ses|notre|nos|votre|vos|leur|leurs|ce|cet|cette|ces)\b/iu.test(text.slice(end, end + 12));
 }
 
+/**
+ * « j'habite a Montréal », « mon cousin a Toronto », « surtout a Noël »: « a » before a name inside
+ * a sentence is « à » unless a pronoun or a name could be the subject of avoir (« il a Netflix »,
+ * « Paul a Marie comme amie »), or the word before is not French or is avoir itself (« Software as a Service »).
+ */
+function beforePlaceOrFeast(text: string, at: number, previous: string): boolean {
+  if (/^(?:il|elle|on|qui|ça|cela|ce|tout|chacun|personne)$/iu.test(previous) || /^\p{Lu}/u.test(previous)) return false;
+  return /^\s+\p{Lu}\p{Ll}/u.test(text.slice(at + 1, at + 4)) && !atSentenceStart(text, at);
+}
+
 export interface MapOptions {
   oral: boolean;
   /** Lower-case words the built-in lexicon already reports (anglicisms, SMS words). */
@@ -217,7 +227,7 @@ export function toFindings(ctx: DetectorContext, result: CheckResult, opts: MapO
     // « l'utilisation de ces valeurs a pour conséquence »: a plural noun inside a complement is not
     // the subject; the head before it may be (measured on native prose, bench/corrections-native.ts).
     if (isPluralNounOnly(prev) && COMPLEMENT_BEFORE.test(text.slice(Math.max(0, a.start - 60), a.start))) continue;
-    if (cannotBeSubjectOfA(prev, two)) push('confusion_homophones', a.start, a.start + 1, 'Préposition « à » (« a » est le verbe avoir : il a, elle a).', 'grammalecte:a');
+    if (cannotBeSubjectOfA(prev, two) || (prev.m.length > 0 && !prev.m.some((m) => m.startsWith('>avoir/')) && beforePlaceOrFeast(text, a.start, prev.w))) push('confusion_homophones', a.start, a.start + 1, 'Préposition « à » (« a » est le verbe avoir : il a, elle a).', 'grammalecte:a');
   }
   // palabre's own rules on Grammalecte's morphology (copula.ts, subjunctive.ts), where Grammalecte
   // said nothing about the same words.
