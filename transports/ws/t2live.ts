@@ -9,6 +9,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, sendEmitted, sendJson } from './t2liveFrames.js';
+import { batchTickWrites, rememberRawSocket } from './tickWrites.js';
 
 export { FRAME_ERRORS, MAX_TEXT_CHARS } from './t2liveFrames.js';
 
@@ -161,7 +162,10 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     }
     const admit = opts.admit;
     if (!admit) {
-      wss.handleUpgrade(req, socket, head, (ws) => accept(hub, ws, url));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        rememberRawSocket(ws, socket);
+        accept(hub, ws, url);
+      });
       return;
     }
     const sessionId = randomUUID();
@@ -174,6 +178,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
           return;
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
+          rememberRawSocket(ws, socket);
           if (admission.ok) return accept(hub, ws, url, { sessionId, done: admission.done });
           hub.reject('admission');
           sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
@@ -256,7 +261,10 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
   hub.running.set(systemId, own);
   audio?.attachClient((pcm) => {
     const to = own.ws;
-    if (to && to.readyState === to.OPEN) to.send(pcm, { binary: true });
+    if (to && to.readyState === to.OPEN) {
+      batchTickWrites(to);
+      to.send(pcm, { binary: true });
+    }
   });
   let over = false;
   const ended = (): void => {
@@ -288,7 +296,10 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
 /** What a session emits goes to the socket it is attached to now (none while it waits). */
 function forward(session: Session, e: T2Emitted): void {
   if (e.type === 'client.report') session.reported = true;
-  if (session.ws) sendEmitted(session.ws, e);
+  if (session.ws) {
+    batchTickWrites(session.ws);
+    sendEmitted(session.ws, e);
+  }
 }
 
 /**

@@ -1,0 +1,32 @@
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+
+/**
+ * A page socket's frames written within one tick leave in one `writev` instead of one syscall
+ * each. When Gemini's reply arrives, one read of its socket carries several messages (model audio,
+ * transcriptions, turn boundaries), each of which sends the page a frame or two: corked until
+ * the end of the tick (`process.nextTick`), they go out together — same bytes, same order, same
+ * tick, fewer system calls (bench/README.md, T2 wave s21b). ws corks around a frame's header and
+ * payload itself; corks nest, so its uncork no longer flushes and ours does.
+ *
+ * The raw socket is the one the HTTP server's `upgrade` handed to `handleUpgrade`: ws keeps its
+ * own reference private, so the transport records it here when the upgrade completes.
+ */
+const rawSockets = new WeakMap<WebSocket, Duplex>();
+
+export function rememberRawSocket(ws: WebSocket, socket: Duplex): void {
+  rawSockets.set(ws, socket);
+}
+
+/** Holds `ws`'s writes until the end of the current tick (once per tick; nothing if unknown). */
+export function batchTickWrites(ws: WebSocket): void {
+  const socket = rawSockets.get(ws);
+  if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
+  socket.cork();
+  process.nextTick(uncork, socket);
+}
+
+function uncork(socket: Duplex): void {
+  // end() uncorks fully on its own; uncork() on a socket no longer corked does nothing.
+  socket.uncork();
+}
