@@ -3,6 +3,7 @@ import {
   DummyDriver, Kysely, PostgresAdapter, PostgresDialect, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter,
   SqliteDialect, SqliteIntrospector, SqliteQueryCompiler, sql, type Compilable, type CompiledQuery, type Dialect,
 } from 'kysely';
+import type { Statement } from 'better-sqlite3';
 import type { Client as PgClient, Pool as PgPool } from 'pg';
 import type { Logger } from '../log.js';
 import { migrate as migrateSqlite, type Db, type Migration } from './db.js';
@@ -70,20 +71,36 @@ export function forSqlite(m: PortableMigration): Migration {
   };
 }
 
+const MAX_CACHED_STATEMENTS = 256;
+
 /** The SQLite store over the process's better-sqlite3 connection (shared with unconverted stores). */
 export function sqliteStore(db: Db, migrations: readonly PortableMigration[] = []): Store {
   migrateSqlite(db, migrations.map(forSqlite));
   const kysely = new Kysely<object>({ dialect: new SqliteDialect({ database: db }) });
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
+  // Statements prepared once per SQL text and the transaction wrapper built once: the writes on
+  // hot paths (a T2 turn, ≈ 130 a second at 200 sessions) repeat a handful of texts, and preparing
+  // one cost more than running it (bench/README.md, T2 wave s21b). Bounded: texts that vary (an
+  // `in` list's length) cannot grow it without end.
+  const statements = new Map<string, Statement>();
+  const prepared = (text: string): Statement => {
+    let st = statements.get(text);
+    if (!st) {
+      if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+      st = db.prepare(text);
+      statements.set(text, st);
+    }
+    return st;
+  };
+  const runAll = db.transaction((compiled: readonly CompiledQuery[]) => {
+    for (const q of compiled) prepared(q.sql).run(...(q.parameters as unknown[]));
+  });
   return {
     dialect: 'sqlite',
     db: kysely,
     writeAll(queries) {
-      const compiled = queries.map((q) => q.compile());
-      db.transaction(() => {
-        for (const q of compiled) db.prepare(q.sql).run(...(q.parameters as unknown[]));
-      })();
+      runAll(queries.map((q) => q.compile()));
       return Promise.resolve();
     },
     ping() {

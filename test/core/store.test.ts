@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { migrate, openStore, type Migration } from '../../core/store/db.js';
+import { sqliteStore } from '../../core/store/store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palabre-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,6 +53,25 @@ describe('SQLite store', () => {
     // The transaction rolled back: neither table u nor a record of 903.
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'u'").pluck().get()).toBe(0);
     expect(db.prepare('SELECT COUNT(*) FROM schema_migrations WHERE version = 903').pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('writeAll reuses its prepared statements: same text, new values; past the cache bound; a failing batch rolls back whole', async () => {
+    const db = openStore({ path: join(dir, 'w.db') });
+    const store = sqliteStore(db);
+    const k = store.db as unknown as import('kysely').Kysely<{ kv: { key: string; value: string } }>;
+    const put = (key: string, value: string) => k.insertInto('kv').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value }));
+    await store.writeAll([put('a', '1'), put('b', '2')]);
+    await store.writeAll([put('a', '3')]);
+    expect(db.prepare('SELECT key, value FROM kv ORDER BY key').all()).toEqual([{ key: 'a', value: '3' }, { key: 'b', value: '2' }]);
+    // 300 distinct texts (more than the cache holds), then the first text again.
+    for (let i = 0; i < 300; i++) await store.writeAll([k.updateTable('kv').set({ value: sql<string>`${sql.lit(String(i))}` }).where('key', '=', 'b')]);
+    await store.writeAll([put('a', '4')]);
+    expect(db.prepare("SELECT value FROM kv WHERE key = 'b'").pluck().get()).toBe('299');
+    expect(db.prepare("SELECT value FROM kv WHERE key = 'a'").pluck().get()).toBe('4');
+    // The second query fails (NOT NULL): the first, from a cached statement, is rolled back with it.
+    expect(() => store.writeAll([put('a', '5'), k.insertInto('kv').values({ key: 'c', value: null as unknown as string })])).toThrow(/NOT NULL/);
+    expect(db.prepare("SELECT value FROM kv WHERE key = 'a'").pluck().get()).toBe('4');
     db.close();
   });
 });
