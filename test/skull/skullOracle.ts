@@ -1,6 +1,7 @@
 import type { EventObject } from 'xstate';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../actors/skull/types.js';
+import type { HealthPayload } from '../../transports/mqtt/skullHealth.js';
 import type { OracleContext } from '../harness/index.js';
 
 /**
@@ -19,21 +20,7 @@ export const DEFAULT_PROMPT = 'Tu es Skull.';
 
 export interface SkullWorld {
   /** What ai/health would say now. */
-  health(): {
-    latency_p50: number | null;
-    dropped: number;
-    busy_ignored: number;
-    duplicates: number;
-    redirected: number;
-    cancelled: number;
-    apologies: number;
-    fallbacks: number;
-    queued: number;
-    in_flight: number;
-    publish_errors: number;
-    model: string;
-    prompt_source: 'retained' | 'file' | 'builtin';
-  };
+  health(): Pick<HealthPayload, 'latency_p50' | 'dropped' | 'busy_ignored' | 'duplicates' | 'redirected' | 'cancelled' | 'apologies' | 'fallbacks' | 'queued' | 'in_flight' | 'publish_errors' | 'model' | 'prompt_source'>;
   /** The service's log lines (JSON) since this path started. */
   logs(): Array<Record<string, unknown>>;
 }

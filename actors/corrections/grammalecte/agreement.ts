@@ -31,9 +31,11 @@ function genderOf(w: Word | undefined, pred: (t: string) => boolean): 'm' | 'f' 
 }
 const agreeGender = (a?: string, b?: string) => !a || !b || a === 'e' || b === 'e' || a === b;
 
-/** The past participle of a verb conjugated with être (arriver, aller, naître…): Grammalecte's verb tag has `e` as its 7th flag. */
+/** A tag of the past participle of a verb conjugated with être (arriver, aller, naître…): Grammalecte's verb tag has `e` as its 7th flag. */
+export const isEtreParticipleTag = (t: string): boolean => { const v = /^:V\d(.{8})/.exec(t); return v !== null && v[1]![6] === 'e' && t.includes(':Q'); };
+
 export function isEtreVerbParticiple(w: Word | undefined): boolean {
-  return tagsOf(w).some((t) => { const v = /^:V\d(.{8})/.exec(t); return v !== null && v[1]![6] === 'e' && t.includes(':Q'); });
+  return tagsOf(w).some(isEtreParticipleTag);
 }
 
 export interface Decision {

@@ -1,4 +1,5 @@
 import { finding, type DetectorContext, type Finding } from '../detectors/context.js';
+import { isEtreParticipleTag } from './agreement.js';
 import { featuresOf, isAdjective, isAdverb, isDeterminer, isNoun, isVerb, lexWords, unanimous, type Features, type LexWord } from './lexWords.js';
 import type { Lex } from './sidecar.js';
 
@@ -99,9 +100,6 @@ const agrees = (tag: string, s: Features) => {
   return genderOk && numberOk;
 };
 
-/** The participle of a verb conjugated with être (allé, venu, parti): the taxonomy's participle code. */
-const etreParticiple = (w: LexWord) => w.tags.some((t) => { const v = /^:V\d(.{8})/.exec(t); return v !== null && v[1]![6] === 'e' && t.includes(':Q'); });
-
 /** True when the word at `k` is an attribute none of whose readings agrees with the subject. */
 function disagrees(words: LexWord[], k: number, s: Features): boolean {
   const w = words[k];
@@ -121,7 +119,7 @@ export function copulaFindings(ctx: DetectorContext, lex: Lex): Finding[] {
   const words = lexWords(ctx.text, lex);
   const out: Finding[] = [];
   const report = (w: LexWord, code: string, why: string) =>
-    out.push({ ...finding('grammalecte:attribut', code, ctx, w.start, w.end, why) });
+    out.push(finding('grammalecte:attribut', code, ctx, w.start, w.end, why));
   for (let v = 0; v < words.length; v++) {
     const verb = words[v]!;
     if (COPULA.has(verb.lower)) {
@@ -138,9 +136,9 @@ export function copulaFindings(ctx: DetectorContext, lex: Lex): Finding[] {
       }
       if (!disagrees(words, k, s)) continue;
       const w = words[k]!;
-      const code = verb.tags.some((t) => t.includes('>être')) || /^(est|sont|était|étaient|sera|seront|serait|seraient|soit|soient)$/.test(verb.lower)
-        ? (etreParticiple(w) ? 'accord_participe_passe' : 'accord_adjectif_nom')
-        : 'accord_adjectif_nom';
+      // After être, the participle of a verb taking être agrees as a participle (« elles sont parti »).
+      const etre = /^(?:est|sont|était|étaient|sera|seront|serait|seraient|soit|soient)$/.test(verb.lower);
+      const code = etre && w.tags.some(isEtreParticipleTag) ? 'accord_participe_passe' : 'accord_adjectif_nom';
       report(w, code, `L'attribut « ${w.text} » s'accorde avec le sujet (${s.gender === 'f' ? 'féminin' : s.gender === 'm' ? 'masculin' : ''}${s.gender && s.number ? ' ' : ''}${s.number === 'p' ? 'pluriel' : s.number === 's' ? 'singulier' : ''}).`);
       continue;
     }

@@ -26,13 +26,13 @@ const VERB_TRIGGERS = new Set([
 const CONJUNCTIONS = new Set(['bien', 'pour', 'afin', 'avant', 'sans', 'condition', 'ce' /* jusqu'à ce que */, 'peur']);
 /** « il est important que », « c'est dommage que », « je suis content que ». */
 const ADJECTIVE_TRIGGERS = /^(?:important|nécessaire|essentiel|indispensable|urgent|possible|impossible|normal|préférable|dommage|temps|souhaitable|naturel|content|contente|contents|contentes|heureux|heureuse|heureuses|ravi|ravie|ravis|ravies|triste|tristes|désolé|désolée|désolés|désolées)$/;
-const BETWEEN_TRIGGER_AND_QUE = new Set(['pas', 'plus', 'vraiment', 'absolument', 'bien', 'beaucoup', 'tellement', 'très']);
+const BETWEEN_TRIGGER_AND_QUE = new Set(['pas', 'plus', 'vraiment', 'absolument', 'beaucoup', 'tellement', 'très']);
 const SUBJECT_PRONOUN = new Set(['je', "j'", 'tu', 'il', 'elle', 'on', 'nous', 'vous', 'ils', 'elles', 'ce', "c'", 'cela', 'ça', 'chacun', 'chacune', 'personne']);
 const OBJECT_PRONOUN = new Set(['ne', "n'", 'me', "m'", 'te', "t'", 'se', "s'", 'le', 'la', "l'", 'les', 'lui', 'leur', 'nous', 'vous', 'y', 'en']);
 
 function triggerBefore(words: LexWord[], q: number): string | undefined {
   let i = q - 1;
-  while (i >= 0 && BETWEEN_TRIGGER_AND_QUE.has(words[i]!.lower) && words[i]!.lower !== 'bien') i--;
+  while (i >= 0 && BETWEEN_TRIGGER_AND_QUE.has(words[i]!.lower)) i--;
   const w = words[i];
   if (!w || w.punct) return undefined;
   if (VERB_TRIGGERS.has(w.lower)) return w.lower;
