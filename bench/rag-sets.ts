@@ -5,6 +5,7 @@
  *
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts              # every set
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set fifth  # one set
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set sixth  # the sixth set (held out: parse-only check before its single run)
  *
  * The docs set is checked against docs/ (its corpus); the others against CORPUS_DIR. Exits 1 on any
  * duplicate id or missing path.
