@@ -62,3 +62,34 @@ describe('the learned reranker', () => {
     expect(textFeatures(tokens, weights, analysePassage({ section: 'Autre', lang: 'fr', text: 'Rien à voir ici.' }))).toEqual({ bestSentence: 0, focus: 0 });
   });
 });
+
+describe('the answer-type cue (§ Sixth round)', () => {
+  it('names the kinds of answer documentation does not hold, in French and English', async () => {
+    const { answerTypeOutsideDocs } = await import('../../actors/retrieval/answerType.js');
+    for (const q of ['Combien coûte une licence JAWS ?', 'How much does Clever Cloud charge per month to host a site?', "Quel est le tarif de l'API ?"]) expect(answerTypeOutsideDocs(q)).toBe('price');
+    for (const q of ["Le RGPD s'applique-t-il à une entreprise suisse ?", 'Which screen reader is most used in Japan?']) expect(answerTypeOutsideDocs(q)).toBe('place');
+    for (const q of ['Quel est le taux de conformité cette année ?', 'How many complaints were filed last year?', 'Quelle est la dernière version de KeePass ?', "Le cours de l’action aujourd’hui ?"]) expect(answerTypeOutsideDocs(q)).toBe('live');
+  });
+
+  it('leaves the answerable questions whose words are close to those kinds alone', async () => {
+    const { answerTypeOutsideDocs } = await import('../../actors/retrieval/answerType.js');
+    for (const q of [
+      'If making one feature accessible would cost us far too much, can we be let off?',
+      'Pour justifier une charge disproportionnée, peut-on invoquer le manque de temps ?',
+      "We're a team of four: should one of us be put in charge of GDPR compliance?",
+      'We are a private company with a French turnover of 100 million euros: does the obligation apply?',
+      'Combien de temps garder les journaux ?',
+      'Which protocol version is negotiated at initialisation?',
+    ]) expect(answerTypeOutsideDocs(q)).toBeNull();
+  });
+
+  it('keeps such a question from "high" whatever its words match: probability 0', () => {
+    const passages = [{ score: 0.9, lang: 'fr' as const, path: 'a.md' }];
+    const asked = questionSignals('Combien de temps garder un dossier médical ?', passages, [words.slice(0, 2)]);
+    expect(asked.answerType).toBeNull();
+    expect(asked.signals.inScope).toBeGreaterThan(0);
+    const priced = questionSignals('Combien coûte un dossier médical ?', passages, [words.slice(0, 2)]);
+    expect(priced.answerType).toBe('price');
+    expect(priced.signals.inScope).toBe(0);
+  });
+});
