@@ -93,3 +93,17 @@ describe('the answer-type cue (§ Sixth round)', () => {
     expect(priced.signals.inScope).toBe(0);
   });
 });
+
+describe('the admin form and the shipped bounds', () => {
+  it('every default fits its number input\'s step, so the browser lets the form be sent as shown', async () => {
+    const { settingsFields } = await import('../../web/docs/views.js');
+    const config = loadConfig({ env: {}, dotenvPath: null });
+    const values = { model: 'm', k: config.CHAT_TOP_K, threshold: config.CHAT_SCORE_THRESHOLD, confident: config.CHAT_SCORE_CONFIDENT, temperature: config.CHAT_TEMPERATURE, maxTokens: config.CHAT_MAX_TOKENS, historyTurns: config.CHAT_HISTORY_TURNS };
+    const inputs = [...String(settingsFields(values, {}, 'p', ['m'])).matchAll(/<input type="number" id="p_(\w+)" name="\w+" value="([^"]*)" step="([^"]*)"/g)];
+    expect(inputs.map((m) => m[1])).toContain('confident');
+    for (const [, key, value, step] of inputs) {
+      const steps = Number(value) / Number(step);
+      expect(Math.abs(steps - Math.round(steps)), `${key}=${value} with step ${step}`).toBeLessThan(1e-6);
+    }
+  });
+});
