@@ -21,13 +21,13 @@ import { detectLang } from '../actors/retrieval/analyze.js';
 import { diversify, ranking } from '../actors/retrieval/lexicalIndex.js';
 import { PASSAGE_FEATURES, type PassageFeature } from '../actors/retrieval/rerank.js';
 import { fitListwise, predict, stratifiedFolds } from './support/logistic.js';
-import { learningItems, learningSetOf, offlineAssistant } from './support/ragData.js';
+import { LEARNING_SETS, learningItems, learningSetOf, offlineAssistant } from './support/ragData.js';
 import { expectsRefusal } from './support/ragSets.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const bySet = args.includes('--by-set');
-const K = bySet ? 4 : z.coerce.number().int().min(2).max(10).parse(opt('folds') ?? 2);
+const K = bySet ? LEARNING_SETS.length : z.coerce.number().int().min(2).max(10).parse(opt('folds') ?? 2);
 const pool = z.coerce.number().int().min(5).max(100).parse(opt('pool') ?? 30);
 const l2 = z.coerce.number().min(0).parse(opt('l2') ?? 0.01);
 const names = (opt('features')?.split(',') ?? [...PASSAGE_FEATURES]).map((f) => z.enum(PASSAGE_FEATURES).parse(f)) as PassageFeature[];

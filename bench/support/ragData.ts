@@ -14,15 +14,19 @@ import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
-/** Tuning data of the fifth round: every set run before (the fourth set is spent too). */
-export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth)];
+/** Tuning data since the sixth round: every set run before (the fourth and fifth sets are spent too). */
+export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth)];
 
-/** Which set each of `learningItems()` comes from (0 first set, 1 fresh, 2 third's tuning half, 3 fourth). */
+/** The labelled sets of `learningItems()`, in order: one cross-validation fold each (`--by-set`). */
+export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth'] as const;
+
+/** Which set each of `learningItems()` comes from: its index in LEARNING_SETS. */
 export const learningSetOf = (): number[] => [
   ...readSet(SETS.unseen).map(() => 0),
   ...readSet(SETS.fresh).map(() => 1),
   ...readSet(SETS.third).filter((x) => x.split === 'tune').map(() => 2),
   ...readSet(SETS.fourth).map(() => 3),
+  ...readSet(SETS.fifth).map(() => 4),
 ];
 
 /** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
@@ -46,6 +50,8 @@ export interface QuestionRecord {
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
   features: Record<FeatureName, number>;
+  /** The question asks for a price, another country's facts or live figures: never "high" (answerType.ts). */
+  outside: boolean;
   /** The answer, given whatever the confidence, cites a relevant source (offline, extractive). */
   citesIfAnswered: boolean;
 }
@@ -81,7 +87,7 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
   for (const it of items) {
     const hits = assistant.search(it.question, settings.k);
     const explained = hits.map((h) => assistant.retriever.explain(it.question, h.id));
-    const { features } = questionSignals(it.question, hits, explained);
+    const { features, answerType } = questionSignals(it.question, hits, explained);
     // High bound at 0: every question the lexical rule does not refuse is answered, from the
     // passages the chart sends, to see what it would cite whatever its confidence.
     const a = await assistant.ask({ question: it.question, settings: { ...settings, confident: 0 } });
@@ -90,6 +96,7 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
       features,
+      outside: answerType !== null,
       citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
     });
   }

@@ -62,3 +62,48 @@ describe('the learned reranker', () => {
     expect(textFeatures(tokens, weights, analysePassage({ section: 'Autre', lang: 'fr', text: 'Rien à voir ici.' }))).toEqual({ bestSentence: 0, focus: 0 });
   });
 });
+
+describe('the answer-type cue (§ Sixth round)', () => {
+  it('names the kinds of answer documentation does not hold, in French and English', async () => {
+    const { answerTypeOutsideDocs } = await import('../../actors/retrieval/answerType.js');
+    for (const q of ['Combien coûte une licence JAWS ?', 'How much does Clever Cloud charge per month to host a site?', "Quel est le tarif de l'API ?"]) expect(answerTypeOutsideDocs(q)).toBe('price');
+    for (const q of ["Le RGPD s'applique-t-il à une entreprise suisse ?", 'Which screen reader is most used in Japan?']) expect(answerTypeOutsideDocs(q)).toBe('place');
+    for (const q of ['Quel est le taux de conformité cette année ?', 'How many complaints were filed last year?', 'Quelle est la dernière version de KeePass ?', "Le cours de l’action aujourd’hui ?"]) expect(answerTypeOutsideDocs(q)).toBe('live');
+  });
+
+  it('leaves the answerable questions whose words are close to those kinds alone', async () => {
+    const { answerTypeOutsideDocs } = await import('../../actors/retrieval/answerType.js');
+    for (const q of [
+      'If making one feature accessible would cost us far too much, can we be let off?',
+      'Pour justifier une charge disproportionnée, peut-on invoquer le manque de temps ?',
+      "We're a team of four: should one of us be put in charge of GDPR compliance?",
+      'We are a private company with a French turnover of 100 million euros: does the obligation apply?',
+      'Combien de temps garder les journaux ?',
+      'Which protocol version is negotiated at initialisation?',
+    ]) expect(answerTypeOutsideDocs(q)).toBeNull();
+  });
+
+  it('keeps such a question from "high" whatever its words match: probability 0', () => {
+    const passages = [{ score: 0.9, lang: 'fr' as const, path: 'a.md' }];
+    const asked = questionSignals('Combien de temps garder un dossier médical ?', passages, [words.slice(0, 2)]);
+    expect(asked.answerType).toBeNull();
+    expect(asked.signals.inScope).toBeGreaterThan(0);
+    const priced = questionSignals('Combien coûte un dossier médical ?', passages, [words.slice(0, 2)]);
+    expect(priced.answerType).toBe('price');
+    expect(priced.signals.inScope).toBe(0);
+  });
+});
+
+describe('the admin form and the shipped bounds', () => {
+  it('every default fits its number input\'s step, so the browser lets the form be sent as shown', async () => {
+    const { settingsFields } = await import('../../web/docs/views.js');
+    const config = loadConfig({ env: {}, dotenvPath: null });
+    const values = { model: 'm', k: config.CHAT_TOP_K, threshold: config.CHAT_SCORE_THRESHOLD, confident: config.CHAT_SCORE_CONFIDENT, temperature: config.CHAT_TEMPERATURE, maxTokens: config.CHAT_MAX_TOKENS, historyTurns: config.CHAT_HISTORY_TURNS };
+    const inputs = [...String(settingsFields(values, {}, 'p', ['m'])).matchAll(/<input type="number" id="p_(\w+)" name="\w+" value="([^"]*)" step="([^"]*)"/g)];
+    expect(inputs.map((m) => m[1])).toContain('confident');
+    for (const [, key, value, step] of inputs) {
+      const steps = Number(value) / Number(step);
+      expect(Math.abs(steps - Math.round(steps)), `${key}=${value} with step ${step}`).toBeLessThan(1e-6);
+    }
+  });
+});

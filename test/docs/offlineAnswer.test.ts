@@ -92,3 +92,40 @@ describe('offline extractive answer: informative words only', () => {
     expect(answer.text.startsWith(OFFLINE_PREFIXES.en)).toBe(true);
   });
 });
+
+describe('offline extractive answer: passages nearly as close as the best are quoted (§ Sixth round)', () => {
+  const lead = [
+    'Retention of access logs is six months for access logs of the service.',
+    'Access logs retention can be extended when the access logs serve security.',
+    'Access logs retention is documented in the register of access logs.',
+    'Access logs retention must be justified for access logs of every kind.',
+  ].join(' ');
+  const other = 'The retention of access logs is decided by the controller.';
+  const ask = () =>
+    extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'How long is the retention of access logs?' }],
+      documents: [
+        { id: 'a', title: 'Logs', source: 'a.md#logs', text: lead },
+        { id: 'b', title: 'Controller', source: 'b.md#controller', text: other },
+      ],
+    });
+
+  it('gives the best sentence of a close passage of another page its turn before more sentences of the lead', () => {
+    const a = ask();
+    expect(a.citations?.map((c) => c.sourceId)).toEqual(['a', 'b']);
+    expect(a.text).toContain('« The retention of access logs is decided by the controller. » [2]');
+    // Marks in the order of the sources: [1] before [2], so the list is in first-mark order.
+    expect(a.text.indexOf('[1]')).toBeLessThan(a.text.indexOf('[2]'));
+  });
+
+  it('quoted only the lead passage in plain score order (round 5), which the setting restores', () => {
+    const saved = { ...extractive };
+    Object.assign(extractive, { closeShare: 2, sentences: 3 });
+    try {
+      expect(ask().citations?.map((c) => c.sourceId)).toEqual(['a']);
+    } finally {
+      Object.assign(extractive, saved);
+    }
+  });
+});
