@@ -23,7 +23,7 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
@@ -35,6 +35,7 @@ import { relevanceSignals } from '../actors/retrieval/relevance.js';
 import { loadConfig } from '../core/config/index.js';
 import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
 import { expectsRefusal, readSet, SET_NAMES, SETS, tuningItems } from './support/ragSets.js';
+import { existingCorpus } from './support/ragData.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -43,7 +44,7 @@ const opt = (name: string): string | undefined => {
 };
 const split = opt('split') ?? 'tune';
 const set = z.enum([...SET_NAMES, 'tuning']).parse(opt('set') ?? 'unseen');
-const corpus = resolve(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
+const corpus = existingCorpus(process.env.CORPUS_DIR ?? (set === 'docs' ? 'docs' : '../../shared/corpus'));
 const num = (name: string): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).parse(opt(name)));
 ranking.expansion.translations = num('translations') ?? ranking.expansion.translations;
 ranking.expansion.synonyms = num('synonyms') ?? ranking.expansion.synonyms;

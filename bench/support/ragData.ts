@@ -4,7 +4,7 @@
  * whether the offline answer cites a relevant source.
  * Shared by bench/rag-confidence.ts and bench/rag-rerank.ts.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.js';
@@ -32,10 +32,24 @@ export const learningSetOf = (): number[] => [
 /** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
 export const docsItems = (): EvalItem[] => readSet(SETS.docs);
 
+/**
+ * `dir` resolved, or exit with a message when it is not a folder: a wrong relative CORPUS_DIR
+ * (`../../shared/corpus` is for a worktree under /work/wt; from /work/main it is `../shared/corpus`)
+ * used to index nothing and print a run of refusals that looked like figures.
+ */
+export function existingCorpus(dir: string): string {
+  const abs = resolve(dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) {
+    console.error(`corpus folder not found: ${abs} — set CORPUS_DIR to the documentation folder (e.g. CORPUS_DIR=../shared/corpus from the repository root)`);
+    process.exit(2);
+  }
+  return abs;
+}
+
 /** The assistant offline on `corpus` (default CORPUS_DIR, else the shared corpus). */
 export async function offlineAssistant(corpus?: string): Promise<DocsCore> {
   const config = loadConfig({
-    env: { ...process.env, CORPUS_DIR: resolve(corpus ?? process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
+    env: { ...process.env, CORPUS_DIR: existingCorpus(corpus ?? process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
     dotenvPath: null,
   });
   const offline = createOfflineProvider();
