@@ -14,6 +14,7 @@ export const SETS = {
   fourth: 'test/docs/eval/rag-qa-fourth.json',
   fifth: 'test/docs/eval/rag-qa-fifth.json',
   sixth: 'test/docs/eval/rag-qa-sixth.json',
+  seventh: 'test/docs/eval/rag-qa-seventh.json',
 } as const;
 export type SetName = keyof typeof SETS;
 /** The set names, for a `--set` option (a new set needs only its line in SETS). */
