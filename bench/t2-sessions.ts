@@ -22,6 +22,7 @@ import { tuneGcForServe } from '../core/gcTuning.js';
 
 const staggerAt = process.argv.indexOf('--stagger');
 const STAGGER_S = staggerAt > 0 ? Number(process.argv[staggerAt + 1]) : 0;
+if (!Number.isFinite(STAGGER_S) || STAGGER_S < 0) throw new Error('--stagger takes a number of seconds ≥ 0');
 const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--stagger');
 const SESSIONS = Number(args[0] ?? 200);
 const SECONDS = Number(args[1] ?? 20);
