@@ -4,7 +4,11 @@
  * baseline, palabre… each in a fresh process, and the ratio of the medians. The machine is shared,
  * so the ratios, measured in one run, are the figures; the load average is printed with each run.
  *
- *   npx tsx bench/t2-ratio.ts [sessions=200] [seconds=15] [rounds=3]
+ *   npx tsx bench/t2-ratio.ts [sessions=200] [seconds=15] [rounds=3] [--stagger S] [--no-gc-tuning]
+ *
+ * `--stagger S`: the sessions start streaming spread over the first S seconds (both sides alike),
+ * instead of all on the same tick; `--no-gc-tuning`: palabre without `palabre serve`'s GC setting
+ * (core/gcTuning.ts). Both are passed to bench/t2-sessions.ts.
  *
  * Targets: event-loop lag p99 ≤ 2×, server CPU per chunk ≤ 1.5×, chunk latency p99 ≤ 1.5×.
  */
@@ -12,7 +16,11 @@ import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
-const [SESSIONS = '200', SECONDS = '15', ROUNDS = '3'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const argv = process.argv.slice(2);
+const staggerAt = argv.indexOf('--stagger');
+const STAGGER = staggerAt >= 0 ? ['--stagger', String(Number(argv[staggerAt + 1]))] : [];
+const NO_GC_TUNING = argv.includes('--no-gc-tuning') ? ['--no-gc-tuning'] : [];
+const [SESSIONS = '200', SECONDS = '15', ROUNDS = '3'] = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--stagger');
 const script = fileURLToPath(new URL('./t2-sessions.ts', import.meta.url));
 
 interface Run {
@@ -21,12 +29,13 @@ interface Run {
   chunksUp: number;
   eventLoopLagMs: { p99: number };
   serverCpuPerChunkUs: number;
+  threadCpuPerChunkUs: { main: number; others: number[] };
   chunkLatency: { upP99Ms: number; downP99Ms: number; upP50Ms: number; downP50Ms: number };
   loadavg1m: number;
 }
 
 function run(baseline: boolean): Run {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, SESSIONS, SECONDS, ...(baseline ? ['--baseline'] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, SESSIONS, SECONDS, ...STAGGER, ...(baseline ? ['--baseline'] : NO_GC_TUNING)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
   const line = out.split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new Error(`no result line from ${baseline ? 'baseline' : 'palabre'}:\n${out}`);
   return JSON.parse(line) as Run;
@@ -37,7 +46,7 @@ for (let i = 0; i < Number(ROUNDS); i++) {
   for (const which of ['baseline', 'palabre'] as const) {
     const r = run(which === 'baseline');
     runs[which].push(r);
-    process.stderr.write(`${which} #${i + 1}: ready ${r.ready}, lag p99 ${r.eventLoopLagMs.p99} ms, CPU ${r.serverCpuPerChunkUs} µs/chunk, latency p99 up ${r.chunkLatency.upP99Ms} / down ${r.chunkLatency.downP99Ms} ms, load ${r.loadavg1m.toFixed(2)}\n`);
+    process.stderr.write(`${which} #${i + 1}: ready ${r.ready}, lag p99 ${r.eventLoopLagMs.p99} ms, CPU ${r.serverCpuPerChunkUs} µs/chunk (threads ${r.threadCpuPerChunkUs.main} + ${r.threadCpuPerChunkUs.others.join(' + ')}), latency p99 up ${r.chunkLatency.upP99Ms} / down ${r.chunkLatency.downP99Ms} ms, load ${r.loadavg1m.toFixed(2)}\n`);
   }
 }
 const median = (xs: number[]): number => {
@@ -61,5 +70,5 @@ const rows = Object.entries(metrics).map(([name, f]) => {
   return { metric: name, palabre: p, baseline: b, ratio, target: targets[name] ?? null, met: targets[name] === undefined ? null : ratio <= targets[name]! };
 });
 const loads = [...runs.palabre, ...runs.baseline].map((r) => r.loadavg1m);
-console.log(JSON.stringify({ bench: 't2-ratio', sessions: Number(SESSIONS), seconds: Number(SECONDS), rounds: Number(ROUNDS), readyPalabre: runs.palabre.map((r) => r.ready), readyBaseline: runs.baseline.map((r) => r.ready), loadavg1m: { min: Math.min(...loads), max: Math.max(...loads), atEnd: loadavg()[0] }, rows }));
+console.log(JSON.stringify({ bench: 't2-ratio', sessions: Number(SESSIONS), seconds: Number(SECONDS), rounds: Number(ROUNDS), staggerS: STAGGER.length ? Number(STAGGER[1]) : 0, gcTuning: NO_GC_TUNING.length === 0, readyPalabre: runs.palabre.map((r) => r.ready), readyBaseline: runs.baseline.map((r) => r.ready), loadavg1m: { min: Math.min(...loads), max: Math.max(...loads), atEnd: loadavg()[0] }, rows }));
 console.table(rows);

@@ -10,6 +10,8 @@ interface Go {
   wsUrl: string;
   tokens: string[];
   durationMs: number;
+  /** Session i starts streaming i × staggerMs / N ms after the first (on the 20 ms tick). */
+  staggerMs: number;
 }
 
 const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.';
@@ -98,12 +100,16 @@ async function run(go: Go): Promise<void> {
   const started = Date.now();
   const cpu0 = process.cpuUsage();
   // One timer drives every client: a 20 ms tick sends one chunk per session (real-time rate).
+  // With a stagger, a session sends from its first tick on, so its replies (every 3 s of its
+  // audio) fall on other ticks than the others'.
+  const firstTick = clients.map((ws) => Math.floor((indexOf.get(ws)! * go.staggerMs) / go.tokens.length / 20));
+  let tick = 0;
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now();
       for (let c = 0; c < clients.length; c++) {
         const ws = clients[c]!;
-        if (ws.readyState !== ws.OPEN) continue;
+        if (ws.readyState !== ws.OPEN || tick < firstTick[c]!) continue;
         const tagged = Buffer.from(chunk);
         tagged.writeUInt32LE(sent, 0);
         tagged.writeUInt16LE(indexOf.get(ws)!, 4);
@@ -111,6 +117,7 @@ async function run(go: Go): Promise<void> {
         ws.send(tagged);
         sent++;
       }
+      tick++;
       if (Date.now() - started >= go.durationMs) {
         clearInterval(timer);
         resolve();

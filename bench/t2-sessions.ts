@@ -7,6 +7,9 @@
  *   node --expose-gc --import tsx bench/t2-sessions.ts [sessions=200] [seconds=20] [--inspect]
  * (`npx tsx bench/t2-sessions.ts` works too, without the retained-memory figure).
  *   … --baseline   the same load against bench/support/t2BaselineProxy.ts (the irreducible relay)
+ *   … --stagger S  the sessions start streaming spread over the first S seconds (default 0: all on
+ *                  the same 20 ms tick, so all their Gemini replies arrive together every 3 s)
+ *   … --no-gc-tuning  palabre without `palabre serve`'s GC setting (core/gcTuning.ts)
  * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios (issue 17).
  */
 import { loadavg } from 'node:os';
@@ -15,13 +18,19 @@ import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
 import { startBaselineProxy } from './support/t2BaselineProxy.js';
 import { threadCpuPer, threadTicks } from './support/threadCpu.js';
+import { tuneGcForServe } from '../core/gcTuning.js';
 
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const staggerAt = process.argv.indexOf('--stagger');
+const STAGGER_S = staggerAt > 0 ? Number(process.argv[staggerAt + 1]) : 0;
+if (!Number.isFinite(STAGGER_S) || STAGGER_S < 0) throw new Error('--stagger takes a number of seconds ≥ 0');
+const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--stagger');
 const SESSIONS = Number(args[0] ?? 200);
 const SECONDS = Number(args[1] ?? 20);
 /** `--inspect`: with an /inspect page open (the hub inspects only while a page listens). */
 const INSPECT = process.argv.includes('--inspect');
 const BASELINE = process.argv.includes('--baseline');
+// palabre as `palabre serve` runs it (the relay keeps Node's defaults: it is the reference).
+const GC_TUNED = !BASELINE && !process.argv.includes('--no-gc-tuning') && tuneGcForServe();
 
 const { child, next } = forkLoad(new URL('./t2-sessions-load.ts', import.meta.url));
 
@@ -42,7 +51,7 @@ const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
 const rssBefore = process.memoryUsage().rss;
 const retainedBefore = process.memoryUsage().heapUsed + process.memoryUsage().external;
-child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000 });
+child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000, staggerMs: STAGGER_S * 1000 });
 const streaming = (await next('streaming')) as Msg & { ready: number };
 const lag = monitorEventLoopDelay({ resolution: 5 });
 lag.enable();
@@ -76,7 +85,9 @@ const result = {
   ready: streaming.ready,
   seconds: SECONDS,
   chunksUp: done.sent,
-  expectedChunksUp: SESSIONS * SECONDS * 50,
+  expectedChunksUp: SESSIONS * SECONDS * 50 - Math.round((SESSIONS - 1) / 2 * STAGGER_S * 50),
+  staggerS: STAGGER_S,
+  gcTuned: GC_TUNED,
   audioDownMB: Math.round(done.bytesDown / 1e5) / 10,
   interlocutorReplies: done.finals,
   closedBeforeEnd: done.closedBeforeEnd,

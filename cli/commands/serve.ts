@@ -32,6 +32,9 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const corpus = chooseCorpus(parsed.config, { load: { env: io.env, ...(file ? { file } : {}) } });
   if (corpus.note) io.stderr.write(`${corpus.note}\n`);
   const config = { ...parsed.config, CORPUS_DIR: corpus.dir };
+  // Fewer major collections under load (core/gcTuning.ts: why, and what it costs).
+  const { tuneGcForServe } = await import('../../core/gcTuning.js');
+  tuneGcForServe();
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
   const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');
