@@ -108,12 +108,20 @@ export interface WireFake<R> {
   readonly requests: RecordedRequest[];
   /** Queue replies, answered in order, one per request. */
   script(...replies: Array<R & CommonReply>): void;
+  /**
+   * Queue replies for the requests `match` accepts only, answered in order, before the main queue:
+   * for tests where several surfaces call the same fake concurrently and arrival order is not
+   * theirs to decide (a background call landing between two scripted ones took the other's reply).
+   */
+  scriptWhen(match: (req: RecordedRequest) => boolean, ...replies: Array<R & CommonReply>): void;
   /** The reply used when the queue is empty. */
   setDefault(reply: R & CommonReply): void;
   /** Replies still queued. */
   pending(): number;
   /** Resolves when at least `n` requests have been received (no sleeping in tests). */
   waitForRequests(n: number): Promise<RecordedRequest[]>;
+  /** Resolves with the first request received (already or later) that `match` accepts. */
+  waitForRequest(match: (req: RecordedRequest) => boolean): Promise<RecordedRequest>;
   /** What `GET …/models` answers from now on: entries, or an override such as `{ status: 500 }`. */
   setModels(catalog: Catalog): void;
   /** Forget recorded requests and queued replies (keeps the default). */
@@ -168,6 +176,7 @@ export interface FakeOptions<R> {
 
 export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & CommonReply, strict = true): Promise<WireFake<R>> {
   const queue: Array<R & CommonReply> = [];
+  const keyed: Array<{ match: (req: RecordedRequest) => boolean; replies: Array<R & CommonReply> }> = [];
   let fallback = defaultReply;
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ n: number; resolve: (r: RecordedRequest[]) => void }> = [];
@@ -240,7 +249,7 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(protocol.errorBody(400, invalid)));
       return;
     }
-    const reply = queue.shift() ?? fallback;
+    const reply = keyed.find((k) => k.replies.length > 0 && k.match(recorded))?.replies.shift() ?? queue.shift() ?? fallback;
     await sleep(reply.delayMs ?? 0, closed.signal);
     if (closed.signal.aborted) return;
 
@@ -290,12 +299,20 @@ export async function startWireFake<R>(protocol: Protocol<R>, defaultReply: R & 
     port,
     requests,
     script: (...replies) => { queue.push(...replies); },
+    scriptWhen: (match, ...replies) => { keyed.push({ match, replies }); },
     setDefault: (reply) => { fallback = reply; },
     pending: () => queue.length,
     setModels: (c) => { catalog = c; },
     waitForRequests: (n) =>
       requests.length >= n ? Promise.resolve(requests.slice()) : new Promise((resolve) => waiters.push({ n, resolve })),
-    reset: () => { queue.length = 0; requests.length = 0; },
+    waitForRequest: async (match) => {
+      for (let n = 1; ; n++) {
+        const seen = requests.length >= n ? requests : await new Promise<RecordedRequest[]>((resolve) => waiters.push({ n, resolve }));
+        const hit = seen[n - 1];
+        if (hit && match(hit)) return hit;
+      }
+    },
+    reset: () => { queue.length = 0; keyed.length = 0; requests.length = 0; },
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

@@ -9,7 +9,7 @@ import { ECHO_WINDOW_MS } from '../../cli/signals.js';
 import { createAuth } from '../../core/auth.js';
 import { startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js';
 import { startOpenAIFake, type OpenAIFake, type OpenAIReply } from '../fakes/openai.js';
-import type { CommonReply } from '../fakes/base.js';
+import type { CommonReply, RecordedRequest } from '../fakes/base.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 import { until } from './support.js';
 
@@ -128,15 +128,21 @@ describe('fault suite: palabre serve', () => {
     const clients = await Promise.all(['fault-c1', 'fault-c2', 'fault-c3'].map((sub) => t2Exchange(r, sub)));
 
     // The correction and the Skull turn are held by the model (3 s each) when the signal comes.
-    f.openai.script({ delayMs: 3000, text: '{}' }, { delayMs: 3000, text: 'Bonjour ! Je suis Skull.' });
-    const seen = f.openai.requests.length;
+    // Replies are keyed by what each request carries, not by arrival order: once (CI, heavy load)
+    // the Skull got the fake's default reply, i.e. another call (most likely the correction's
+    // retry of the empty '{}' answer, 3 s later) had reached the fake before the Skull's request
+    // and taken its scripted reply.
+    const isCorrection = (q: RecordedRequest): boolean => q.rawBody.includes('anniversaire');
+    const isSkull = (q: RecordedRequest): boolean => q.rawBody.includes('Présente-toi');
+    f.openai.scriptWhen(isCorrection, { delayMs: 3000, text: '{}' });
+    f.openai.scriptWhen(isSkull, { delayMs: 3000, text: 'Bonjour ! Je suis Skull.' });
     const token = await auth.mintToken({ sub: 'fault-writer', plan: 'free' });
     const correction = fetch(`${r.base}/corrections/ee`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tache: 'EE_T1', consigne: 'Écrivez un message à un ami pour l’inviter.', texte: 'Salut Paul, je t’invite samedi soir chez moi pour mon anniversaire. Tu peux venir ?' }),
     });
-    await f.openai.waitForRequests(seen + 1);
+    await f.openai.waitForRequest(isCorrection);
     const listener = await mqtt.connectAsync(r.mqttUrl, { reconnectPeriod: 0 });
     cleanups.push(() => listener.endAsync(true));
     const responses: string[] = [];
@@ -145,7 +151,7 @@ describe('fault suite: palabre serve', () => {
     });
     await listener.subscribeAsync('ai/response', { qos: 1 });
     await listener.publishAsync('ai/request', JSON.stringify({ ts_ms: 0, text: 'Présente-toi.' }), { qos: 1 });
-    await f.openai.waitForRequests(seen + 2);
+    await f.openai.waitForRequest(isSkull);
 
     const sentAt = Date.now();
     r.serve.child.kill('SIGTERM');

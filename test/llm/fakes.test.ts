@@ -56,6 +56,20 @@ describe('OpenAI fake', () => {
     const ok = await client().chat.completions.create({ model: 'm', messages: [] });
     expect(ok.choices[0]?.message.content).toBe('ok');
   });
+
+  it('answers keyed replies to the requests they match, whatever the arrival order', async () => {
+    oa.script({ text: 'queued' });
+    oa.scriptWhen((q) => q.rawBody.includes('skull'), { text: 'pour le crâne' });
+    const ask = (content: string): Promise<string | null | undefined> =>
+      client().chat.completions.create({ model: 'm', messages: [{ role: 'user', content }] }).then((r) => r.choices[0]?.message.content);
+    const seen = oa.waitForRequest((q) => q.rawBody.includes('skull'));
+    // The other call arrives first and takes the main queue, not the keyed reply.
+    expect(await ask('autre chose')).toBe('queued');
+    expect(await ask('parle au skull')).toBe('pour le crâne');
+    expect((await seen).rawBody).toContain('parle au skull');
+    // A keyed reply is used once; then the default.
+    expect(await ask('skull encore')).toBe('ok');
+  });
 });
 
 describe('Anthropic fake', () => {
