@@ -14,11 +14,11 @@ import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
-/** Tuning data since the sixth round: every set run before (the fourth and fifth sets are spent too). */
-export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth)];
+/** Tuning data since the seventh round: every set run before (the fourth, fifth and sixth sets are spent too). */
+export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth), ...readSet(SETS.sixth)];
 
 /** The labelled sets of `learningItems()`, in order: one cross-validation fold each (`--by-set`). */
-export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth'] as const;
+export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth', 'sixth'] as const;
 
 /** Which set each of `learningItems()` comes from: its index in LEARNING_SETS. */
 export const learningSetOf = (): number[] => [
@@ -27,6 +27,7 @@ export const learningSetOf = (): number[] => [
   ...readSet(SETS.third).filter((x) => x.split === 'tune').map(() => 2),
   ...readSet(SETS.fourth).map(() => 3),
   ...readSet(SETS.fifth).map(() => 4),
+  ...readSet(SETS.sixth).map(() => 5),
 ];
 
 /** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */

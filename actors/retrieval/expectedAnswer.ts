@@ -1,0 +1,96 @@
+import { analyzeText, fold, type Lang, type QueryToken } from './analyze.js';
+
+/**
+ * What a question's answer must contain, QA-style, and whether the retrieved passages' sentences
+ * closest to the question contain it (docs/docs-assistant.md § Seventh round):
+ * - `duration`: « combien de temps », « how long », « quel délai » — a number with a unit of time;
+ * - `date`: « en quelle année », « which year », « depuis quand », « when was » — a year or a month
+ *   (not « quand … » alone: « Quand un utilisateur part, … » is a condition, not a date asked);
+ * - `version`: « quelle version », « which versions » — a version string or a dated revision;
+ * - `contact`: « numéro de téléphone », « phone number », « horaires » — digits enough for one (an
+ *   address is not asked for: « where and how, for instance with an email address » asks a procedure);
+ * - `number`: « combien de », « how many », « quel montant », « quel pourcentage » — a number.
+ * A trap in the docs' own words (« Combien de personnes ont contribué à la spécification MCP ? »)
+ * finds passages about its topic whose closest sentences hold no figure: the docs talk about it,
+ * they do not say it.
+ */
+export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number';
+
+const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
+  ['duration', /\b(?:combien de (?:temps|jours|mois|ans|annees|semaines|heures|minutes)|pendant combien|how long|quel(?:le)? (?:delai|duree)|what (?:period|retention period|delay)|how many (?:days|months|years|weeks|hours|minutes))\b/],
+  ['date', /\b(?:en quelle annee|quelle annee|which year|what year|in what year|depuis quand|since when|a quelle date|what date|quelle date|^when (?:was|did|were|will))\b/],
+  ['version', /\b(?:quelles? versions?|which versions?|what versions?)\b/],
+  ['contact', /\b(?:numero de tel\w*|phone number|horaires|opening hours)\b/],
+  ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine)\b/],
+];
+
+const NUMBER_WORDS = 'un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|quarante|cinquante|soixante|cent|mille|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand';
+const UNIT = 'jours?|mois|ans?|annees?|semaines?|heures?|minutes?|secondes?|days?|months?|years?|weeks?|hours?|minutes?|seconds?|ms|h';
+const MONTHS = 'janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre|january|february|march|april|june|july|august|september|october|november|december';
+
+const HOLDS: Record<ExpectedAnswer, RegExp> = {
+  duration: new RegExp(`(?:\\d+|\\b(?:${NUMBER_WORDS}))\\s*(?:${UNIT})\\b|\\b(?:duree|periode|delai|period|retention)\\b`),
+  date: new RegExp(`\\b(?:1[89]|20)\\d\\d\\b|\\b(?:${MONTHS})\\b`),
+  version: /\bv?\d+(?:\.\d+)+\b|\b\d{4}-\d\d-\d\d\b|\bversions? \d/,
+  contact: /\+?\d[\d .-]{7,}\d|@[\w-]+\.\w|\b\d{1,2} ?h ?\d{0,2}\b/,
+  number: new RegExp(`\\d|\\b(?:${NUMBER_WORDS})\\b`),
+};
+
+/** The answer type a question asks for, if it names one (first of ASKS that matches). */
+export function expectedAnswer(question: string): ExpectedAnswer | null {
+  const q = fold(question).replace(/[’']/g, "'").trim();
+  return ASKS.find(([, re]) => re.test(q))?.[0] ?? null;
+}
+
+/** Whether a sentence holds an answer of this type. */
+export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => HOLDS[type].test(fold(sentence));
+
+const SENTENCE_END = /(?<=[.!?;:])\s+|\n+/;
+
+interface ScoredSentence {
+  text: string;
+  weight: number;
+}
+
+/** The `n` sentences of `passages` carrying the most question weight (`weights[i]` for `tokens[i]`). */
+export function closestSentences(tokens: readonly QueryToken[], weights: readonly number[], passages: ReadonlyArray<{ text: string; lang: Lang }>, n: number): ScoredSentence[] {
+  const scored: ScoredSentence[] = [];
+  for (const p of passages) {
+    for (const text of p.text.split(SENTENCE_END)) {
+      const stems = new Set(analyzeText(text, p.lang));
+      const weight = tokens.reduce((s, t, i) => s + (t.variants.some((v) => stems.has(v)) ? weights[i]! : 0), 0);
+      if (weight > 0) scored.push({ text, weight });
+    }
+  }
+  // Stable sort: between equal weights the higher-ranked passage's sentence comes first.
+  return scored.sort((a, b) => b.weight - a.weight).slice(0, n);
+}
+
+/** How many of the closest sentences are read for the expected answer. */
+export const CLOSEST = 3;
+
+/**
+ * 1 when the question asks for an answer type and none of the `CLOSEST` sentences of the retrieved
+ * passages closest to it holds one; 0 otherwise (no type asked, or one held).
+ */
+export function answerTypeUnmet(question: string, tokens: readonly QueryToken[], weights: readonly number[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
+  const type = expectedAnswer(question);
+  if (!type) return 0;
+  return closestSentences(tokens, weights, passages, CLOSEST).some((s) => holdsAnswer(type, s.text)) ? 0 : 1;
+}
+
+/**
+ * Whether the question's specific words are found together: the share of the weight of its
+ * `RARE` heaviest words the corpus knows that one sentence of the retrieved passages holds. A trap
+ * built from the docs' words takes them from several pages (« dossier médical » from one,
+ * « conserver » from another); a question the docs answer finds its rare words side by side.
+ */
+export const RARE = 3;
+export function rareTogether(tokens: readonly QueryToken[], weights: readonly number[], known: readonly boolean[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
+  const heaviest = tokens.map((_, i) => i).filter((i) => known[i]).sort((a, b) => weights[b]! - weights[a]!).slice(0, RARE);
+  const kept = new Set(heaviest);
+  const rareWeights = weights.map((w, i) => (kept.has(i) ? w : 0));
+  const total = rareWeights.reduce((a, b) => a + b, 0);
+  if (total === 0) return 0;
+  return (closestSentences(tokens, rareWeights, passages, 1)[0]?.weight ?? 0) / total;
+}

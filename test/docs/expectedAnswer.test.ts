@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuery } from '../../actors/retrieval/analyze.js';
+import { answerTypeUnmet, closestSentences, expectedAnswer, holdsAnswer, rareTogether } from '../../actors/retrieval/expectedAnswer.js';
+import { confidenceFeatures } from '../../actors/retrieval/confidence.js';
+
+/** docs/docs-assistant.md § Seventh round — the answer a question asks for, against the sentences closest to it. */
+describe('the answer type a question asks for', () => {
+  it('reads it from the question in French and English, and none from a question asking how or whether', () => {
+    expect(expectedAnswer('Combien de temps garder un dossier médical ?')).toBe('duration');
+    expect(expectedAnswer('How long should I keep my tax returns?')).toBe('duration');
+    expect(expectedAnswer('In which year was the team created?')).toBe('date');
+    expect(expectedAnswer('Which versions of Python does the SDK support?')).toBe('version');
+    expect(expectedAnswer('Quel est le numéro de téléphone du standard de la CNIL ?')).toBe('contact');
+    expect(expectedAnswer('Combien de personnes ont contribué à la spécification MCP ?')).toBe('number');
+    expect(expectedAnswer('How many flashes per second are allowed?')).toBe('number');
+    // « Quand » opening a condition is not a date asked for.
+    expect(expectedAnswer('Quand un utilisateur supprime son compte, faut-il effacer ses sauvegardes ?')).toBeNull();
+    expect(expectedAnswer('Comment chiffrer les mots de passe ?')).toBeNull();
+  });
+
+  it('finds an answer of that type in a sentence, not a look-alike', () => {
+    expect(holdsAnswer('duration', 'Le dossier est conservé vingt ans après le dernier passage.')).toBe(true);
+    expect(holdsAnswer('duration', 'Le dossier médical est conservé par le médecin.')).toBe(false);
+    expect(holdsAnswer('date', 'La version publiée en 2019 reste la référence.')).toBe(true);
+    expect(holdsAnswer('version', 'Le protocole 2025-06-18 ajoute les élicitations.')).toBe(true);
+    expect(holdsAnswer('version', 'Le protocole ajoute les élicitations.')).toBe(false);
+    expect(holdsAnswer('number', 'Trois flashs par seconde au plus.')).toBe(true);
+    expect(holdsAnswer('number', 'Les flashs sont interdits.')).toBe(false);
+  });
+});
+
+describe('the sentences closest to the question', () => {
+  const question = 'Combien de personnes ont contribué à la spécification ?';
+  const tokens = analyzeQuery(question);
+  const weights = tokens.map(() => 1);
+  const about = { lang: 'fr' as const, text: 'La spécification est ouverte à tous. Les personnes qui ont contribué sont remerciées. Le site date de 2024.' };
+
+  it('ranks sentences by the question weight they hold, dropping those with none', () => {
+    const closest = closestSentences(tokens, weights, [about], 5);
+    expect(closest.map((s) => s.text)).toEqual(['Les personnes qui ont contribué sont remerciées.', 'La spécification est ouverte à tous.']);
+  });
+
+  it('is unmet when the closest sentences hold no answer of the asked type, met when one does', () => {
+    expect(answerTypeUnmet(question, tokens, weights, [about])).toBe(1);
+    const counted = { lang: 'fr' as const, text: 'Quarante personnes ont contribué à la spécification.' };
+    expect(answerTypeUnmet(question, tokens, weights, [counted])).toBe(0);
+    expect(answerTypeUnmet('Comment contribuer à la spécification ?', analyzeQuery('Comment contribuer à la spécification ?'), [1, 1], [about])).toBe(0);
+  });
+
+  it('measures the heaviest known words found together in one sentence', () => {
+    const q = analyzeQuery('dossier médical conserver');
+    const apart = [{ lang: 'fr' as const, text: 'Le dossier médical est tenu à jour. Il faut conserver les factures.' }];
+    const together = [{ lang: 'fr' as const, text: 'Le dossier médical est à conserver vingt ans.' }];
+    expect(rareTogether(q, [3, 2, 1], [true, true, true], apart)).toBeCloseTo(5 / 6, 5);
+    expect(rareTogether(q, [3, 2, 1], [true, true, true], together)).toBe(1);
+  });
+
+  it('feeds the confidence features when the passages carry their text, and 0 without it', () => {
+    const explained = [tokens.map((t) => ({ word: t.word, df: 2, weight: 1, matched: true }))];
+    const cues = { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false };
+    const withText = confidenceFeatures({ question, passages: [{ score: 0.9, lang: 'fr', path: 'a.md', text: about.text }], explained, cues });
+    expect(withText.typeUnmet).toBe(1);
+    const without = confidenceFeatures({ question, passages: [{ score: 0.9, lang: 'fr', path: 'a.md' }], explained, cues });
+    expect(without.typeUnmet).toBe(0);
+  });
+});
