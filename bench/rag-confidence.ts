@@ -37,8 +37,8 @@ const l2 = z.coerce.number().min(0).parse(opt('l2') ?? 0.01);
 // The shipped model leaves out `langMismatch` and `words`: the labelled sets ask many questions in
 // the other language than the page on purpose, and their answerable questions are longer than the
 // out-of-scope ones, so these weights learn how the sets were written (§ Fifth and Sixth round).
-// `rareTogether` (seventh round) is computed, not kept: it gained on as many held-out sets as it lost.
-const LEFT_OUT: readonly FeatureName[] = ['langMismatch', 'words', 'rareTogether'];
+// `typeUnmet` acts as a veto, like the answer-type cue, not as a weight (§ Seventh round).
+const LEFT_OUT: readonly FeatureName[] = ['langMismatch', 'words', 'typeUnmet'];
 const names = (opt('features')?.split(',') ?? FEATURES.filter((f) => !LEFT_OUT.includes(f))).map((f) => z.enum(FEATURES).parse(f)) as FeatureName[];
 
 const INNER = 5;

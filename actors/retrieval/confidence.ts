@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { analyzeQuery, detectLang, type Lang } from './analyze.js';
 import { answerTypeOutsideDocs, type AnswerType } from './answerType.js';
-import { answerTypeUnmet, rareTogether } from './expectedAnswer.js';
+import { answerTypeUnmet, nameNotClose } from './expectedAnswer.js';
 import shipped from './confidence-model.json' with { type: 'json' };
 import type { RelevanceSignals } from '../../machines/chat.js';
 import { linearModelSchema, linearScore } from './linearModel.js';
-import { relevanceSignals, type LexicalCues } from './relevance.js';
+import { capitalisedNames, relevanceSignals, type LexicalCues } from './relevance.js';
 
 /**
  * Whether the documentation answers a question, as one calibrated probability: a logistic
@@ -62,9 +62,10 @@ export const FEATURES = [
   // fifth set's long traps showed it learns how the sets were written (§ Sixth round).
   'words',
   // Seventh round (expectedAnswer.ts): the question asks for a figure, a date, a version… that none
-  // of the closest sentences holds; the share of its heaviest known words found in one sentence.
+  // of the closest sentences holds (a veto, as answer types are: questionSignals); a specific name
+  // of the question the corpus knows is in none of the closest sentences.
   'typeUnmet',
-  'rareTogether',
+  'nameNotClose',
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 
@@ -100,7 +101,7 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
     missingShare: Math.max(0, ...missing.map((w) => w.weight)) / total,
     words: Math.log(1 + words.length) / 3,
     typeUnmet: texts.length ? answerTypeUnmet(e.question, tokens, weights, texts) : 0,
-    rareTogether: texts.length ? rareTogether(tokens, weights, known, texts) : 0,
+    nameNotClose: texts.length ? nameNotClose(capitalisedNames(e.question), tokens, weights, known, texts) : 0,
   };
 }
 
@@ -140,6 +141,7 @@ export function questionSignals(
   const cues = relevanceSignals(question, [...(explained[bestAt] ?? [])], [...explained]);
   const features = confidenceFeatures({ question, passages, explained, cues });
   const answerType = answerTypeOutsideDocs(question);
-  const inScope = passages.length === 0 || answerType ? 0 : Math.round(probability(features, model) * 1000) / 1000;
+  const kept = passages.length === 0 || answerType !== null || features.typeUnmet === 1;
+  const inScope = kept ? 0 : Math.round(probability(features, model) * 1000) / 1000;
   return { signals: { ...cues, inScope }, features, answerType };
 }

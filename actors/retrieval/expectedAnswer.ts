@@ -80,17 +80,15 @@ export function answerTypeUnmet(question: string, tokens: readonly QueryToken[],
 }
 
 /**
- * Whether the question's specific words are found together: the share of the weight of its
- * `RARE` heaviest words the corpus knows that one sentence of the retrieved passages holds. A trap
- * built from the docs' words takes them from several pages (« dossier médical » from one,
- * « conserver » from another); a question the docs answer finds its rare words side by side.
+ * 1 when a capitalised name of the question that the corpus knows (`known[i]`) is in none of the
+ * `CLOSEST` sentences: « the CNIL's IBAN » finds the Faker IBAN example, whose sentences never name
+ * the CNIL, though other passages do.
  */
-export const RARE = 3;
-export function rareTogether(tokens: readonly QueryToken[], weights: readonly number[], known: readonly boolean[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
-  const heaviest = tokens.map((_, i) => i).filter((i) => known[i]).sort((a, b) => weights[b]! - weights[a]!).slice(0, RARE);
-  const kept = new Set(heaviest);
-  const rareWeights = weights.map((w, i) => (kept.has(i) ? w : 0));
-  const total = rareWeights.reduce((a, b) => a + b, 0);
-  if (total === 0) return 0;
-  return (closestSentences(tokens, rareWeights, passages, 1)[0]?.weight ?? 0) / total;
+/** IDF weight from which a name is specific (df ≤ ~5 % of passages): not « MCP », « RGAA » in their own docs. */
+export const RARE_NAME = 3;
+export function nameNotClose(names: readonly string[], tokens: readonly QueryToken[], weights: readonly number[], known: readonly boolean[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
+  const asked = tokens.filter((t, i) => known[i] && weights[i]! >= RARE_NAME && names.includes(t.word));
+  if (asked.length === 0) return 0;
+  const close = closestSentences(tokens, weights, passages, CLOSEST).map((s) => new Set(analyzeText(s.text, 'fr').concat(analyzeText(s.text, 'en'))));
+  return asked.some((t) => !close.some((stems) => t.variants.some((v) => stems.has(v)))) ? 1 : 0;
 }

@@ -65,7 +65,10 @@ export interface QuestionRecord {
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
   features: Record<FeatureName, number>;
-  /** The question asks for a price, another country's facts or live figures: never "high" (answerType.ts). */
+  /**
+   * The question asks for a price, another country's facts or live figures (answerType.ts), or an
+   * answer type none of its closest sentences holds (expectedAnswer.ts): never "high".
+   */
   outside: boolean;
   /** The answer, given whatever the confidence, cites a relevant source (offline, extractive). */
   citesIfAnswered: boolean;
@@ -111,7 +114,7 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
       features,
-      outside: answerType !== null,
+      outside: answerType !== null || features.typeUnmet === 1,
       citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
     });
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeQuery } from '../../actors/retrieval/analyze.js';
-import { answerTypeUnmet, closestSentences, expectedAnswer, holdsAnswer, rareTogether } from '../../actors/retrieval/expectedAnswer.js';
-import { confidenceFeatures } from '../../actors/retrieval/confidence.js';
+import { answerTypeUnmet, closestSentences, expectedAnswer, holdsAnswer, nameNotClose } from '../../actors/retrieval/expectedAnswer.js';
+import { confidenceFeatures, questionSignals } from '../../actors/retrieval/confidence.js';
 
 /** docs/docs-assistant.md § Seventh round — the answer a question asks for, against the sentences closest to it. */
 describe('the answer type a question asks for', () => {
@@ -47,12 +47,19 @@ describe('the sentences closest to the question', () => {
     expect(answerTypeUnmet('Comment contribuer à la spécification ?', analyzeQuery('Comment contribuer à la spécification ?'), [1, 1], [about])).toBe(0);
   });
 
-  it('measures the heaviest known words found together in one sentence', () => {
-    const q = analyzeQuery('dossier médical conserver');
-    const apart = [{ lang: 'fr' as const, text: 'Le dossier médical est tenu à jour. Il faut conserver les factures.' }];
-    const together = [{ lang: 'fr' as const, text: 'Le dossier médical est à conserver vingt ans.' }];
-    expect(rareTogether(q, [3, 2, 1], [true, true, true], apart)).toBeCloseTo(5 / 6, 5);
-    expect(rareTogether(q, [3, 2, 1], [true, true, true], together)).toBe(1);
+  it('flags a specific name the corpus knows that none of the closest sentences holds, not a name the whole corpus repeats', () => {
+    const q = 'What is the CNIL IBAN for paying a fine?';
+    const tokens = analyzeQuery(q);
+    const cnil = tokens.findIndex((t) => t.word === 'cnil');
+    const faker = [{ lang: 'en' as const, text: 'Faker generates a fake IBAN for your tests. Paying is never real.' }];
+    const rare = tokens.map((_, i) => (i === cnil ? 4 : 1));
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map(() => true), faker)).toBe(1);
+    const named = [{ lang: 'en' as const, text: 'The CNIL IBAN for paying a fine is on its site.' }];
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map(() => true), named)).toBe(0);
+    // Held by many passages (low weight): the corpus's own topic, not a specific name.
+    expect(nameNotClose(['cnil'], tokens, tokens.map(() => 1), tokens.map(() => true), faker)).toBe(0);
+    // Unknown to the corpus: another cue's business (unknownName).
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map((_, i) => i !== cnil), faker)).toBe(0);
   });
 
   it('feeds the confidence features when the passages carry their text, and 0 without it', () => {
@@ -62,5 +69,12 @@ describe('the sentences closest to the question', () => {
     expect(withText.typeUnmet).toBe(1);
     const without = confidenceFeatures({ question, passages: [{ score: 0.9, lang: 'fr', path: 'a.md' }], explained, cues });
     expect(without.typeUnmet).toBe(0);
+  });
+
+  it('keeps a question whose asked answer type is unmet from "high": probability 0', () => {
+    const explained = [tokens.map((t) => ({ word: t.word, df: 2, weight: 1, matched: true }))];
+    expect(questionSignals(question, [{ score: 0.9, lang: 'fr', path: 'a.md', text: about.text }], explained).signals.inScope).toBe(0);
+    const counted = 'Quarante personnes ont contribué à la spécification.';
+    expect(questionSignals(question, [{ score: 0.9, lang: 'fr', path: 'a.md', text: counted }], explained).signals.inScope).toBeGreaterThan(0);
   });
 });
