@@ -17,7 +17,7 @@ import { analyzeText, fold, type Lang, type QueryToken } from './analyze.js';
 export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number';
 
 const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
-  ['duration', /\b(?:combien de (?:temps|jours|mois|ans|annees|semaines|heures|minutes)|pendant combien|how long|quel(?:le)? (?:delai|duree)|what (?:period|retention period|delay)|how many (?:days|months|years|weeks|hours|minutes))\b/],
+  ['duration', /\b(?:combien de (?:temps|jours|mois|ans|annees|semaines|heures|minutes)|pendant combien|how long(?!-)|quel(?:le)? (?:delai|duree)|what (?:period|retention period|delay)|how many (?:days|months|years|weeks|hours|minutes))\b/],
   ['date', /\b(?:en quelle annee|quelle annee|which year|what year|in what year|depuis quand|since when|a quelle date|what date|quelle date|^when (?:was|did|were|will))\b/],
   ['version', /\b(?:quelles? versions?|which versions?|what versions?)\b/],
   ['contact', /\b(?:numero de tel\w*|phone number|horaires|opening hours)\b/],
@@ -42,8 +42,14 @@ export function expectedAnswer(question: string): ExpectedAnswer | null {
   return ASKS.find(([, re]) => re.test(q))?.[0] ?? null;
 }
 
+/**
+ * References are not figures: « article 83 », « critère 3.1 », « § 2 » are everywhere in the legal
+ * and accessibility pages and say nothing about how many or how much.
+ */
+const REFERENCE = /\b(?:articles?|art\.|criteres?|criterion|criteria|chapitres?|chapter|sections?|annexe|§)\s*[\d.]+/g;
+
 /** Whether a sentence holds an answer of this type. */
-export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => HOLDS[type].test(fold(sentence));
+export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => HOLDS[type].test(fold(sentence).replace(REFERENCE, ' '));
 
 const SENTENCE_END = /(?<=[.!?;:])\s+|\n+/;
 

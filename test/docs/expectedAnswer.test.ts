@@ -16,6 +16,7 @@ describe('the answer type a question asks for', () => {
     // « Quand » opening a condition is not a date asked for.
     expect(expectedAnswer('Quand un utilisateur supprime son compte, faut-il effacer ses sauvegardes ?')).toBeNull();
     expect(expectedAnswer('Comment chiffrer les mots de passe ?')).toBeNull();
+    expect(expectedAnswer('How long-lived should the access tokens be?')).toBeNull();
   });
 
   it('finds an answer of that type in a sentence, not a look-alike', () => {
@@ -26,6 +27,9 @@ describe('the answer type a question asks for', () => {
     expect(holdsAnswer('version', 'Le protocole ajoute les élicitations.')).toBe(false);
     expect(holdsAnswer('number', 'Trois flashs par seconde au plus.')).toBe(true);
     expect(holdsAnswer('number', 'Les flashs sont interdits.')).toBe(false);
+    // A reference is not a figure.
+    expect(holdsAnswer('number', "L'article 83 prévoit des amendes administratives.")).toBe(false);
+    expect(holdsAnswer('number', 'Le critère 3.1 porte sur les couleurs.')).toBe(false);
   });
 });
 
