@@ -9,18 +9,24 @@ import { analyzeText, fold, type Lang, type QueryToken } from './analyze.js';
  * - `version`: « quelle version », « which versions » — a version string or a dated revision;
  * - `contact`: « numéro de téléphone », « phone number », « horaires » — digits enough for one (an
  *   address is not asked for: « where and how, for instance with an email address » asks a procedure);
+ * - `name`: « what is the name of », « which US state », « à quelle banque » — a capitalised name
+ *   past a sentence's first word;
+ * - `comparison`: « lequel est le plus rapide », « faster than », « compared with » — a comparative
+ *   (« plus », « than », « better »…): docs that never compare two things cannot rank them;
  * - `number`: « combien de », « how many », « quel montant », « quel pourcentage » — a number.
  * A trap in the docs' own words (« Combien de personnes ont contribué à la spécification MCP ? »)
  * finds passages about its topic whose closest sentences hold no figure: the docs talk about it,
  * they do not say it.
  */
-export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number';
+export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number' | 'name' | 'comparison';
 
 const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
   ['duration', /\b(?:combien de (?:temps|jours|mois|ans|annees|semaines|heures|minutes)|pendant combien|how long(?!-)|quel(?:le)? (?:delai|duree)|what (?:period|retention period|delay)|how many (?:days|months|years|weeks|hours|minutes))\b/],
   ['date', /\b(?:en quelle annee|quelle annee|which year|what year|in what year|depuis quand|since when|a quelle date|what date|quelle date|^when (?:was|did|were|will))\b/],
   ['version', /\b(?:quelles? versions?|which versions?|what versions?)\b/],
   ['contact', /\b(?:numero de tel\w*|phone number|horaires|opening hours)\b/],
+  ['name', /\b(?:what is the name|quel est le nom|comment s'appelle|which (?:us )?state|which country|quel pays|quelle ville|which city|quelle banque|which bank|which company|quelle entreprise|quelle societe)\b/],
+  ['comparison', /\b(?:lequel est le plus|laquelle est la plus|lequel est le moins|which (?:one )?is (?:the )?(?:faster|better|safer|cheaper|more|less)|faster than|slower than|better than|safer than|plus rapide que|plus sur que|mieux que|compared (?:with|to)|versus|vs)\b/],
   ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine)\b/],
 ];
 
@@ -33,6 +39,8 @@ const HOLDS: Record<ExpectedAnswer, RegExp> = {
   date: new RegExp(`\\b(?:1[89]|20)\\d\\d\\b|\\b(?:${MONTHS})\\b`),
   version: /\bv?\d+(?:\.\d+)+\b|\b\d{4}-\d\d-\d\d\b|\bversions? \d/,
   contact: /\+?\d[\d .-]{7,}\d|@[\w-]+\.\w|\b\d{1,2} ?h ?\d{0,2}\b/,
+  name: /(?<=\S\s+)[A-Z][\w-]+/,
+  comparison: /\b(?:plus|moins|mieux|meilleure?|pire|than|faster|slower|better|worse|safer|stronger|weaker|compared|contrairement|whereas|tandis que|alors que)\b/,
   number: new RegExp(`\\d|\\b(?:${NUMBER_WORDS})\\b`),
 };
 
@@ -49,7 +57,7 @@ export function expectedAnswer(question: string): ExpectedAnswer | null {
 const REFERENCE = /\b(?:articles?|art\.|criteres?|criterion|criteria|chapitres?|chapter|sections?|annexe|§)\s*[\d.]+/g;
 
 /** Whether a sentence holds an answer of this type. */
-export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => HOLDS[type].test(fold(sentence).replace(REFERENCE, ' '));
+export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => (type === 'name' ? HOLDS.name.test(sentence) : HOLDS[type].test(fold(sentence).replace(REFERENCE, ' ')));
 
 const SENTENCE_END = /(?<=[.!?;:])\s+|\n+/;
 

@@ -13,6 +13,8 @@ describe('the answer type a question asks for', () => {
     expect(expectedAnswer('Quel est le numéro de téléphone du standard de la CNIL ?')).toBe('contact');
     expect(expectedAnswer('Combien de personnes ont contribué à la spécification MCP ?')).toBe('number');
     expect(expectedAnswer('How many flashes per second are allowed?')).toBe('number');
+    expect(expectedAnswer('In the travel example, what is the name of the hotel?')).toBe('name');
+    expect(expectedAnswer('Argon2 ou bcrypt : lequel est le plus rapide ?')).toBe('comparison');
     // « Quand » opening a condition is not a date asked for.
     expect(expectedAnswer('Quand un utilisateur supprime son compte, faut-il effacer ses sauvegardes ?')).toBeNull();
     expect(expectedAnswer('Comment chiffrer les mots de passe ?')).toBeNull();
@@ -27,6 +29,10 @@ describe('the answer type a question asks for', () => {
     expect(holdsAnswer('version', 'Le protocole ajoute les élicitations.')).toBe(false);
     expect(holdsAnswer('number', 'Trois flashs par seconde au plus.')).toBe(true);
     expect(holdsAnswer('number', 'Les flashs sont interdits.')).toBe(false);
+    expect(holdsAnswer('name', 'The example books the Hotel Arts for three nights.')).toBe(true);
+    expect(holdsAnswer('name', 'The example books a hotel for three nights.')).toBe(false);
+    expect(holdsAnswer('comparison', 'Argon2 est plus lent à calculer que SHA-256.')).toBe(true);
+    expect(holdsAnswer('comparison', 'Argon2 et bcrypt sont des fonctions de hachage.')).toBe(false);
     // A reference is not a figure.
     expect(holdsAnswer('number', "L'article 83 prévoit des amendes administratives.")).toBe(false);
     expect(holdsAnswer('number', 'Le critère 3.1 porte sur les couleurs.')).toBe(false);
