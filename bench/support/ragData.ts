@@ -40,8 +40,10 @@ export const docsItems = (): EvalItem[] => readSet(SETS.docs);
  */
 export function existingCorpus(dir: string): string {
   const abs = resolve(dir);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-    console.error(`corpus folder not found: ${abs} — set CORPUS_DIR to the documentation folder (e.g. CORPUS_DIR=../shared/corpus from the repository root)`);
+  // An empty CORPUS_DIR (`CORPUS_DIR= npx tsx …`) resolves to the working directory: the whole
+  // repository indexed, and figures printed as if for a corpus.
+  if (dir.trim() === '' || !existsSync(abs) || !statSync(abs).isDirectory()) {
+    console.error(`corpus folder not found: ${dir.trim() === '' ? '(empty CORPUS_DIR)' : abs} — set CORPUS_DIR to the documentation folder (e.g. CORPUS_DIR=../shared/corpus from the repository root)`);
     process.exit(2);
   }
   return abs;
