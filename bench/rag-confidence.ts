@@ -10,8 +10,9 @@
  * outer fold: a logistic regression is trained on the other folds and its high bound chosen on
  * those folds only (from inner cross-validated probabilities) so that at most `--oos-high` (10 %
  * since the sixth round, 8 % before) of their out-of-scope questions are answered "high". A
- * question asking for a price, another country or live figures (answerType.ts) is never "high",
- * as in the chart (`--no-answer-type`: measured without). `--curve`: the held-out folds' figures at
+ * question asking for a price, another country, live figures (answerType.ts) or an answer type
+ * none of its closest sentences holds (expectedAnswer.ts, seventh round) is never "high", as in the
+ * chart (`--no-answer-type`: measured without). `--curve`: the held-out folds' figures at
  * fixed high bounds, each fold's probabilities from a model trained on the other folds. Then the held-out fold is scored with it, next to the rule of rounds
  * 1–4 (score band 0.2 / 0.5 + hand cues: `handRule`) with the former ranking (the code before this
  * round) and with the learned reranker. `--by-set`: one fold per labelled set. Each learned row

@@ -93,13 +93,14 @@ export function answerTypeUnmet(question: string, tokens: readonly QueryToken[],
   return closestSentences(tokens, weights, passages, CLOSEST).some((s) => holdsAnswer(type, s.text)) ? 0 : 1;
 }
 
-/**
- * 1 when a capitalised name of the question that the corpus knows (`known[i]`) is in none of the
- * `CLOSEST` sentences: « the CNIL's IBAN » finds the Faker IBAN example, whose sentences never name
- * the CNIL, though other passages do.
- */
 /** IDF weight from which a name is specific (df ≤ ~5 % of passages): not « MCP », « RGAA » in their own docs. */
 export const RARE_NAME = 3;
+
+/**
+ * 1 when a capitalised name of the question that the corpus knows (`known[i]`) and that is
+ * specific (weight ≥ RARE_NAME) is in none of the `CLOSEST` sentences: « the CNIL's IBAN » finds
+ * the Faker IBAN example, whose sentences never name the CNIL, though other passages do.
+ */
 export function nameNotClose(names: readonly string[], tokens: readonly QueryToken[], weights: readonly number[], known: readonly boolean[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
   const asked = tokens.filter((t, i) => known[i] && weights[i]! >= RARE_NAME && names.includes(t.word));
   if (asked.length === 0) return 0;
