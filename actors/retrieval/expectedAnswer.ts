@@ -30,7 +30,8 @@ const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
   ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine)\b/],
 ];
 
-const NUMBER_WORDS = 'un|une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|quarante|cinquante|soixante|cent|mille|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand';
+// Not « un », « une », « one »: articles far more often than figures, they made every French sentence hold a number.
+const NUMBER_WORDS = 'deux|trois|quatre|cinq|six|sept|huit|neuf|dix|douze|quinze|vingt|trente|quarante|cinquante|soixante|cent|mille|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand';
 const UNIT = 'jours?|mois|ans?|annees?|semaines?|heures?|minutes?|secondes?|days?|months?|years?|weeks?|hours?|minutes?|seconds?|ms|h';
 const MONTHS = 'janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre|january|february|march|april|june|july|august|september|october|november|december';
 

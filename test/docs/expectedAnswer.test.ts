@@ -29,6 +29,8 @@ describe('the answer type a question asks for', () => {
     expect(holdsAnswer('version', 'Le protocole ajoute les élicitations.')).toBe(false);
     expect(holdsAnswer('number', 'Trois flashs par seconde au plus.')).toBe(true);
     expect(holdsAnswer('number', 'Les flashs sont interdits.')).toBe(false);
+    // « un », « une », « one » are articles far more often than figures.
+    expect(holdsAnswer('number', 'Un serveur envoie une notification à un client.')).toBe(false);
     expect(holdsAnswer('name', 'The example books the Hotel Arts for three nights.')).toBe(true);
     expect(holdsAnswer('name', 'The example books a hotel for three nights.')).toBe(false);
     expect(holdsAnswer('comparison', 'Argon2 est plus lent à calculer que SHA-256.')).toBe(true);
