@@ -7,7 +7,10 @@ import { fold } from './analyze.js';
  * - `place`: another country's rules or facts (« une entreprise suisse », « in Japan »): the
  *   corpus is about French and EU law and an international protocol;
  * - `live`: the world as it is now or was last year (« cette année », « last year », « latest
- *   version », « demain »): docs are not a live source.
+ *   version », « demain »): docs are not a live source; a release still to come (« Quand sortira… »,
+ *   « when will … be released ») neither (seventh round);
+ * - `task`: a request to produce something (« Write a SQL query… », « Rédige… »): the assistant
+ *   quotes the docs, it does not write for them (seventh round).
  * Such a question is never answered with confidence "high" (confidence.ts): its words can all be in
  * the docs — the traps of the labelled sets reuse the docs' own tools, figures and names — while
  * its answer is not. Measured in the sixth round (docs/docs-assistant.md § Sixth round): on the 644
@@ -15,7 +18,7 @@ import { fold } from './analyze.js';
  * every set; words that also fired on answerable questions (« charge », « euros », « statistiques »,
  * « combien de ») were left out.
  */
-export type AnswerType = 'price' | 'place' | 'live';
+export type AnswerType = 'price' | 'place' | 'live' | 'task';
 
 const PRICE = new RegExp(
   [
@@ -36,9 +39,11 @@ const PLACE = new RegExp(
 const LIVE = new RegExp(
   `\\b(?:${[
     'cette annee', "l'an dernier", "l'annee (?:derniere|prochaine)", 'this year', 'last year', 'next year', 'currently', 'actuellement',
-    'en ce moment', 'a ce jour', 'as of', 'latest', 'most recent', 'derniere version', 'plus recente?', "aujourd'hui", 'today', 'tomorrow', 'demain', 'right now',
+    'en ce moment', 'a ce jour', 'as of', 'sortira', 'sortiront', 'when will', 'will be released', 'latest', 'most recent', 'derniere version', 'plus recente?', "aujourd'hui", 'today', 'tomorrow', 'demain', 'right now',
   ].join('|')})\\b`,
 );
+
+const TASK = /^(?:write|ecris|ecrivez|redige|redigez|translate|traduis|compose|draft)\b/;
 
 /** The answer type the question asks for, if documentation cannot hold it; null otherwise. */
 export function answerTypeOutsideDocs(question: string): AnswerType | null {
@@ -46,5 +51,6 @@ export function answerTypeOutsideDocs(question: string): AnswerType | null {
   if (PRICE.test(q)) return 'price';
   if (PLACE.test(q)) return 'place';
   if (LIVE.test(q)) return 'live';
+  if (TASK.test(q.trim())) return 'task';
   return null;
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { detectLang, type Lang } from './analyze.js';
+import { analyzeQuery, detectLang, type Lang } from './analyze.js';
 import { answerTypeOutsideDocs, type AnswerType } from './answerType.js';
+import { answerTypeUnmet, nameNotClose } from './expectedAnswer.js';
 import shipped from './confidence-model.json' with { type: 'json' };
 import type { RelevanceSignals } from '../../machines/chat.js';
 import { linearModelSchema, linearScore } from './linearModel.js';
-import { relevanceSignals, type LexicalCues } from './relevance.js';
+import { capitalisedNames, relevanceSignals, type LexicalCues } from './relevance.js';
 
 /**
  * Whether the documentation answers a question, as one calibrated probability: a logistic
@@ -22,10 +23,18 @@ export interface ExplainedWord {
   matched: boolean;
 }
 
+/** A retrieved passage as the confidence reads it; without `text`, the sentence features are 0. */
+export interface RetrievedPassage {
+  score: number;
+  lang: Lang;
+  path: string;
+  text?: string;
+}
+
 export interface ConfidenceEvidence {
   question: string;
-  /** The retrieved passages, in rank order: their normalised score, language and file. */
-  passages: ReadonlyArray<{ score: number; lang: Lang; path: string }>;
+  /** The retrieved passages, in rank order: their normalised score, language, file and text. */
+  passages: ReadonlyArray<RetrievedPassage>;
   /** `explained[i]`: the question's words against passage i. */
   explained: ReadonlyArray<ReadonlyArray<ExplainedWord>>;
   cues: LexicalCues;
@@ -52,6 +61,11 @@ export const FEATURES = [
   // round: the labelled sets' answerable questions are longer than their out-of-scope ones, and the
   // fifth set's long traps showed it learns how the sets were written (§ Sixth round).
   'words',
+  // Seventh round (expectedAnswer.ts): the question asks for a figure, a date, a version… that none
+  // of the closest sentences holds (a veto, as answer types are: questionSignals); a specific name
+  // of the question the corpus knows is in none of the closest sentences.
+  'typeUnmet',
+  'nameNotClose',
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 
@@ -66,6 +80,12 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
   const heaviest = Math.max(0, ...words.map((w) => w.weight));
   const missing = words.filter((w) => !inAny(w.word));
   const best1 = e.passages[bestIdx];
+  const texts = e.passages.filter((p): p is RetrievedPassage & { text: string } => p.text !== undefined);
+  const tokens = analyzeQuery(e.question);
+  // explain() weighs the same analysed tokens in the same order; by word in case a caller differs.
+  const weightOf = new Map(words.map((w) => [w.word, w]));
+  const weights = tokens.map((t) => weightOf.get(t.word)?.weight ?? 0);
+  const known = tokens.map((t) => (weightOf.get(t.word)?.df ?? 0) > 0);
   return {
     best,
     margin: best - (scores[1] ?? 0),
@@ -80,6 +100,8 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
     heaviestMissing: words.length > 0 && missing.some((w) => w.weight === heaviest) ? 1 : 0,
     missingShare: Math.max(0, ...missing.map((w) => w.weight)) / total,
     words: Math.log(1 + words.length) / 3,
+    typeUnmet: texts.length ? answerTypeUnmet(e.question, tokens, weights, texts) : 0,
+    nameNotClose: texts.length ? nameNotClose(capitalisedNames(e.question), tokens, weights, known, texts) : 0,
   };
 }
 
@@ -111,7 +133,7 @@ export function probability(x: Record<FeatureName, number>, model: ConfidenceMod
  */
 export function questionSignals(
   question: string,
-  passages: ReadonlyArray<{ score: number; lang: Lang; path: string }>,
+  passages: ReadonlyArray<RetrievedPassage>,
   explained: ReadonlyArray<ReadonlyArray<ExplainedWord>>,
   model: ConfidenceModel = CONFIDENCE_MODEL,
 ): { signals: RelevanceSignals; features: Record<FeatureName, number>; answerType: AnswerType | null } {
@@ -119,6 +141,7 @@ export function questionSignals(
   const cues = relevanceSignals(question, [...(explained[bestAt] ?? [])], [...explained]);
   const features = confidenceFeatures({ question, passages, explained, cues });
   const answerType = answerTypeOutsideDocs(question);
-  const inScope = passages.length === 0 || answerType ? 0 : Math.round(probability(features, model) * 1000) / 1000;
+  const kept = passages.length === 0 || answerType !== null || features.typeUnmet === 1;
+  const inScope = kept ? 0 : Math.round(probability(features, model) * 1000) / 1000;
   return { signals: { ...cues, inScope }, features, answerType };
 }

@@ -36,6 +36,9 @@ export interface WordDetail {
 
 const NAME = /(?<=[\s'’(«"])\p{Lu}[\p{L}\p{N}-]*/gu;
 
+/** Capitalised words of a question, not first in it (names, acronyms: « CNIL », « Python »), folded. */
+export const capitalisedNames = (question: string): string[] => [...new Set((question.match(NAME) ?? []).map((n) => fold(n)))];
+
 /** The cues above; the learned probability is added by actors/retrieval/confidence.ts. */
 export type LexicalCues = Omit<RelevanceSignals, 'inScope'>;
 
@@ -51,7 +54,7 @@ export function relevanceSignals(question: string, words: WordDetail[], retrieve
   const unseen = words.filter((w) => w.df === 0);
   const unseenShare = total > 0 ? unseen.reduce((n, w) => n + w.weight, 0) / total : 0;
   const unseenWords = new Set(unseen.map((w) => w.word));
-  const capitalised = [...new Set((question.match(NAME) ?? []).map((n) => fold(n)))];
+  const capitalised = capitalisedNames(question);
   const names = capitalised.filter((n) => unseenWords.has(n));
   const queryWords = new Set(words.map((w) => w.word));
   const namesNotRetrieved = capitalised.filter((n) => queryWords.has(n) && !retrieved.some((p) => p.some((w) => w.word === n && w.matched)));

@@ -14,11 +14,11 @@ import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
-/** Tuning data since the sixth round: every set run before (the fourth and fifth sets are spent too). */
-export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth)];
+/** Tuning data since the seventh round: every set run before (the fourth, fifth and sixth sets are spent too). */
+export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth), ...readSet(SETS.sixth)];
 
 /** The labelled sets of `learningItems()`, in order: one cross-validation fold each (`--by-set`). */
-export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth'] as const;
+export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth', 'sixth'] as const;
 
 /** Which set each of `learningItems()` comes from: its index in LEARNING_SETS. */
 export const learningSetOf = (): number[] => [
@@ -27,6 +27,7 @@ export const learningSetOf = (): number[] => [
   ...readSet(SETS.third).filter((x) => x.split === 'tune').map(() => 2),
   ...readSet(SETS.fourth).map(() => 3),
   ...readSet(SETS.fifth).map(() => 4),
+  ...readSet(SETS.sixth).map(() => 5),
 ];
 
 /** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
@@ -39,8 +40,10 @@ export const docsItems = (): EvalItem[] => readSet(SETS.docs);
  */
 export function existingCorpus(dir: string): string {
   const abs = resolve(dir);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-    console.error(`corpus folder not found: ${abs} — set CORPUS_DIR to the documentation folder (e.g. CORPUS_DIR=../shared/corpus from the repository root)`);
+  // An empty CORPUS_DIR (`CORPUS_DIR= npx tsx …`) resolves to the working directory: the whole
+  // repository indexed, and figures printed as if for a corpus.
+  if (dir.trim() === '' || !existsSync(abs) || !statSync(abs).isDirectory()) {
+    console.error(`corpus folder not found: ${dir.trim() === '' ? '(empty CORPUS_DIR)' : abs} — set CORPUS_DIR to the documentation folder (e.g. CORPUS_DIR=../shared/corpus from the repository root)`);
     process.exit(2);
   }
   return abs;
@@ -64,7 +67,10 @@ export interface QuestionRecord {
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
   features: Record<FeatureName, number>;
-  /** The question asks for a price, another country's facts or live figures: never "high" (answerType.ts). */
+  /**
+   * The question asks for a price, another country's facts or live figures (answerType.ts), or an
+   * answer type none of its closest sentences holds (expectedAnswer.ts): never "high".
+   */
   outside: boolean;
   /** The answer, given whatever the confidence, cites a relevant source (offline, extractive). */
   citesIfAnswered: boolean;
@@ -110,7 +116,7 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
       features,
-      outside: answerType !== null,
+      outside: answerType !== null || features.typeUnmet === 1,
       citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),
     });
   }

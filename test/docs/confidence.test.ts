@@ -80,6 +80,7 @@ describe('the answer-type cue (§ Sixth round)', () => {
       'We are a private company with a French turnover of 100 million euros: does the obligation apply?',
       'Combien de temps garder les journaux ?',
       'Which protocol version is negotiated at initialisation?',
+      'Should we write down who can access the customer records?',
     ]) expect(answerTypeOutsideDocs(q)).toBeNull();
   });
 

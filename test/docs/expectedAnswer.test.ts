@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeQuery } from '../../actors/retrieval/analyze.js';
+import { answerTypeUnmet, closestSentences, expectedAnswer, holdsAnswer, nameNotClose } from '../../actors/retrieval/expectedAnswer.js';
+import { confidenceFeatures, questionSignals } from '../../actors/retrieval/confidence.js';
+
+/** docs/docs-assistant.md § Seventh round — the answer a question asks for, against the sentences closest to it. */
+describe('the answer type a question asks for', () => {
+  it('reads it from the question in French and English, and none from a question asking how or whether', () => {
+    expect(expectedAnswer('Combien de temps garder un dossier médical ?')).toBe('duration');
+    expect(expectedAnswer('How long should I keep my tax returns?')).toBe('duration');
+    expect(expectedAnswer('In which year was the team created?')).toBe('date');
+    expect(expectedAnswer('Which versions of Python does the SDK support?')).toBe('version');
+    expect(expectedAnswer('Quel est le numéro de téléphone du standard de la CNIL ?')).toBe('contact');
+    expect(expectedAnswer('Combien de personnes ont contribué à la spécification MCP ?')).toBe('number');
+    expect(expectedAnswer('How many flashes per second are allowed?')).toBe('number');
+    expect(expectedAnswer('In the travel example, what is the name of the hotel?')).toBe('name');
+    expect(expectedAnswer('Argon2 ou bcrypt : lequel est le plus rapide ?')).toBe('comparison');
+    // « Quand » opening a condition is not a date asked for.
+    expect(expectedAnswer('Quand un utilisateur supprime son compte, faut-il effacer ses sauvegardes ?')).toBeNull();
+    expect(expectedAnswer('Comment chiffrer les mots de passe ?')).toBeNull();
+    expect(expectedAnswer('How long-lived should the access tokens be?')).toBeNull();
+  });
+
+  it('finds an answer of that type in a sentence, not a look-alike', () => {
+    expect(holdsAnswer('duration', 'Le dossier est conservé vingt ans après le dernier passage.')).toBe(true);
+    expect(holdsAnswer('duration', 'Le dossier médical est conservé par le médecin.')).toBe(false);
+    expect(holdsAnswer('date', 'La version publiée en 2019 reste la référence.')).toBe(true);
+    expect(holdsAnswer('version', 'Le protocole 2025-06-18 ajoute les élicitations.')).toBe(true);
+    expect(holdsAnswer('version', 'Le protocole ajoute les élicitations.')).toBe(false);
+    expect(holdsAnswer('number', 'Trois flashs par seconde au plus.')).toBe(true);
+    expect(holdsAnswer('number', 'Les flashs sont interdits.')).toBe(false);
+    // « un », « une », « one » are articles far more often than figures.
+    expect(holdsAnswer('number', 'Un serveur envoie une notification à un client.')).toBe(false);
+    expect(holdsAnswer('name', 'The example books the Hotel Arts for three nights.')).toBe(true);
+    expect(holdsAnswer('name', 'The example books a hotel for three nights.')).toBe(false);
+    expect(holdsAnswer('comparison', 'Argon2 est plus lent à calculer que SHA-256.')).toBe(true);
+    expect(holdsAnswer('comparison', 'Argon2 et bcrypt sont des fonctions de hachage.')).toBe(false);
+    // A reference is not a figure.
+    expect(holdsAnswer('number', "L'article 83 prévoit des amendes administratives.")).toBe(false);
+    expect(holdsAnswer('number', 'Le critère 3.1 porte sur les couleurs.')).toBe(false);
+  });
+});
+
+describe('the sentences closest to the question', () => {
+  const question = 'Combien de personnes ont contribué à la spécification ?';
+  const tokens = analyzeQuery(question);
+  const weights = tokens.map(() => 1);
+  const about = { lang: 'fr' as const, text: 'La spécification est ouverte à tous. Les personnes qui ont contribué sont remerciées. Le site date de 2024.' };
+
+  it('ranks sentences by the question weight they hold, dropping those with none', () => {
+    const closest = closestSentences(tokens, weights, [about], 5);
+    expect(closest.map((s) => s.text)).toEqual(['Les personnes qui ont contribué sont remerciées.', 'La spécification est ouverte à tous.']);
+  });
+
+  it('is unmet when the closest sentences hold no answer of the asked type, met when one does', () => {
+    expect(answerTypeUnmet(question, tokens, weights, [about])).toBe(1);
+    const counted = { lang: 'fr' as const, text: 'Quarante personnes ont contribué à la spécification.' };
+    expect(answerTypeUnmet(question, tokens, weights, [counted])).toBe(0);
+    expect(answerTypeUnmet('Comment contribuer à la spécification ?', analyzeQuery('Comment contribuer à la spécification ?'), [1, 1], [about])).toBe(0);
+  });
+
+  it('flags a specific name the corpus knows that none of the closest sentences holds, not a name the whole corpus repeats', () => {
+    const q = 'What is the CNIL IBAN for paying a fine?';
+    const tokens = analyzeQuery(q);
+    const cnil = tokens.findIndex((t) => t.word === 'cnil');
+    const faker = [{ lang: 'en' as const, text: 'Faker generates a fake IBAN for your tests. Paying is never real.' }];
+    const rare = tokens.map((_, i) => (i === cnil ? 4 : 1));
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map(() => true), faker)).toBe(1);
+    const named = [{ lang: 'en' as const, text: 'The CNIL IBAN for paying a fine is on its site.' }];
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map(() => true), named)).toBe(0);
+    // Held by many passages (low weight): the corpus's own topic, not a specific name.
+    expect(nameNotClose(['cnil'], tokens, tokens.map(() => 1), tokens.map(() => true), faker)).toBe(0);
+    // Unknown to the corpus: another cue's business (unknownName).
+    expect(nameNotClose(['cnil'], tokens, rare, tokens.map((_, i) => i !== cnil), faker)).toBe(0);
+  });
+
+  it('feeds the confidence features when the passages carry their text, and 0 without it', () => {
+    const explained = [tokens.map((t) => ({ word: t.word, df: 2, weight: 1, matched: true }))];
+    const cues = { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false };
+    const withText = confidenceFeatures({ question, passages: [{ score: 0.9, lang: 'fr', path: 'a.md', text: about.text }], explained, cues });
+    expect(withText.typeUnmet).toBe(1);
+    const without = confidenceFeatures({ question, passages: [{ score: 0.9, lang: 'fr', path: 'a.md' }], explained, cues });
+    expect(without.typeUnmet).toBe(0);
+  });
+
+  it('keeps a question whose asked answer type is unmet from "high": probability 0', () => {
+    const explained = [tokens.map((t) => ({ word: t.word, df: 2, weight: 1, matched: true }))];
+    expect(questionSignals(question, [{ score: 0.9, lang: 'fr', path: 'a.md', text: about.text }], explained).signals.inScope).toBe(0);
+    const counted = 'Quarante personnes ont contribué à la spécification.';
+    expect(questionSignals(question, [{ score: 0.9, lang: 'fr', path: 'a.md', text: counted }], explained).signals.inScope).toBeGreaterThan(0);
+  });
+});
