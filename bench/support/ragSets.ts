@@ -15,6 +15,7 @@ export const SETS = {
   fifth: 'test/docs/eval/rag-qa-fifth.json',
   sixth: 'test/docs/eval/rag-qa-sixth.json',
   seventh: 'test/docs/eval/rag-qa-seventh.json',
+  eighth: 'test/docs/eval/rag-qa-eighth.json',
 } as const;
 export type SetName = keyof typeof SETS;
 /** The set names, for a `--set` option (a new set needs only its line in SETS). */
