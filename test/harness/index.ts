@@ -15,6 +15,12 @@ export interface ModelVariant<M extends AnyStateMachine> {
   name: string;
   /** Called once for the traversal and once per replayed path, with that path's clock. */
   input: (ctx: { clock: SimulatedClock; onCleanup: (fn: () => unknown) => void }) => InputFrom<M>;
+  /**
+   * Only the spec's scenarios run on this variant, no generated path: for a configuration whose
+   * behaviour hangs on a spawned child's state, which the traversal does not run (e.g. a breaker
+   * that opens).
+   */
+  scenariosOnly?: boolean;
 }
 
 export interface ModelSpec<M extends AnyStateMachine> {
@@ -82,9 +88,10 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
   for (const variant of spec.variants) {
     const cleanups: Array<() => unknown> = [];
     const input = variant.input({ clock: new SimulatedClock(), onCleanup: (fn) => cleanups.push(fn) });
-    let generated;
+    let generated: ReturnType<typeof generatePaths> = { paths: [], counts: { shortest: 0, simple: 0, transition: 0, scenario: 0 } };
     try {
-      generated = generatePaths(spec.machine, {
+      if (!variant.scenariosOnly)
+        generated = generatePaths(spec.machine, {
         input,
         ...(spec.events ? { samples: spec.events } : {}),
         ...(spec.serializeState ? { serializeState: spec.serializeState } : {}),

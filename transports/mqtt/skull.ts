@@ -1,11 +1,10 @@
-import { fromPromise } from 'xstate';
 import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { inFlight, type SkullActorRef } from '../../machines/skull.js';
-import type { SkullWiring } from '../../actors/skull/skullWiring.js';
+import type { PublishReply, SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
 import { releaseHeldWrites } from './coalesceWrites.js';
@@ -24,7 +23,7 @@ export type { HealthPayload } from './skullHealth.js';
  * business rule here: debounce, busy, queue, policy, retries and fallback are the chart's
  * (machines/skull.ts). The health payload is read through the chart's selectors (skullHealth.ts).
  *
- * Outputs: ai/response then ai/usage (QoS 1, from the chart's `publishReply`), ai/capabilities
+ * Outputs: ai/response then ai/usage (QoS 1, from the chart's `publisher`), ai/capabilities
  * (retained, QoS 1, on every (re)connection), ai/health every SKULL_HEALTH_INTERVAL_MS (retained;
  * the connection's last will replaces it with `ok:false` if the service dies).
  */
@@ -147,8 +146,8 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
 }
 
 /** The one actor the edge adds to the wiring: ai/response then ai/usage, kept while the broker is away. */
-function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: MqttClient) {
-  return fromPromise<void, Outgoing>(async ({ input }) => {
+function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: MqttClient): PublishReply {
+  return async (input: Outgoing) => {
     const messages: OutboxMessage[] = [{ topic: topics.aiResponse, payload: JSON.stringify(input.response) }];
     if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
     const sent = replies.send(messages);
@@ -157,7 +156,7 @@ function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: Mqtt
     // rest of the turn (coalesceWrites.ts).
     releaseHeldWrites(client);
     await sent;
-  });
+  };
 }
 
 /** ai/health now and every `interval` ms (0: by hand only), retained; kept replies swept as it goes. */
