@@ -120,10 +120,9 @@ export function backoffDelay(
  * A failed attempt (the provider's error): kept, told to the breaker, then the retry decision.
  * Shared with the skull chart, which runs the same policy in its own states (machines/skull.ts).
  */
-export const attemptFailed = {
-  target: 'decidingRetry',
-  actions: [{ type: 'keepError', params: ({ event }: { event: { error: unknown } }) => toCallError(event.error) }, 'notifyBreakerFailure'],
-} as const;
+// On one line: test/model/mutate.ts skips an `actions:` indented by two spaces (setup()'s implementations),
+// and each action of this list must be dropped by its mutants like those written in the chart.
+export const attemptFailed = { target: 'decidingRetry', actions: [{ type: 'keepError', params: ({ event }: { event: { error: unknown } }) => toCallError(event.error) }, 'notifyBreakerFailure'] } as const;
 
 export const llmCallMachine = setup({
   types: {

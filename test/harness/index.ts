@@ -85,7 +85,11 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
   const controlled = spec.controlled ?? Object.keys(spec.machine.implementations.actors);
   const allPaths: ModelPath[] = [];
   const failures: ReplayFailure[] = [];
+  // test/model/mutate.ts sets it: a mutant is killed by its first failing path, and the rest of
+  // the replays (thousands for the Skull) would only cost minutes per mutant.
+  const failFast = process.env.MODEL_FAIL_FAST === '1';
   for (const variant of spec.variants) {
+    if (failFast && failures.length > 0) break;
     const cleanups: Array<() => unknown> = [];
     const input = variant.input({ clock: new SimulatedClock(), onCleanup: (fn) => cleanups.push(fn) });
     let generated: ReturnType<typeof generatePaths> = { paths: [], counts: { shortest: 0, simple: 0, transition: 0, scenario: 0 } };
@@ -133,6 +137,7 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
         if (failure) cov.paths.failed++;
       }
       if (failure) failures.push(failure);
+      if (failFast && failure) break;
     }
   }
   for (const s of own.states) coverage.states.add(s);
