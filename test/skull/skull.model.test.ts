@@ -188,6 +188,24 @@ describe('skull model', () => {
             variant: 'breaker trips after 2 failures',
             events: [req, genError(serverError), backoff, attemptTimeout, backoff, gen(ok('Bonjour !')), published, req, genError(authError), published, req, ...cancelled],
           },
+          // A success forgets the failure counted before it, so one failure after it leaves the
+          // breaker closed: the attempt that follows stays on the primary model. Whatever the
+          // success was: a usable reply, an empty one asked again, an empty one apologised for.
+          {
+            name: 'a usable reply forgets the failure before it: the breaker stays closed',
+            variant: 'breaker trips after 2 failures',
+            events: [req, genError(serverError), backoff, gen(ok('Bonjour !')), published, req, genError(serverError), backoff, gen(ok('Bonjour !')), published],
+          },
+          {
+            name: 'an empty reply forgets the failure before it: the breaker stays closed',
+            variant: 'breaker trips after 2 failures',
+            events: [req, genError(serverError), backoff, gen(ok('```\n```')), genError(serverError), backoff, gen(ok('Bonjour !')), published],
+          },
+          {
+            name: 'an empty reply apologised for forgets the failure before it: the breaker stays closed',
+            variant: 'breaker trips after 2 failures',
+            events: [req, gen(ok('```\n```')), genError(serverError), backoff, gen(ok('```\n```')), published, req, genError(serverError), backoff, gen(ok('Bonjour !')), published],
+          },
         ],
         serializeState: (s) => JSON.stringify(abstract(s)),
         project: abstract,
