@@ -1,4 +1,4 @@
-import { and, assign, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup, spawnChild, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { and, assign, enqueueActions, fromPromise, raise, sendTo, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { GenerateResult } from '../actors/llm/types.js';
 import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
 import { attemptFailed, attemptTimedOut, backoffDelay, type GenerateActorInput, type LlmCallError, type LlmCallErrorKind, type LlmCallRequest } from './llmCall.js';
@@ -37,8 +37,8 @@ import {
  *     request) and publishes "(interrompu)"; busy is freed.
  *   - busy: asr.text while a turn runs is ignored (counted); ai.request is queued while fewer than
  *     `maxInFlight` jobs are in flight, else dropped (counted). Never an unbounded queue.
- *   - publishing sends the reply to the device's long-lived `publisher` (QoS 1: it answers
- *     `publish.done` once the broker acked, `publish.failed` if the publish failed), then takes the
+ *   - publishing hands the reply to the named effect `publishReply` (QoS 1: the wiring sends the
+ *     chart `publish.done` once the broker acked, `publish.failed` if the publish failed), then takes the
  *     next queued job or goes idle; a failed publish or no ack within `publishTimeoutMs` is counted
  *     and the turn ends all the same. Each publish is numbered: a late answer to an earlier,
  *     timed-out one is ignored.
@@ -46,7 +46,7 @@ import {
  *   same text is a duplicate (one generation for two identical ASR messages).
  *
  * Retained config (`config.ia`, `config.prompt`) is taken in any state and applies to the next
- * turn. No I/O: `generate` and `publisher` are provided at wiring time; time comes from the
+ * turn. No I/O: `generate` and `publishReply` are provided at wiring time; time comes from the
  * actor system's clock (delays) and `input.now` (latency figures).
  */
 
@@ -74,13 +74,12 @@ export type SkullEvent =
   | { type: 'config.prompt'; text: string | null }
   /** Internal: raised when an asr.text is accepted, opens the debounce window. */
   | { type: 'asr.accepted' }
-  /** From the `publisher`: the reply of turn `turn` was acked by the broker, or its publish failed. */
+  /** From the wiring of `publishReply`: the reply of turn `turn` was acked by the broker, or its publish failed. */
   | { type: 'publish.done'; turn: number }
   | { type: 'publish.failed'; turn: number; error: string };
 
-/** What the skull sends its `publisher`: the reply of one turn, numbered so that its answer names it. */
+/** What `publishReply` gets: the reply of one turn, numbered so that its answer names it. */
 export interface PublishCommand {
-  type: 'publish';
   /** The turn's number: turns ended before it (`stats.responses`). */
   turn: number;
   outgoing: Outgoing;
@@ -249,16 +248,6 @@ const notifyBreakerSuccess = enqueueActions<SkullContext, SkullEvent, undefined,
   if (breakerFailures(context.breaker.getSnapshot()) > 0) enqueue.sendTo(context.breaker, { type: 'breaker.success' });
 });
 
-/**
- * The device's publisher, spawned once with the chart and fed by events (no actor per turn, issue
- * 17). Provided at wiring time (actors/skull/publisher.ts: ai/response then ai/usage, QoS 1).
- */
-const publisherPlaceholder = fromCallback<PublishCommand>(({ receive }) => {
-  receive(() => {
-    throw new Error('skull: the publisher actor is not provided');
-  });
-});
-
 const skull = setup({
   types: {
     input: {} as SkullInput,
@@ -272,7 +261,6 @@ const skull = setup({
       throw new Error('skull: the generate actor is not provided');
     }),
     breaker: breakerMachine,
-    publisher: publisherPlaceholder,
   },
   guards: {
     isDuplicateAsr: and([
@@ -283,7 +271,7 @@ const skull = setup({
     isSensitiveText: (_, { text }: TextPayload) => detectSensitive(text) !== null,
     hasRoom: ({ context }) => context.queue.length + 1 < context.settings.maxInFlight,
     hasQueued: ({ context }) => context.queue.length > 0,
-    /** The publisher's answer is about the publish in progress, not a late one about an earlier. */
+    /** The answer is about the publish in progress, not a late one about an earlier turn's. */
     isThisPublish: ({ context, event }) => (event.type === 'publish.done' || event.type === 'publish.failed') && event.turn === context.stats.responses,
     replyUsable: ({ context }, { result }: ResultPayload) => cleaned(context, result) !== '',
     /** Empty after post-processing: asked again once, on a primary round only. */
@@ -319,12 +307,15 @@ const skull = setup({
     countEmptyRetry: assign({ emptyRetries: ({ context }) => context.emptyRetries + 1 }),
     countFallback: assign({ stats: ({ context }) => bump(context.stats, 'fallbacks') }),
     countPublishError: assign({ stats: ({ context }) => bump(context.stats, 'publishErrors') }),
-    sendReply: sendTo('publisher', ({ context }): PublishCommand => ({
-        type: 'publish',
-        turn: context.stats.responses,
-        outgoing: { ...(context.outgoing ?? reply(context, APOLOGY_TEXT)), deviceId: context.deviceId },
-      }),
-    ),
+    /**
+     * The effect that publishes a reply, provided at wiring time (actors/skull/publisher.ts:
+     * ai/response then ai/usage, QoS 1), which answers the actor with `publish.done` /
+     * `publish.failed` naming the turn. An effect and its answer, not an actor: no actor is
+     * created per turn, and none is kept per device (issue 17).
+     */
+    publishReply: (_, _command: PublishCommand) => {
+      throw new Error('skull: the publishReply effect is not provided');
+    },
     prepareRedirect: assign(({ context }) => ({
       outgoing: reply(context, postProcess(REDIRECT_TEXT, { maxSentences: 3 })),
       replyKind: 'redirect' as const,
@@ -423,8 +414,6 @@ const thisPublishFailed = [
 export const skullMachine = skull.createMachine({
   id: 'skull',
   type: 'parallel',
-  // Long-lived, like the breaker: one per device, not one per turn.
-  entry: spawnChild('publisher', { id: 'publisher' }),
   context: ({ input, spawn }) => ({
     deviceId: input.deviceId,
     settings: input.settings,
@@ -531,8 +520,11 @@ export const skullMachine = skull.createMachine({
           on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
         },
         publishing: {
-          description: 'Sends the reply to the publisher (QoS 1, it answers once acked), then the next queued job or idle.',
-          entry: 'sendReply',
+          description: 'Hands the reply to publishReply (QoS 1, answered once acked), then the next queued job or idle.',
+          entry: {
+            type: 'publishReply',
+            params: ({ context }) => ({ turn: context.stats.responses, outgoing: { ...(context.outgoing ?? reply(context, APOLOGY_TEXT)), deviceId: context.deviceId } }),
+          },
           // A broker that never acknowledges must not hold the device busy forever.
           after: { publishTimeout: [...publishFailed] },
           on: {

@@ -4,7 +4,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { LlmProvider } from '../llm/types.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import { generateActor } from '../llm/llmCallActor.js';
-import { publisherLogic, type PublishReply } from './publisher.js';
+import { publishEffect, type PublishReply } from './publisher.js';
 import { skullMachine, type SkullInput } from '../../machines/skull.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { BUILTIN_PROMPT } from './prompt.js';
@@ -31,8 +31,8 @@ export interface SkullWiring {
   /** The actor's input for one device. */
   input(deviceId: string): SkullInput;
   /**
-   * The chart provided with its actors and this connection's publish (the device's `publisher`
-   * wraps it); `log` is the edge's
+   * The chart provided with its actors and this connection's publish (the chart's `publishReply`
+   * effect calls it); `log` is the edge's
    * logger, `tagDevice` adds the device id to the fallback/apology lines (a fleet has many).
    */
   machine(publish: PublishReply, log: Logger, opts?: { tagDevice?: boolean }): SkullChart;
@@ -74,8 +74,9 @@ export function wireSkull(opts: SkullWiringOptions): SkullWiring {
       if (opts.machine) return opts.machine;
       const tag = machineOpts?.tagDevice === true;
       return skullMachine.provide({
-        actors: { generate: generateActor(provider), publisher: publisherLogic(publish) },
+        actors: { generate: generateActor(provider) },
         actions: {
+          publishReply: publishEffect(publish),
           // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
           recordRetry: (_, params: { kind: string; model: string; attempt: number; backoffMs: number }) => {
             metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });

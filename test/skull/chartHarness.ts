@@ -1,7 +1,7 @@
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { generateActor } from '../../actors/llm/llmCallActor.js';
-import { publisherLogic } from '../../actors/skull/publisher.js';
+import { publishEffect } from '../../actors/skull/publisher.js';
 import { skullMachine, type SkullActorRef } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
@@ -34,7 +34,9 @@ export function startChart(opts: { settings?: Partial<SkullSettings>; provider?:
   const machine = skullMachine.provide({
     actors: {
       generate: generateActor(provider),
-      publisher: publisherLogic(async (input) => {
+    },
+    actions: {
+      publishReply: publishEffect(async (input) => {
         published.push(input);
       }),
     },
