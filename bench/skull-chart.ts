@@ -1,12 +1,12 @@
 /**
  * The Skull chart's own cost per turn, without MQTT (issue 17: where Skull's extra time goes). The
  * wired chart (the generate actor on the offline persona provider, prompt and token budget,
- * post-processing, the device's publisher) runs turn after turn; the edge's publish only
+ * post-processing, the publishReply effect) runs turn after turn; the edge's publish only
  * serialises the reply. Prints, medians over TURNS turns after a warm-up:
  *   inbound   ai.request sent to the actor → the provider's generate() called (routing, policy,
  *             prompt building, token budget, the attempt and its generate actor);
  *   outbound  generate() returned → the publish called (generate done, post-processing,
- *             prepareReply, publishing, the publisher's command);
+ *             prepareReply, publishing, the publishReply effect);
  *   cpu       process CPU per whole turn (both halves, the provider, finishing the turn, GC);
  * and the pieces called alone: the zod parse of the request, the policy check, post-processing.
  *

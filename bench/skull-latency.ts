@@ -4,7 +4,7 @@
  *   bare  = client A publishes (QoS 1) → broker → echo client republishes (QoS 1) → broker → A
  *           (two broker hops, like the Skull path)
  *   skull = client A publishes asr/text → broker → palabre skull (transport, zod, chart, llmCall,
- *           post-processing, the publisher) → broker → A receives ai/response
+ *           post-processing, publishReply) → broker → A receives ai/response
  * Overhead = paired median of (skull − bare) per turn. Target: ≤ 2 ms p50.
  *
  *   npx tsx bench/skull-latency.ts [turns=1000]

@@ -6,7 +6,7 @@
  *             (routing, responding, the attempt and its generate actor, prompt building and
  *             token counting);
  *   outbound  generate() returned → ai/response received: post-processing, chart (prepareReply,
- *             publishing), the publisher + hop;
+ *             publishing), publishReply + hop;
  *   prompt    buildPrompt + o200k token counting alone, called directly with the same input;
  *   events    inspection events per turn (microsteps, actor events): the chart's step count.
  *

@@ -57,7 +57,7 @@ export interface UsagePayload {
   cached: boolean;
 }
 
-/** What the device's `publisher` publishes: the response, then its usage when a model produced it. */
+/** What the chart's `publishReply` publishes: the response, then its usage when a model produced it. */
 export interface Outgoing {
   response: ResponsePayload;
   usage?: UsagePayload;

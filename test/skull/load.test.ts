@@ -118,7 +118,7 @@ describe('skull load on a real broker, simulated time', () => {
       maxQueued = Math.max(maxQueued, s.context.queue.length);
     });
     const settle = async () => {
-      // Let the provider's promise and the broker round trip (the publisher's QoS 1 ack) finish
+      // Let the provider's promise and the broker round trip (publishReply's QoS 1 ack) finish
       // before moving the clock on: publishing is the only state that waits on the network.
       for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
       if (svc.actor.getSnapshot().matches({ turn: 'publishing' })) {

@@ -18,7 +18,7 @@ import { embeddedBroker, Listener, memoryLogger, ScriptedProvider, testConfig, u
  * (xstate/graph, via test/harness) replayed against the real actor behind the real MQTT transport
  * on a real broker (embedded aedes). Plain events travel as MQTT messages through the transport's
  * zod validation; the provider call (`generate`) is controllable, and so is the edge's publish under
- * the device's real `publisher` (a step `publish.done` / `publish.failed` is the broker acking or
+ * the wiring's real `publishReply` effect (a step `publish.done` / `publish.failed` is the broker acking or
  * failing the reply in flight); time is a SimulatedClock.
  * Coverage is read from the actor's inspection stream and written to coverage/model/skull.json.
  */
@@ -66,7 +66,7 @@ function abstract(s: AnyMachineSnapshot): unknown {
   return [s.value, c.queue.length, c.emptyRetries, c.call.retries, c.call.fallback];
 }
 
-/** The edge's publish, parked until a step acks or fails it (the real publisher wraps it). */
+/** The edge's publish, parked until a step acks or fails it (the real publishReply effect calls it). */
 class ParkedPublishes {
   readonly published: Outgoing[] = [];
   private parked: Array<{ resolve: () => void; reject: (e: Error) => void; settled: boolean }> = [];
@@ -104,7 +104,7 @@ describe('skull model', () => {
     const breakerTrips = (): SkullInput => ({ ...input(), settings: { ...settings, breaker: { failureThreshold: 2, windowMs: 3_600_000, cooldownMs: 3_600_000 } } });
     const pub = await Listener.open(broker.url, []);
     // The chart as the composition root provides it (its retry, fallback and apology log lines
-    // included, and the device's real publisher over a publish this test answers); the harness then
+    // included, and the real publishReply effect over a publish this test answers); the harness then
     // makes its generate actor controllable.
     const { logger, lines } = memoryLogger();
     const publishes = new ParkedPublishes();
@@ -138,7 +138,7 @@ describe('skull model', () => {
           'config.prompt': [{ text: 'Tu es poli.' }],
           'xstate.done.actor.generate': [{ output: ok('Bonjour !') }, { output: ok('```\n```') }, { output: offlineOk }],
           'xstate.error.actor.generate': [{ error: serverError }, { error: authError }],
-          // The publisher names the turn it answers (the model needs it for its guard).
+          // The answer names the turn (the model needs it for its guard).
           'publish.done': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses }],
           'publish.failed': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses, error: 'mqtt connection lost before the ack' }],
         },
@@ -253,7 +253,7 @@ describe('skull model', () => {
               await svc.stop();
               runtime.shutdown();
             },
-            // The broker's answer to the reply in flight goes through the device's publisher;
+            // The broker's answer to the reply in flight goes through the publishReply effect;
             // plain events go through the broker and the transport.
             send: async (event: EventObject) => {
               const delivered = received(event.type);

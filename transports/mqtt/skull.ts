@@ -23,7 +23,7 @@ export type { HealthPayload } from './skullHealth.js';
  * business rule here: debounce, busy, queue, policy, retries and fallback are the chart's
  * (machines/skull.ts). The health payload is read through the chart's selectors (skullHealth.ts).
  *
- * Outputs: ai/response then ai/usage (QoS 1, from the chart's `publisher`), ai/capabilities
+ * Outputs: ai/response then ai/usage (QoS 1, from the chart's `publishReply`), ai/capabilities
  * (retained, QoS 1, on every (re)connection), ai/health every SKULL_HEALTH_INTERVAL_MS (retained;
  * the connection's last will replaces it with `ok:false` if the service dies).
  */
