@@ -1,19 +1,18 @@
 /**
  * The Skull chart's own cost per turn, without MQTT (issue 17: where Skull's extra time goes). The
- * wired chart (llmCall child, offline persona provider, prompt and token budget, post-processing)
- * runs turn after turn; publishReply is a promise that only serialises the reply. Prints, medians
- * over TURNS turns after a warm-up:
+ * wired chart (the generate actor on the offline persona provider, prompt and token budget,
+ * post-processing, the publishReply effect) runs turn after turn; the edge's publish only
+ * serialises the reply. Prints, medians over TURNS turns after a warm-up:
  *   inbound   ai.request sent to the actor → the provider's generate() called (routing, policy,
- *             prompt building, token budget, llmCall spawn and attempt);
- *   outbound  generate() returned → publishReply started (llmCall done, post-processing,
- *             prepareReply, publishing);
+ *             prompt building, token budget, the attempt and its generate actor);
+ *   outbound  generate() returned → the publish called (generate done, post-processing,
+ *             prepareReply, publishing, the publishReply effect);
  *   cpu       process CPU per whole turn (both halves, the provider, finishing the turn, GC);
  * and the pieces called alone: the zod parse of the request, the policy check, post-processing.
  *
  *   npx tsx bench/skull-chart.ts [turns=5000]
  */
 import { loadavg } from 'node:os';
-import { fromPromise } from 'xstate';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { wireSkull } from '../actors/skull/skullWiring.js';
@@ -44,18 +43,18 @@ const provider: LlmProvider = {
   },
 };
 let published: (() => void) | undefined;
-const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
+const publish = async (input: Outgoing): Promise<void> => {
   const at = performance.now();
   inbound.push(calledAt - sentAt);
   outbound.push(at - returnedAt);
   JSON.stringify(input.response);
   if (input.usage) JSON.stringify(input.usage);
   published?.();
-});
+};
 const wiring = wireSkull({ config, logger: silentLogger(), provider });
 wiring.activate();
 const runtime = new Runtime();
-const actor = runtime.start('skull', 'skull:bench', wiring.machine(publishReply, silentLogger()), wiring.input('bench')) as SkullActorRef;
+const actor = runtime.start('skull', 'skull:bench', wiring.machine(publish, silentLogger()), wiring.input('bench')) as SkullActorRef;
 const idle = async (): Promise<void> => {
   while (!actor.getSnapshot().matches({ turn: 'idle' })) await new Promise((r) => setImmediate(r));
 };

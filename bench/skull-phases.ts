@@ -3,7 +3,7 @@
  * on the same broker, per turn (medians of TURNS turns after a warm-up):
  *   hop       one broker hop (client publishes, a subscriber receives): the floor of each half;
  *   inbound   request published → the provider's generate() called: hop + transport, zod, chart
- *             (routing, responding, the llmCall child machine, its attempt, prompt building and
+ *             (routing, responding, the attempt and its generate actor, prompt building and
  *             token counting);
  *   outbound  generate() returned → ai/response received: post-processing, chart (prepareReply,
  *             publishing), publishReply + hop;

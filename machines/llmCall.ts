@@ -100,6 +100,11 @@ export function toCallError(error: unknown): LlmCallError {
   return { kind: 'unknown', message: error instanceof Error ? error.message : String(error), transient: false };
 }
 
+/** The error of an attempt given up after `ms` (transient: retried like a provider's timeout). */
+export function attemptTimedOut(ms: number): LlmCallError {
+  return { kind: 'timeout', message: `attempt timed out after ${ms} ms`, transient: true };
+}
+
 /** The wait before retry number `retry` (0-based). */
 export function backoffDelay(
   opts: { backoffBaseMs: number; retryAfterCapMs: number; random: () => number },
@@ -110,6 +115,14 @@ export function backoffDelay(
   const jitter = JITTER_MIN_MS + Math.floor(opts.random() * (JITTER_MAX_MS - JITTER_MIN_MS + 1));
   return opts.backoffBaseMs * 2 ** retry + Math.min(jitter, JITTER_MAX_MS);
 }
+
+/**
+ * A failed attempt (the provider's error): kept, told to the breaker, then the retry decision.
+ * Shared with the skull chart, which runs the same policy in its own states (machines/skull.ts).
+ */
+// On one line: test/model/mutate.ts skips an `actions:` indented by two spaces (setup()'s implementations),
+// and each action of this list must be dropped by its mutants like those written in the chart.
+export const attemptFailed = { target: 'decidingRetry', actions: [{ type: 'keepError', params: ({ event }: { event: { error: unknown } }) => toCallError(event.error) }, 'notifyBreakerFailure'] } as const;
 
 export const llmCallMachine = setup({
   types: {
@@ -190,19 +203,13 @@ export const llmCallMachine = setup({
           target: 'succeeded',
           actions: [{ type: 'keepResult', params: ({ event }) => event.output }, 'notifyBreakerSuccess'],
         },
-        onError: {
-          target: 'decidingRetry',
-          actions: [{ type: 'keepError', params: ({ event }) => toCallError(event.error) }, 'notifyBreakerFailure'],
-        },
+        onError: attemptFailed,
       },
       after: {
         attemptTimeout: {
           target: 'decidingRetry',
           actions: [
-            {
-              type: 'keepError',
-              params: ({ context }) => ({ kind: 'timeout', message: `attempt timed out after ${context.attemptTimeoutMs} ms`, transient: true }),
-            },
+            { type: 'keepError', params: ({ context }) => attemptTimedOut(context.attemptTimeoutMs) },
             'notifyBreakerFailure',
           ],
         },

@@ -1,6 +1,7 @@
-import { and, assign, fromPromise, raise, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import { breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
-import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
+import { and, assign, enqueueActions, fromPromise, raise, sendTo, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import type { GenerateResult } from '../actors/llm/types.js';
+import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
+import { attemptFailed, attemptTimedOut, backoffDelay, type GenerateActorInput, type LlmCallError, type LlmCallErrorKind, type LlmCallRequest } from './llmCall.js';
 import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
 import { postProcess } from '../actors/skull/postprocess.js';
 import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
@@ -23,22 +24,29 @@ import {
  *   - a sensitive input (politics, health, money, personal data) goes straight to publishing
  *     with the polite redirect, without calling the model: decided on the input's transition out
  *     of idle, or in `routing` for a queued job.
- *   - responding invokes `llmCall` (retries, backoff, attempt timeout; it consults the device's
- *     `breaker` and uses the fallback model while it is open). A final failure on the primary model
- *     goes to fallingBack (one more llmCall on the fallback model); a final failure there publishes
- *     the apology. A reply empty after post-processing is retried once, then apologised for.
- *   - ai.cancel while responding/fallingBack stops the call (its AbortSignal aborts the HTTP
+ *   - responding is the model call, as steps of this chart (the same policy as machines/llmCall.ts,
+ *     without a child machine per turn — issue 17): attempting → (decidingRetry → backingOff →
+ *     attempting)*. `attempting` invokes `generate` (the provider call, the only actor of the call)
+ *     and arms `attemptTimeout` (the short one on the fallback model); transient errors are retried
+ *     `maxRetries` times after a backoff; every failed attempt is told to the device's `breaker`,
+ *     and while it is open the attempts use the fallback model. A final failure on the primary
+ *     model starts one more round on the fallback model (retries again); a final failure there
+ *     publishes the apology. A reply empty after post-processing is asked again once (a new
+ *     round on the primary model), then apologised for.
+ *   - ai.cancel while responding stops the call (the attempt's AbortSignal aborts the HTTP
  *     request) and publishes "(interrompu)"; busy is freed.
  *   - busy: asr.text while a turn runs is ignored (counted); ai.request is queued while fewer than
  *     `maxInFlight` jobs are in flight, else dropped (counted). Never an unbounded queue.
- *   - publishing invokes `publishReply` (QoS 1: waits for the broker's ack), then takes the next
- *     queued job or goes idle; a failed publish or no ack within `publishTimeoutMs` is counted
- *     and the turn ends all the same.
+ *   - publishing hands the reply to the named effect `publishReply` (QoS 1: the wiring sends the
+ *     chart `publish.done` once the broker acked, `publish.failed` if the publish failed), then takes the
+ *     next queued job or goes idle; a failed publish or no ack within `publishTimeoutMs` is counted
+ *     and the turn ends all the same. Each publish is numbered: a late answer to an earlier,
+ *     timed-out one is ignored.
  * `debounce`: quiet ⇄ window. An accepted asr.text opens a `debounceMs` window during which the
  *   same text is a duplicate (one generation for two identical ASR messages).
  *
  * Retained config (`config.ia`, `config.prompt`) is taken in any state and applies to the next
- * turn. No I/O: `llmCall` and `publishReply` are provided at wiring time; time comes from the
+ * turn. No I/O: `generate` and `publishReply` are provided at wiring time; time comes from the
  * actor system's clock (delays) and `input.now` (latency figures).
  */
 
@@ -49,7 +57,7 @@ export interface SkullInput {
   defaultPrompt: string;
   /** Clock for latency figures; the system's clock in tests (SimulatedClock.now). */
   now?: () => number;
-  /** Jitter source handed to llmCall. */
+  /** Jitter source of the retries' backoff. */
   random?: () => number;
   /**
    * Token counter of the prompt budget (`o200k` of actors/skull/tokens.ts in production): given
@@ -65,7 +73,17 @@ export type SkullEvent =
   | { type: 'config.ia'; config: IaConfig | null }
   | { type: 'config.prompt'; text: string | null }
   /** Internal: raised when an asr.text is accepted, opens the debounce window. */
-  | { type: 'asr.accepted' };
+  | { type: 'asr.accepted' }
+  /** From the wiring of `publishReply`: the reply of turn `turn` was acked by the broker, or its publish failed. */
+  | { type: 'publish.done'; turn: number }
+  | { type: 'publish.failed'; turn: number; error: string };
+
+/** What `publishReply` gets: the reply of one turn, numbered so that its answer names it. */
+export interface PublishCommand {
+  /** The turn's number: turns ended before it (`stats.responses`). */
+  turn: number;
+  outgoing: Outgoing;
+}
 
 export interface SkullContext {
   deviceId: string;
@@ -84,6 +102,8 @@ export interface SkullContext {
   lastAsr: string | null;
   /** Empty replies retried in this turn. */
   emptyRetries: number;
+  /** The model call of the turn (reset by each round: the primary, an empty retry, the fallback). */
+  call: SkullCall;
   outgoing: Outgoing | null;
   replyKind: ReplyKind | null;
   /** Latencies of the last model replies, ms (ai/health latency_p50). */
@@ -91,7 +111,28 @@ export interface SkullContext {
   stats: SkullStats;
 }
 
+/**
+ * One round of the model call: the request built once for the round, then one attempt per
+ * `generate` invocation. What machines/llmCall.ts keeps in its context, kept here by the chart.
+ */
+export interface SkullCall {
+  /** The fallback round (after the primary model failed): no further fallback, no empty retry. */
+  fallback: boolean;
+  /** The round's request (prompt built for its model); `model` below may differ per attempt. */
+  request: LlmCallRequest | null;
+  /** Model of the current (or last) attempt: the fallback model while the breaker is open. */
+  model: string;
+  attempts: number;
+  /** Retries already scheduled in this round. */
+  retries: number;
+  /** Wait of the current backoff, ms. */
+  backoffMs: number;
+  lastError: LlmCallError | undefined;
+}
+
 const LATENCY_WINDOW = 50;
+
+const noCall = (model: string): SkullCall => ({ fallback: false, request: null, model, attempts: 0, retries: 0, backoffMs: 0, lastError: undefined });
 
 /** ASR texts that differ only in case, spacing or final punctuation are the same utterance. */
 export function normaliseAsr(text: string): string {
@@ -103,7 +144,8 @@ export function effectiveModel(ctx: Pick<SkullContext, 'settings' | 'retainedIa'
   return ctx.retainedIa?.model ?? ctx.settings.model;
 }
 
-function callInput(ctx: SkullContext, model: string, allowFallback: boolean): LlmCallInput {
+/** The request of one round on `model`: prompt, context turns for that model, token budget, knobs. */
+function callRequest(ctx: SkullContext, model: string): LlmCallRequest {
   const job = ctx.current!;
   const ia = ctx.retainedIa ?? {};
   const built = buildPrompt(
@@ -118,28 +160,39 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
   );
   const outputReserve = ctx.settings.tokenBudget - built.budget;
   return {
-    request: {
-      model,
-      system: built.system,
-      messages: [{ role: 'user', content: built.user }],
-      maxTokens: Math.min(ia.max_tokens ?? ctx.settings.maxTokens, ctx.settings.maxTokensCap, outputReserve),
-      temperature: ia.temperature ?? ctx.settings.temperature,
-      topP: ia.top_p ?? ctx.settings.topP,
-      reasoningEffort: 'minimal',
-      purpose: 'skull',
-      offlineHints: { user: job.text },
-    },
-    maxRetries: ctx.settings.maxRetries,
-    // The small model gets the short timeout (docs/skull.md § Configuration: 6 s fallback, 12 s primary), also while the breaker
-    // is open and llmCall swaps models for the whole call.
-    attemptTimeoutMs:
-      model === ctx.settings.fallbackModel || isBreakerOpen(ctx.breaker.getSnapshot()) ? ctx.settings.fallbackTimeoutMs : ctx.settings.timeoutMs,
-    backoffBaseMs: ctx.settings.backoffBaseMs,
-    retryAfterCapMs: ctx.settings.retryAfterCapMs,
-    ...(allowFallback && model !== ctx.settings.fallbackModel ? { fallbackModel: ctx.settings.fallbackModel } : {}),
-    breaker: ctx.breaker,
-    random: ctx.random,
+    model,
+    system: built.system,
+    messages: [{ role: 'user', content: built.user }],
+    maxTokens: Math.min(ia.max_tokens ?? ctx.settings.maxTokens, ctx.settings.maxTokensCap, outputReserve),
+    temperature: ia.temperature ?? ctx.settings.temperature,
+    topP: ia.top_p ?? ctx.settings.topP,
+    reasoningEffort: 'minimal',
+    purpose: 'skull',
+    offlineHints: { user: job.text },
   };
+}
+
+function startRound(ctx: SkullContext, fallback: boolean): SkullCall {
+  const model = fallback ? ctx.settings.fallbackModel : effectiveModel(ctx);
+  return { fallback, request: callRequest(ctx, model), model, attempts: 0, retries: 0, backoffMs: 0, lastError: undefined };
+}
+
+/**
+ * The model of the next attempt: the round's, except on a primary round while the breaker is open
+ * (then the fallback model). Chosen again before each retry, so a breaker that opens mid-call
+ * redirects the remaining attempts.
+ */
+function attemptModel(ctx: SkullContext): string {
+  const model = ctx.call.request?.model ?? effectiveModel(ctx);
+  return !ctx.call.fallback && isBreakerOpen(ctx.breaker.getSnapshot()) ? ctx.settings.fallbackModel : model;
+}
+
+/**
+ * The attempt's timeout: the short one on the small model (docs/skull.md § Configuration: 6 s
+ * fallback, 12 s primary), also on a primary round while the open breaker swaps it in.
+ */
+function attemptTimeoutMs(ctx: SkullContext): number {
+  return ctx.call.model === ctx.settings.fallbackModel ? ctx.settings.fallbackTimeoutMs : ctx.settings.timeoutMs;
 }
 
 /**
@@ -148,14 +201,13 @@ function callInput(ctx: SkullContext, model: string, allowFallback: boolean): Ll
  * 17). A memo of a pure function of (result, maxSentences, userText): the chart stays pure.
  */
 const cleanedMemo = new WeakMap<object, { maxSentences: number; userText: string; text: string }>();
-function cleaned(ctx: SkullContext, out: LlmCallOutput): string {
-  if (!out.ok) return '';
+function cleaned(ctx: SkullContext, result: GenerateResult): string {
   const maxSentences = ctx.settings.maxSentences;
   const userText = ctx.current?.text ?? '';
-  const hit = cleanedMemo.get(out.result);
+  const hit = cleanedMemo.get(result);
   if (hit && hit.maxSentences === maxSentences && hit.userText === userText) return hit.text;
-  const text = postProcess(out.result.text, { maxSentences, userText });
-  cleanedMemo.set(out.result, { maxSentences, userText, text });
+  const text = postProcess(result.text, { maxSentences, userText });
+  cleanedMemo.set(result, { maxSentences, userText, text });
   return text;
 }
 
@@ -185,7 +237,16 @@ type Bump = keyof SkullStats;
 const bump = (stats: SkullStats, key: Bump): SkullStats => ({ ...stats, [key]: stats[key] + 1 });
 
 type TextPayload = { text: string };
-type CallPayload = { output: LlmCallOutput };
+type ResultPayload = { result: GenerateResult };
+
+/**
+ * A success only forgets the failures counted in the window (an open breaker ignores it): with
+ * none counted — nearly every turn — the breaker is not woken up (issue 17). Typed outside
+ * `setup` (its own action map only holds named actions it does not call).
+ */
+const notifyBreakerSuccess = enqueueActions<SkullContext, SkullEvent, undefined, SkullEvent, never, never, never, never, never>(({ context, enqueue }) => {
+  if (breakerFailures(context.breaker.getSnapshot()) > 0) enqueue.sendTo(context.breaker, { type: 'breaker.success' });
+});
 
 const skull = setup({
   types: {
@@ -194,12 +255,12 @@ const skull = setup({
     events: {} as SkullEvent,
   },
   actors: {
-    llmCall: llmCallMachine,
-    breaker: breakerMachine,
-    // Provided at wiring time by the MQTT transport (publishes ai/response then ai/usage, QoS 1).
-    publishReply: fromPromise<void, Outgoing>(async () => {
-      throw new Error('skull: the publishReply actor is not provided');
+    // Provided at wiring time (actors/llm/llmCallActor.ts generateActor): one provider call; the
+    // AbortSignal is aborted when `attempting` is left (timeout, cancel), aborting the HTTP request.
+    generate: fromPromise<GenerateResult, GenerateActorInput>(async () => {
+      throw new Error('skull: the generate actor is not provided');
     }),
+    breaker: breakerMachine,
   },
   guards: {
     isDuplicateAsr: and([
@@ -210,12 +271,19 @@ const skull = setup({
     isSensitiveText: (_, { text }: TextPayload) => detectSensitive(text) !== null,
     hasRoom: ({ context }) => context.queue.length + 1 < context.settings.maxInFlight,
     hasQueued: ({ context }) => context.queue.length > 0,
-    replyUsable: ({ context }, { output }: CallPayload) => output.ok && cleaned(context, output) !== '',
-    replyEmpty: ({ context }, { output }: CallPayload) => output.ok && cleaned(context, output) === '' && context.emptyRetries < 1,
-    canFallBack: ({ context }, { output }: CallPayload) => !output.ok && output.model !== context.settings.fallbackModel,
+    /** The answer is about the publish in progress, not a late one about an earlier turn's. */
+    isThisPublish: ({ context, event }) => (event.type === 'publish.done' || event.type === 'publish.failed') && event.turn === context.stats.responses,
+    replyUsable: ({ context }, { result }: ResultPayload) => cleaned(context, result) !== '',
+    /** Empty after post-processing: asked again once, on a primary round only. */
+    replyEmpty: ({ context }, { result }: ResultPayload) => !context.call.fallback && context.emptyRetries < 1 && cleaned(context, result) === '',
+    canRetry: ({ context }) => context.call.lastError?.transient === true && context.call.retries < context.settings.maxRetries,
+    /** Only a primary round whose last attempt was not already on the fallback model falls back. */
+    canFallBack: ({ context }) => !context.call.fallback && context.call.model !== context.settings.fallbackModel,
   },
   delays: {
     debounce: ({ context }) => context.settings.debounceMs,
+    attemptTimeout: ({ context }) => attemptTimeoutMs(context),
+    backoff: ({ context }) => context.call.backoffMs,
     publishTimeout: ({ context }) => context.settings.publishTimeoutMs,
   },
   actions: {
@@ -239,6 +307,15 @@ const skull = setup({
     countEmptyRetry: assign({ emptyRetries: ({ context }) => context.emptyRetries + 1 }),
     countFallback: assign({ stats: ({ context }) => bump(context.stats, 'fallbacks') }),
     countPublishError: assign({ stats: ({ context }) => bump(context.stats, 'publishErrors') }),
+    /**
+     * The effect that publishes a reply, provided at wiring time (actors/skull/publisher.ts:
+     * ai/response then ai/usage, QoS 1), which answers the actor with `publish.done` /
+     * `publish.failed` naming the turn. An effect and its answer, not an actor: no actor is
+     * created per turn, and none is kept per device (issue 17).
+     */
+    publishReply: (_, _command: PublishCommand) => {
+      throw new Error('skull: the publishReply effect is not provided');
+    },
     prepareRedirect: assign(({ context }) => ({
       outgoing: reply(context, postProcess(REDIRECT_TEXT, { maxSentences: 3 })),
       replyKind: 'redirect' as const,
@@ -254,12 +331,24 @@ const skull = setup({
       replyKind: 'interrupted' as const,
       stats: bump(context.stats, 'cancelled'),
     })),
-    prepareReply: assign(({ context }, { output: out }: CallPayload) => {
-      if (!out.ok) return {};
-      const text = cleaned(context, out);
+    startPrimaryRound: assign(({ context }) => ({ call: startRound(context, false) })),
+    startFallbackRound: assign(({ context }) => ({ call: startRound(context, true) })),
+    startAttempt: assign(({ context }) => ({ call: { ...context.call, model: attemptModel(context), attempts: context.call.attempts + 1 } })),
+    keepError: assign(({ context }, error: LlmCallError) => ({ call: { ...context.call, lastError: error } })),
+    planBackoff: assign(({ context }) => ({
+      call: {
+        ...context.call,
+        backoffMs: backoffDelay({ ...context.settings, random: context.random }, context.call.retries, context.call.lastError),
+        retries: context.call.retries + 1,
+      },
+    })),
+    notifyBreakerFailure: sendTo(({ context }) => context.breaker, { type: 'breaker.failure' }),
+    notifyBreakerSuccess,
+    prepareReply: assign(({ context }, { result }: ResultPayload) => {
+      const text = cleaned(context, result);
       const now = context.now();
       const latency = Math.max(0, now - (context.current?.at ?? now));
-      const usage = out.result.usage;
+      const usage = result.usage;
       const history = trimHistory(
         [...context.history, { role: 'user' as const, text: context.current?.text ?? '' }, { role: 'assistant' as const, text }],
         2,
@@ -274,7 +363,7 @@ const skull = setup({
             output_tokens: usage.outputTokens,
             // The configured id (what ai/capabilities lists and the breaker switches between);
             // the offline provider says so instead of pretending to be that model.
-            model: out.result.provider === 'offline' ? out.result.model : out.model,
+            model: result.provider === 'offline' ? result.model : context.call.model,
             cached: usage.cachedTokens > 0,
           },
         },
@@ -289,7 +378,8 @@ const skull = setup({
       replyKind: null,
       stats: bump(context.stats, 'responses'),
     })),
-    /** Wiring hooks (logs): no-ops in the chart. */
+    /** Wiring hooks (logs, metrics): no-ops in the chart. */
+    recordRetry: (_, _params: { kind: LlmCallErrorKind; model: string; attempt: number; backoffMs: number }) => {},
     reportFallback: (_, _params: { model: string }) => {},
     reportApology: () => {},
     applyIa: assign({ retainedIa: ({ event }) => (event.type === 'config.ia' ? event.config : null) }),
@@ -298,10 +388,10 @@ const skull = setup({
 });
 
 const text = ({ event }: { event: SkullEvent }): TextPayload => ({ text: (event as Extract<SkullEvent, TextPayload>).text });
-const output = ({ event }: { event: { output: LlmCallOutput } }): CallPayload => ({ output: event.output });
+const result = ({ event }: { event: { output: GenerateResult } }): ResultPayload => ({ result: event.output });
 
 /**
- * While a turn runs (responding, falling back, publishing): asr.text is ignored and counted;
+ * While a turn runs (responding, publishing): asr.text is ignored and counted;
  * ai.request is queued while there is room, else dropped and counted.
  */
 const busy = skull.createStateConfig({
@@ -315,6 +405,10 @@ const busy = skull.createStateConfig({
 const publishFailed = [
   { guard: 'hasQueued', target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
   { target: 'idle', actions: ['countPublishError', 'finishTurn'] },
+] as const;
+const thisPublishFailed = [
+  { guard: and(['isThisPublish', 'hasQueued']), target: 'routing', actions: ['countPublishError', 'finishTurn', 'dequeue'] },
+  { guard: 'isThisPublish', target: 'idle', actions: ['countPublishError', 'finishTurn'] },
 ] as const;
 
 export const skullMachine = skull.createMachine({
@@ -335,6 +429,7 @@ export const skullMachine = skull.createMachine({
     current: null,
     lastAsr: null,
     emptyRetries: 0,
+    call: noCall(input.settings.model),
     outgoing: null,
     replyKind: null,
     latencies: [],
@@ -370,52 +465,76 @@ export const skullMachine = skull.createMachine({
           always: [{ guard: 'isSensitive', target: 'publishing', actions: 'prepareRedirect' }, { target: 'responding' }],
         },
         responding: {
-          description: 'The model call (llmCall: retries, breaker); an empty reply is asked again once.',
-          invoke: {
-            id: 'llm',
-            src: 'llmCall',
-            input: ({ context }) => callInput(context, effectiveModel(context), true),
-            onDone: [
-              { guard: { type: 'replyUsable', params: output }, target: 'publishing', actions: { type: 'prepareReply', params: output } },
-              { guard: { type: 'replyEmpty', params: output }, target: 'responding', reenter: true, actions: 'countEmptyRetry' },
-              {
-                guard: { type: 'canFallBack', params: output },
-                target: 'fallingBack',
-                actions: ['countFallback', { type: 'reportFallback', params: ({ context }) => ({ model: context.settings.fallbackModel }) }],
+          description: 'The model call: attempts, retries after a backoff, the breaker, one fallback round; an empty reply is asked again once.',
+          entry: 'startPrimaryRound',
+          initial: 'attempting',
+          states: {
+            attempting: {
+              description: 'One provider call (generate), given up after attemptTimeout.',
+              entry: 'startAttempt',
+              invoke: {
+                id: 'generate',
+                src: 'generate',
+                input: ({ context }) => ({ request: { ...context.call.request!, model: context.call.model } }),
+                onDone: [
+                  { guard: { type: 'replyUsable', params: result }, target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', { type: 'prepareReply', params: result }] },
+                  { guard: { type: 'replyEmpty', params: result }, target: '#skull.turn.responding', reenter: true, actions: ['notifyBreakerSuccess', 'countEmptyRetry'] },
+                  { target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', 'prepareApology', 'reportApology'] },
+                ],
+                onError: attemptFailed,
               },
-              { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
-            ],
-          },
-          on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
-        },
-        fallingBack: {
-          description: 'The primary model failed: one more call on the fallback model, else the apology.',
-          invoke: {
-            id: 'llmFallback',
-            src: 'llmCall',
-            input: ({ context }) => callInput(context, context.settings.fallbackModel, false),
-            onDone: [
-              { guard: { type: 'replyUsable', params: output }, target: 'publishing', actions: { type: 'prepareReply', params: output } },
-              { target: 'publishing', actions: ['prepareApology', 'reportApology'] },
-            ],
+              after: {
+                attemptTimeout: {
+                  target: 'decidingRetry',
+                  actions: [{ type: 'keepError', params: ({ context }) => attemptTimedOut(attemptTimeoutMs(context)) }, 'notifyBreakerFailure'],
+                },
+              },
+            },
+            decidingRetry: {
+              description: 'A failed attempt: retry a transient error, else fall back once, else apologise.',
+              always: [
+                {
+                  guard: 'canRetry',
+                  target: 'backingOff',
+                  actions: [
+                    'planBackoff',
+                    {
+                      type: 'recordRetry',
+                      params: ({ context }) => ({ kind: context.call.lastError?.kind ?? 'unknown', model: context.call.model, attempt: context.call.attempts, backoffMs: context.call.backoffMs }),
+                    },
+                  ],
+                },
+                {
+                  guard: 'canFallBack',
+                  target: 'attempting',
+                  actions: ['countFallback', { type: 'reportFallback', params: ({ context }) => ({ model: context.settings.fallbackModel }) }, 'startFallbackRound'],
+                },
+                { target: '#skull.turn.publishing', actions: ['prepareApology', 'reportApology'] },
+              ],
+            },
+            backingOff: {
+              description: 'The wait before a retry (retry-after, else exponential with jitter).',
+              after: { backoff: 'attempting' },
+            },
           },
           on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
         },
         publishing: {
-          description: 'Publishes the reply (QoS 1, waits for the ack), then the next queued job or idle.',
-          invoke: {
-            id: 'publish',
-            src: 'publishReply',
-            input: ({ context }) => ({ ...(context.outgoing ?? reply(context, APOLOGY_TEXT)), deviceId: context.deviceId }),
-            onDone: [
-              { guard: 'hasQueued', target: 'routing', actions: ['finishTurn', 'dequeue'] },
-              { target: 'idle', actions: 'finishTurn' },
-            ],
-            onError: [...publishFailed],
+          description: 'Hands the reply to publishReply (QoS 1, answered once acked), then the next queued job or idle.',
+          entry: {
+            type: 'publishReply',
+            params: ({ context }) => ({ turn: context.stats.responses, outgoing: { ...(context.outgoing ?? reply(context, APOLOGY_TEXT)), deviceId: context.deviceId } }),
           },
           // A broker that never acknowledges must not hold the device busy forever.
           after: { publishTimeout: [...publishFailed] },
-          on: busy,
+          on: {
+            ...busy,
+            'publish.done': [
+              { guard: and(['isThisPublish', 'hasQueued']), target: 'routing', actions: ['finishTurn', 'dequeue'] },
+              { guard: 'isThisPublish', target: 'idle', actions: 'finishTurn' },
+            ],
+            'publish.failed': [...thisPublishFailed],
+          },
         },
       },
     },

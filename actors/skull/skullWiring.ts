@@ -1,28 +1,27 @@
-import type { PromiseActorLogic } from 'xstate';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { LlmProvider } from '../llm/types.js';
 import { registerOfflineResponder } from '../llm/offline.js';
-import { provideLlmCall } from '../llm/llmCallActor.js';
+import { generateActor } from '../llm/llmCallActor.js';
+import { publishEffect, type PublishReply } from './publisher.js';
 import { skullMachine, type SkullInput } from '../../machines/skull.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { BUILTIN_PROMPT } from './prompt.js';
 import { readPromptFile } from './promptFile.js';
 import { skullSettings } from './settings.js';
 import { o200k } from './tokens.js';
-import type { Outgoing, SkullSettings } from './types.js';
+import type { SkullSettings } from './types.js';
 
 /** The skull chart as the edges start it. */
 export type SkullChart = typeof skullMachine;
-/** What the edge provides itself: the publish of one reply on its own connection. */
-export type PublishReplyLogic = PromiseActorLogic<void, Outgoing>;
+export type { PublishReply } from './publisher.js';
 
 /**
- * The Skull's actors, provided once here (the only `.provide()` of the skull chart): llmCall on the
- * surface's provider (with metrics and logged retries), the offline persona responder, the prompt
+ * The Skull's actors, provided once here (the only `.provide()` of the skull chart): `generate` on
+ * the surface's provider (retries counted in metrics and logged), the offline persona responder, the prompt
  * file, the settings from config and the token counter. The MQTT edges receive this and add only
- * what belongs to their connection (publishReply).
+ * what belongs to their connection (the publish of a reply).
  */
 export interface SkullWiring {
   settings: SkullSettings;
@@ -32,10 +31,11 @@ export interface SkullWiring {
   /** The actor's input for one device. */
   input(deviceId: string): SkullInput;
   /**
-   * The chart provided with its actors and this connection's publishReply; `log` is the edge's
+   * The chart provided with its actors and this connection's publish (the chart's `publishReply`
+   * effect calls it); `log` is the edge's
    * logger, `tagDevice` adds the device id to the fallback/apology lines (a fleet has many).
    */
-  machine(publishReply: PublishReplyLogic, log: Logger, opts?: { tagDevice?: boolean }): SkullChart;
+  machine(publish: PublishReply, log: Logger, opts?: { tagDevice?: boolean }): SkullChart;
   /** Registers the offline responder; returns its unregister (called by the edge once connected). */
   activate(): () => void;
 }
@@ -52,7 +52,7 @@ export interface SkullWiringOptions {
   settings?: Partial<SkullSettings>;
   /**
    * The skull chart with its actors already provided (model-based tests hand in one whose
-   * `llmCall` and `publishReply` they control); used as is.
+   * `generate` and publish they control); used as is.
    */
   machine?: SkullChart;
   /** The actor's input as is (model-based tests); default: built from config. */
@@ -70,21 +70,18 @@ export function wireSkull(opts: SkullWiringOptions): SkullWiring {
     providerName: provider.name,
     input: (deviceId) =>
       opts.input ?? { deviceId, settings, defaultPrompt: prompt.text, now, tokens: o200k, ...(opts.random ? { random: opts.random } : {}) },
-    machine(publishReply, log, machineOpts) {
+    machine(publish, log, machineOpts) {
       if (opts.machine) return opts.machine;
-      // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
-      const llmCall = provideLlmCall(provider, metrics ? { metrics } : {}).provide({
-        actions: {
-          recordRetry: ({ context }, params: { kind: string }) => {
-            metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });
-            log.warn({ kind: params.kind, model: context.model, attempt: context.attempts, backoffMs: context.backoffMs }, 'llm retry');
-          },
-        },
-      });
       const tag = machineOpts?.tagDevice === true;
       return skullMachine.provide({
-        actors: { llmCall, publishReply },
+        actors: { generate: generateActor(provider) },
         actions: {
+          publishReply: publishEffect(publish),
+          // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
+          recordRetry: (_, params: { kind: string; model: string; attempt: number; backoffMs: number }) => {
+            metrics?.llmRetries.inc({ purpose: 'skull', kind: params.kind });
+            log.warn(params, 'llm retry');
+          },
           reportFallback: ({ context }, params: { model: string }) =>
             log.warn({ ...(tag ? { deviceId: context.deviceId } : {}), model: params.model }, 'primary model failed: falling back'),
           reportApology: ({ context }) => log.error(tag ? { deviceId: context.deviceId } : {}, 'no usable reply from any model: apology published'),

@@ -57,11 +57,11 @@ export interface UsagePayload {
   cached: boolean;
 }
 
-/** What the `publishReply` actor sends: the response, then its usage when a model produced it. */
+/** What the chart's `publishReply` publishes: the response, then its usage when a model produced it. */
 export interface Outgoing {
   response: ResponsePayload;
   usage?: UsagePayload;
-  /** The device it answers: a fleet's one `publishReply` routes to `<prefix>/<deviceId>/ai/…` by it. */
+  /** The device it answers: a fleet's one publish routes to `<prefix>/<deviceId>/ai/…` by it. */
   deviceId?: string;
 }
 

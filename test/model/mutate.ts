@@ -55,7 +55,8 @@ function guardValues(src: string): Array<{ name: string; start: number; end: num
   for (let m = re.exec(body); m; m = re.exec(body)) heads.push({ name: m[1]!, at: m.index, valueAt: m.index + m[0].length });
   heads.forEach((h, i) => {
     const stop = i + 1 < heads.length ? heads[i + 1]!.at : body.length;
-    let value = body.slice(h.valueAt, stop).replace(/\s+$/, '');
+    // Up to the next guard, without the doc comment of that next guard.
+    let value = body.slice(h.valueAt, stop).replace(/(\s*(\/\*[\s\S]*?\*\/|\/\/[^\n]*))*\s*$/, '');
     if (value.endsWith(',')) value = value.slice(0, -1);
     out.push({ name: h.name, start: bodyStart + h.valueAt, end: bodyStart + h.valueAt + value.length });
   });
@@ -237,7 +238,7 @@ function runTests(dir: string, tests: string[]): { passed: boolean; invalid: boo
     cwd: dir,
     encoding: 'utf8',
     timeout: 240_000,
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, LOG_LEVEL: 'silent', MODEL_FAIL_FAST: '1' },
   });
   // A mutant that does not even load is not a kill: it is reported apart.
   const invalid = r.status !== 0 && /Transform failed|SyntaxError|ERROR: Expected|is not defined/.test(`${r.stdout}${r.stderr}`);

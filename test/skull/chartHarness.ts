@@ -1,6 +1,7 @@
-import { fromPromise, SimulatedClock } from 'xstate';
+import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
-import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
+import { generateActor } from '../../actors/llm/llmCallActor.js';
+import { publishEffect } from '../../actors/skull/publisher.js';
 import { skullMachine, type SkullActorRef } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
@@ -8,7 +9,7 @@ import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { ScriptedProvider, testConfig } from './support.js';
 
 /**
- * The skull chart wired like production (real llmCall + breaker machines, spawned through the
+ * The skull chart wired like production (real generate actor and breaker machine, spawned through the
  * Runtime) but with a scripted provider, a recording publisher and a SimulatedClock: no broker,
  * no real time. The MQTT suites (e2e, model) run the same chart behind the real transport.
  */
@@ -32,8 +33,10 @@ export function startChart(opts: { settings?: Partial<SkullSettings>; provider?:
   const settings: SkullSettings = { ...skullSettings(testConfig()), ...opts.settings };
   const machine = skullMachine.provide({
     actors: {
-      llmCall: provideLlmCall(provider),
-      publishReply: fromPromise<void, Outgoing>(async ({ input }) => {
+      generate: generateActor(provider),
+    },
+    actions: {
+      publishReply: publishEffect(async (input) => {
         published.push(input);
       }),
     },

@@ -56,7 +56,7 @@ describe('spec unit tests', () => {
 
   it('4. five failures in 60 s open the breaker: the fallback model answers and ai/usage names it', async () => {
     const err = () => ({ kind: 'error' as const, error: serverError() });
-    // 4 failed attempts on mini (1 + 3 retries) → fallingBack; nano's first attempt is the 5th
+    // 4 failed attempts on mini (1 + 3 retries) → the fallback round; nano's first attempt is the 5th
     // failure in the window → breaker opens; nano's retry answers.
     const provider = new ScriptedProvider().script(err(), err(), err(), err(), err(), { kind: 'reply', text: 'Réponse de secours.' });
     rig = startChart({ provider, settings: { backoffBaseMs: 0 } });

@@ -1,11 +1,10 @@
-import { fromPromise } from 'xstate';
 import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { inFlight, type SkullActorRef } from '../../machines/skull.js';
-import type { SkullWiring } from '../../actors/skull/skullWiring.js';
+import type { PublishReply, SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { connectMqtt } from './client.js';
 import { releaseHeldWrites } from './coalesceWrites.js';
@@ -147,8 +146,8 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
 }
 
 /** The one actor the edge adds to the wiring: ai/response then ai/usage, kept while the broker is away. */
-function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: MqttClient) {
-  return fromPromise<void, Outgoing>(async ({ input }) => {
+function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: MqttClient): PublishReply {
+  return async (input: Outgoing) => {
     const messages: OutboxMessage[] = [{ topic: topics.aiResponse, payload: JSON.stringify(input.response) }];
     if (input.usage) messages.push({ topic: topics.aiUsage, payload: JSON.stringify(input.usage) });
     const sent = replies.send(messages);
@@ -157,7 +156,7 @@ function replyPublisher(replies: ReplyChannel, topics: SkullTopics, client: Mqtt
     // rest of the turn (coalesceWrites.ts).
     releaseHeldWrites(client);
     await sent;
-  });
+  };
 }
 
 /** ai/health now and every `interval` ms (0: by hand only), retained; kept replies swept as it goes. */

@@ -216,7 +216,7 @@ function startSupervisor(opts: SkullFleetOptions, prefix: string, devices: Fleet
   });
   // Its own actor system (same clock), not a root conversation: XState's scheduler cancels a
   // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
-  // two children (llmCall, publishReply). With one idle timer per device in the root's system,
+  // one child per attempt (generate). With one idle timer per device in the root's system,
   // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
   const supervisor = createActor(supervisorLogic, {
     input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },

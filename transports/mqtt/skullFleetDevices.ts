@@ -1,4 +1,4 @@
-import { fromPromise, type AnyActorLogic } from 'xstate';
+import type { AnyActorLogic } from 'xstate';
 import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
@@ -59,16 +59,16 @@ export class FleetDevices {
 
   constructor(private readonly o: FleetDevicesOptions) {
     this.capabilities = JSON.stringify(capabilitiesOf(o.skull.settings));
-    // One provided device chart for the whole fleet: publishReply routes by the reply's deviceId.
-    const publishReply = fromPromise<void, Outgoing>(async ({ input }) => {
+    // One provided device chart for the whole fleet: the publish routes by the reply's deviceId.
+    const publish = async (input: Outgoing): Promise<void> => {
       const deviceId = input.deviceId!;
       const messages: OutboxMessage[] = [{ topic: deviceTopic(o.prefix, deviceId, 'ai/response'), payload: JSON.stringify(input.response) }];
       if (input.usage) messages.push({ topic: deviceTopic(o.prefix, deviceId, 'ai/usage'), payload: JSON.stringify(input.usage) });
       const edge = this.edges.get(deviceId);
       if (edge) await edge.replies.send(messages);
       else for (const m of messages) await o.publish(m);
-    });
-    this.deviceMachine = o.skull.machine(publishReply, o.log, { tagDevice: true });
+    };
+    this.deviceMachine = o.skull.machine(publish, o.log, { tagDevice: true });
   }
 
   systemIdOf(deviceId: string): string {
