@@ -153,7 +153,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         try {
           sub = (await auth.verifyToken(req.token)).sub;
         } catch {
-          return { ok: true, done: () => {} }; // the session's chart refuses the token (4001)
+          return { ok: true, done: () => Promise.resolve() }; // the session's chart refuses the token (4001)
         }
         const key = candidateKey(sub);
         try {
@@ -166,7 +166,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
           log.error({ err: (err as Error).message }, 't2 candidate claim failed: the store is unreachable');
           return { ok: false, code: 1011, name: 'INTERNAL', message: 'Le service est momentanément indisponible. Réessayez dans un instant.' };
         }
-        return { ok: true, done: () => void claims.release(key).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 candidate claim not released: it expires')) };
+        return { ok: true, done: () => claims.release(key).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 candidate claim not released: it expires')) };
       };
       // Every third of the TTL: renew this instance's claims, and close (then grade) the live rows
       // of instances that stopped renewing theirs (killed, or cut from the database).

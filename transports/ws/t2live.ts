@@ -43,6 +43,8 @@ interface Session {
   openedAt: number;
   /** Stops the actor where it is (no save), lets its admission go, and forgets it. */
   halt(): void;
+  /** Lets the admission go, once however often called; resolves when it has. */
+  release(): Promise<void>;
 }
 
 /** What every socket of one T2 socket server shares. */
@@ -84,12 +86,13 @@ export interface T2SocketOptions {
   admit?: (req: { token: string | undefined; sessionId: string }) => Promise<Admission>;
 }
 
-export type Admission = { ok: true; done(): void } | { ok: false; code: number; name: string; message: string };
+/** `done` lets the admission go (e.g. deletes the candidate's claim); it resolves once it has. */
+export type Admission = { ok: true; done(): Promise<void> } | { ok: false; code: number; name: string; message: string };
 
 /** What `admit` let through: the session id it claimed for, and the release. */
 interface Admitted {
   sessionId: string;
-  done: () => void;
+  done: () => Promise<void>;
 }
 
 /**
@@ -173,7 +176,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     admit({ token: token && token.length <= 8192 ? token : undefined, sessionId }).then(
       (admission) => {
         if (!socket.readable || !socket.writable) {
-          if (admission.ok) admission.done();
+          if (admission.ok) void admission.done();
           socket.destroy();
           return;
         }
@@ -224,7 +227,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
 /** A new socket: a valid query and room left, then its own session actor and its frames routed. */
 function accept(hub: Hub, ws: WebSocket, url: URL, admitted?: Admitted): void {
   const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
-  if (!q.success || hub.live.size >= hub.opts.maxSessions) admitted?.done();
+  if (!q.success || hub.live.size >= hub.opts.maxSessions) void admitted?.done();
   if (!q.success) {
     hub.reject('bad_query');
     ws.close(CLOSE.AUTH_REQUIRED, 'AUTH_REQUIRED');
@@ -251,13 +254,15 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
     actor = opts.runtime.start('t2live', systemId, logic, input);
   } catch (err) {
     opts.logger.error({ err: (err as Error).message }, 't2 session did not start');
-    admitted?.done();
+    void admitted?.done();
     ws.close(CLOSE.INTERNAL, 'INTERNAL');
     return undefined;
   }
   hub.live.set(ws, systemId);
   let finished!: () => void;
-  const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now(), halt: () => {} };
+  let released: Promise<void> | undefined;
+  const release = (): Promise<void> => (released ??= admitted?.done() ?? Promise.resolve());
+  const own: Session = { systemId, sessionId, ref: actor, done: new Promise<void>((resolve) => (finished = resolve)), reported: false, audio, ws, openedAt: Date.now(), halt: () => {}, release };
   hub.running.set(systemId, own);
   audio?.attachClient((pcm) => {
     const to = own.ws;
@@ -272,7 +277,7 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
     over = true;
     opts.runtime.stop(systemId);
     hub.running.delete(systemId);
-    admitted?.done();
+    void release();
     finished();
   };
   const sub = actor.subscribe({
@@ -296,6 +301,14 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
 /** What a session emits goes to the socket it is attached to now (none while it waits). */
 function forward(session: Session, e: T2Emitted): void {
   if (e.type === 'client.report') session.reported = true;
+  if (e.type === 'client.close' && session.ws) {
+    // Only final states close: the candidate's admission (its claim, shared by every instance)
+    // goes first, so that a client reconnecting on this close — through the balancer, maybe to
+    // another instance — finds the candidate free instead of ACTIVE_ELSEWHERE.
+    const ws = session.ws;
+    void session.release().then(() => sendEmitted(ws, e));
+    return;
+  }
   if (session.ws) {
     batchTickWrites(session.ws);
     sendEmitted(session.ws, e);
