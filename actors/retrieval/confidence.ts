@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { analyzeQuery, detectLang, type Lang } from './analyze.js';
 import { answerTypeOutsideDocs, type AnswerType } from './answerType.js';
-import { answerTypeUnmet, nameNotClose, rareNotClose } from './expectedAnswer.js';
+import { answerTypeUnmet, nameNotClose } from './expectedAnswer.js';
 import shipped from './confidence-model.json' with { type: 'json' };
 import type { RelevanceSignals } from '../../machines/chat.js';
 import { linearModelSchema, linearScore } from './linearModel.js';
@@ -66,9 +66,6 @@ export const FEATURES = [
   // of the question the corpus knows is in none of the closest sentences.
   'typeUnmet',
   'nameNotClose',
-  // Eighth round: share of the question's weight in specific words (any, not only names) that
-  // none of the closest sentences holds — the question's focus is not where its answer would be.
-  'rareNotClose',
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 
@@ -105,7 +102,6 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
     words: Math.log(1 + words.length) / 3,
     typeUnmet: texts.length ? answerTypeUnmet(e.question, tokens, weights, texts) : 0,
     nameNotClose: texts.length ? nameNotClose(capitalisedNames(e.question), tokens, weights, known, texts) : 0,
-    rareNotClose: texts.length ? rareNotClose(tokens, weights, known, texts) : 0,
   };
 }
 

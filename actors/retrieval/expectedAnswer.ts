@@ -108,19 +108,3 @@ export function nameNotClose(names: readonly string[], tokens: readonly QueryTok
   const close = closestSentences(tokens, weights, passages, CLOSEST).map((s) => new Set(analyzeText(s.text, 'fr').concat(analyzeText(s.text, 'en'))));
   return asked.some((t) => !close.some((stems) => t.variants.some((v) => stems.has(v)))) ? 1 : 0;
 }
-
-/**
- * The question's focus missing where the answer would be (eighth round), for every word, not only
- * capitalised names: the share of the question's weight carried by its specific words (known to
- * the corpus, weight ≥ RARE_NAME) that none of the `CLOSEST` sentences holds. A question whose
- * specific words the docs use, but elsewhere than next to the rest of it, is about something they
- * do not say; 0 when the question has no specific word.
- */
-export function rareNotClose(tokens: readonly QueryToken[], weights: readonly number[], known: readonly boolean[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
-  const total = weights.reduce((a, b) => a + b, 0);
-  const rare = tokens.map((t, i) => ({ t, w: weights[i]! })).filter(({ w }, i) => known[i] && w >= RARE_NAME);
-  if (rare.length === 0 || total <= 0) return 0;
-  const close = closestSentences(tokens, weights, passages, CLOSEST).map((s) => new Set(analyzeText(s.text, 'fr').concat(analyzeText(s.text, 'en'))));
-  const missing = rare.filter(({ t }) => !close.some((stems) => t.variants.some((v) => stems.has(v))));
-  return missing.reduce((n, { w }) => n + w, 0) / total;
-}
