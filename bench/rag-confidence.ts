@@ -1,7 +1,7 @@
 /**
  * Learns the chat guard's confidence (actors/retrieval/confidence.ts) and measures it by
  * cross-validation against the hand-set band, offline, on the tuning data (every labelled set run
- * before: `learningItems`, the seven sets with `--with-docs`):
+ * before: `learningItems`, eight sets with `--with-docs` since the eighth round):
  *
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-confidence.ts [--folds 5 | --by-set] [--features best,union,…] [--oos-high 0.1] [--vetoes] [--no-answer-type] [--curve] [--with-docs] [--dump out.jsonl] [--write]
  *

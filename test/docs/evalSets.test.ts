@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LEARNING_SETS, learningItems, learningSetOf } from '../../bench/support/ragData.js';
 import { expectsRefusal, readSet, SET_NAMES, SETS } from '../../bench/support/ragSets.js';
 
 describe('labelled question sets', () => {
@@ -58,5 +59,18 @@ describe('labelled question sets', () => {
   it("the docs set's relevant paths exist under docs/", () => {
     const missing = readSet(SETS.docs).flatMap((x) => x.relevant.filter((p) => !existsSync(join('docs', p))));
     expect(missing).toEqual([]);
+  });
+
+  // The tuning data of the learning benches (eighth round: the seventh set is spent): one fold per
+  // set, each question labelled with its set, so `--by-set` leaves out what it says it leaves out.
+  it('the tuning data holds every spent set once, each question in the fold of its own set', () => {
+    const items = learningItems();
+    const sets = learningSetOf();
+    expect(sets).toHaveLength(items.length);
+    expect(new Set(sets)).toEqual(new Set(LEARNING_SETS.map((_, i) => i)));
+    expect(LEARNING_SETS.at(-1)).toBe('seventh');
+    const seventh = readSet(SETS.seventh).map((x) => x.id);
+    expect(items.filter((_, i) => sets[i] === LEARNING_SETS.indexOf('seventh')).map((x) => x.id)).toEqual(seventh);
+    expect(items.filter((_, i) => sets[i] === LEARNING_SETS.indexOf('sixth')).map((x) => x.id)).toEqual(readSet(SETS.sixth).map((x) => x.id));
   });
 });
