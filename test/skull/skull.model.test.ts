@@ -7,17 +7,18 @@ import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { wireSkull } from '../../actors/skull/skullWiring.js';
-import { LlmError, type GenerateResult } from '../../actors/llm/types.js';
+import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
 import type { Outgoing } from '../../actors/skull/types.js';
 import { runModel } from '../harness/index.js';
-import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type PublishStep, type SkullWorld } from './skullOracle.js';
-import { embeddedBroker, Listener, memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
+import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type GenerateStep, type PublishStep, type SkullWorld } from './skullOracle.js';
+import { embeddedBroker, Listener, memoryLogger, testConfig, uniquePrefix } from './support.js';
 
 /**
  * Model-based test of the `skull` chart: paths generated from the production machine
  * (xstate/graph, via test/harness) replayed against the real actor behind the real MQTT transport
  * on a real broker (embedded aedes). Plain events travel as MQTT messages through the transport's
- * zod validation; the provider call (`generate`) is controllable, and so is the edge's publish under
+ * zod validation; the provider under the wiring's real `generate` effect is controllable (a step
+ * `generate.done` / `generate.failed` is the provider answering the attempt in flight), and so is the edge's publish under
  * the wiring's real `publishReply` effect (a step `publish.done` / `publish.failed` is the broker acking or
  * failing the reply in flight); time is a SimulatedClock.
  * Coverage is read from the actor's inspection stream and written to coverage/model/skull.json.
@@ -52,8 +53,8 @@ function toMqtt(event: EventObject): { topic: string; payload: string } {
 const req = { type: 'ai.request', text: 'question' };
 const sensitiveReq = { type: 'ai.request', text: SENSITIVE_SAMPLE };
 const asr = { type: 'asr.text', text: 'bonjour' };
-const gen = (output: GenerateResult) => ({ type: 'xstate.done.actor.generate', output });
-const genError = (error: LlmError) => ({ type: 'xstate.error.actor.generate', error });
+const gen = (result: GenerateResult) => ({ type: 'generate.done', result });
+const genError = (error: LlmError) => ({ type: 'generate.failed', error });
 const backoff = { type: 'xstate.after.backoff.skull.turn.responding.backingOff' };
 const attemptTimeout = { type: 'xstate.after.attemptTimeout.skull.turn.responding.attempting' };
 const published = { type: 'publish.done' };
@@ -64,6 +65,37 @@ const failedRound = [genError(serverError), backoff, genError(serverError), back
 function abstract(s: AnyMachineSnapshot): unknown {
   const c = s.context as SkullContext;
   return [s.value, c.queue.length, c.emptyRetries, c.call.retries, c.call.fallback];
+}
+
+/**
+ * The provider, each call parked until a step answers it (the real `generate` effect calls it and
+ * answers the chart). Like a provider that does not hear its AbortSignal: an attempt given up can
+ * still answer, late (the chart must ignore it).
+ */
+class ParkedProvider implements LlmProvider {
+  readonly name = 'offline' as const;
+  readonly calls: Array<{ request: GenerateRequest; signal: AbortSignal; settled: boolean; resolve: (r: GenerateResult) => void; reject: (e: unknown) => void }> = [];
+  reset(): void {
+    this.calls.length = 0;
+  }
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    return new Promise((resolve, reject) => {
+      this.calls.push({ request, signal: request.signal!, settled: false, resolve, reject });
+    });
+  }
+  /**
+   * Answers the attempt in flight, or with `late` the latest one given up and still unanswered;
+   * returns its number (the effect numbers attempts from 1, one provider call each).
+   */
+  answer(step: GenerateStep & { result?: GenerateResult; error?: unknown }): number {
+    const i = this.calls.findLastIndex((c) => !c.settled && (step.late === true) === c.signal.aborted);
+    const call = this.calls[i];
+    if (!call) throw new Error(`${step.type}: no ${step.late ? 'abandoned ' : ''}provider call is waiting`);
+    call.settled = true;
+    if (step.type === 'generate.done') call.resolve(step.result!);
+    else call.reject(step.error);
+    return i + 1;
+  }
 }
 
 /** The edge's publish, parked until a step acks or fails it (the real publishReply effect calls it). */
@@ -104,11 +136,12 @@ describe('skull model', () => {
     const breakerTrips = (): SkullInput => ({ ...input(), settings: { ...settings, breaker: { failureThreshold: 2, windowMs: 3_600_000, cooldownMs: 3_600_000 } } });
     const pub = await Listener.open(broker.url, []);
     // The chart as the composition root provides it (its retry, fallback and apology log lines
-    // included, and the real publishReply effect over a publish this test answers); the harness then
-    // makes its generate actor controllable.
+    // included, the real generate effects over a provider this test answers, and the real
+    // publishReply effect over a publish this test answers).
     const { logger, lines } = memoryLogger();
     const publishes = new ParkedPublishes();
-    const machine = wireSkull({ config, logger, provider: new ScriptedProvider() }).machine(publishes.publish, logger);
+    const provider = new ParkedProvider();
+    const machine = wireSkull({ config, logger, provider }).machine(publishes.publish, logger);
     // Time only moves forward: the debounce window (300 ms) is shorter than the turn's timers
     // (backoff ≥ 1.1 s here, attempt 6 or 12 s, publish 10 s), so while a window is open a model
     // must not fire a turn timer before the window's.
@@ -117,7 +150,7 @@ describe('skull model', () => {
       const { failures, paths, coverage } = await runModel({
         name: 'skull',
         machine,
-        controlled: ['generate'],
+        controlled: [],
         simplePaths: false,
         variants: [
           { name: 'mini primary, nano fallback', input },
@@ -136,8 +169,9 @@ describe('skull model', () => {
           'xstate.after.attemptTimeout.skull.turn.responding.attempting': turnTimer,
           'xstate.after.backoff.skull.turn.responding.backingOff': turnTimer,
           'config.prompt': [{ text: 'Tu es poli.' }],
-          'xstate.done.actor.generate': [{ output: ok('Bonjour !') }, { output: ok('```\n```') }, { output: offlineOk }],
-          'xstate.error.actor.generate': [{ error: serverError }, { error: authError }],
+          // The answer names the attempt (the model needs it for its guard).
+          'generate.done': (s: AnyMachineSnapshot) => [ok('Bonjour !'), ok('```\n```'), offlineOk].map((result) => ({ attempt: (s.context as SkullContext).call.seq, result })),
+          'generate.failed': (s: AnyMachineSnapshot) => [serverError, authError].map((error) => ({ attempt: (s.context as SkullContext).call.seq, error })),
           // The answer names the turn (the model needs it for its guard).
           'publish.done': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses }],
           'publish.failed': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses, error: 'mqtt connection lost before the ack' }],
@@ -157,6 +191,24 @@ describe('skull model', () => {
               genError(authError),
               published,
               { type: 'config.ia', config: null },
+              req,
+              gen(ok('Bonjour !')),
+              published,
+            ],
+          },
+          {
+            name: 'a late answer of a timed-out or cancelled attempt changes nothing',
+            variant: 'mini primary, nano fallback',
+            events: [
+              // The first attempt times out and answers while the retry's attempt runs.
+              req,
+              attemptTimeout,
+              backoff,
+              { type: 'generate.done', late: true, result: ok('Trop tard.') },
+              // The retry's attempt is cancelled and fails while the "(interrompu)" is published.
+              { type: 'ai.cancel' },
+              { type: 'generate.failed', late: true, error: serverError },
+              published,
               req,
               gen(ok('Bonjour !')),
               published,
@@ -218,7 +270,7 @@ describe('skull model', () => {
             config: testConfig({ SKULL_TOPIC_PREFIX: prefix }),
             logger: silentLogger(),
             runtime,
-            provider: new ScriptedProvider(),
+            provider,
             mqttUrl: broker.url,
             healthIntervalMs: 0,
             now: () => clock.now(),
@@ -227,20 +279,22 @@ describe('skull model', () => {
           });
           const from = lines.length;
           publishes.reset();
+          provider.reset();
           const world: SkullWorld = {
             health: () => svc.health(),
             logs: () => lines.slice(from),
             published: () => publishes.published,
+            calls: () => provider.calls,
             attemptTimeouts: () =>
               Object.values(svc.actor.system.getSnapshot()._scheduledEvents)
                 .filter((e) => e.target === svc.actor && e.event.type.startsWith('xstate.after.attemptTimeout'))
                 .map((e) => e.delay),
           };
-          // Resolves when the actor has an event of this type.
-          const received = (type: string) =>
+          // Resolves when the actor has an event of this type (of this attempt, for a provider's answer).
+          const received = (type: string, attempt?: number) =>
             new Promise<void>((resolve) => {
               const off = runtime.onInspect((ev: InspectionEvent) => {
-                if (ev.type === '@xstate.event' && ev.actorRef === svc.actor && ev.event.type === type) {
+                if (ev.type === '@xstate.event' && ev.actorRef === svc.actor && ev.event.type === type && (attempt === undefined || (ev.event as { attempt?: number }).attempt === attempt)) {
                   off();
                   resolve();
                 }
@@ -253,9 +307,16 @@ describe('skull model', () => {
               await svc.stop();
               runtime.shutdown();
             },
-            // The broker's answer to the reply in flight goes through the publishReply effect;
-            // plain events go through the broker and the transport.
+            // The provider's answer goes through the generate effect, the broker's answer to the
+            // reply in flight through the publishReply effect; plain events go through the broker
+            // and the transport.
             send: async (event: EventObject) => {
+              if (event.type === 'generate.done' || event.type === 'generate.failed') {
+                const step = event as GenerateStep & { result?: GenerateResult; error?: unknown };
+                // The effect answers the chart a few microtasks later: listening now is in time.
+                await received(event.type, provider.answer(step));
+                return;
+              }
               const delivered = received(event.type);
               if (event.type === 'publish.done' || event.type === 'publish.failed') publishes.answer(event as PublishStep);
               else {
