@@ -83,18 +83,13 @@ class ParkedProvider implements LlmProvider {
       this.calls.push({ request, signal: request.signal!, settled: false, resolve, reject });
     });
   }
-  /**
-   * Answers the attempt in flight, or with `late` the latest one given up and still unanswered;
-   * returns its number (the effect numbers attempts from 1, one provider call each).
-   */
-  answer(step: GenerateStep & { result?: GenerateResult; error?: unknown }): number {
-    const i = this.calls.findLastIndex((c) => !c.settled && (step.late === true) === c.signal.aborted);
-    const call = this.calls[i];
+  /** Answers the attempt in flight, or with `late` the latest one given up and still unanswered. */
+  answer(step: GenerateStep & { result?: GenerateResult; error?: unknown }): void {
+    const call = this.calls.findLast((c) => !c.settled && (step.late === true) === c.signal.aborted);
     if (!call) throw new Error(`${step.type}: no ${step.late ? 'abandoned ' : ''}provider call is waiting`);
     call.settled = true;
     if (step.type === 'generate.done') call.resolve(step.result!);
     else call.reject(step.error);
-    return i + 1;
   }
 }
 
@@ -290,11 +285,12 @@ describe('skull model', () => {
                 .filter((e) => e.target === svc.actor && e.event.type.startsWith('xstate.after.attemptTimeout'))
                 .map((e) => e.delay),
           };
-          // Resolves when the actor has an event of this type (of this attempt, for a provider's answer).
-          const received = (type: string, attempt?: number) =>
+          // Resolves when the actor has an event of this type. (The parked provider answers only
+          // when a step says so: no other generate.* event can come first.)
+          const received = (type: string) =>
             new Promise<void>((resolve) => {
               const off = runtime.onInspect((ev: InspectionEvent) => {
-                if (ev.type === '@xstate.event' && ev.actorRef === svc.actor && ev.event.type === type && (attempt === undefined || (ev.event as { attempt?: number }).attempt === attempt)) {
+                if (ev.type === '@xstate.event' && ev.actorRef === svc.actor && ev.event.type === type) {
                   off();
                   resolve();
                 }
@@ -311,14 +307,9 @@ describe('skull model', () => {
             // reply in flight through the publishReply effect; plain events go through the broker
             // and the transport.
             send: async (event: EventObject) => {
-              if (event.type === 'generate.done' || event.type === 'generate.failed') {
-                const step = event as GenerateStep & { result?: GenerateResult; error?: unknown };
-                // The effect answers the chart a few microtasks later: listening now is in time.
-                await received(event.type, provider.answer(step));
-                return;
-              }
               const delivered = received(event.type);
-              if (event.type === 'publish.done' || event.type === 'publish.failed') publishes.answer(event as PublishStep);
+              if (event.type === 'generate.done' || event.type === 'generate.failed') provider.answer(event as GenerateStep & { result?: GenerateResult; error?: unknown });
+              else if (event.type === 'publish.done' || event.type === 'publish.failed') publishes.answer(event as PublishStep);
               else {
                 const { topic, payload } = toMqtt(event);
                 await pub.publish(`${prefix}/${topic}`, payload);
