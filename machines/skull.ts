@@ -1,7 +1,7 @@
-import { and, assign, enqueueActions, fromPromise, raise, sendTo, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { and, assign, enqueueActions, raise, sendTo, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { GenerateResult } from '../actors/llm/types.js';
 import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
-import { attemptFailed, attemptTimedOut, backoffDelay, type GenerateActorInput, type LlmCallError, type LlmCallErrorKind, type LlmCallRequest } from './llmCall.js';
+import { attemptTimedOut, backoffDelay, toCallError, type LlmCallError, type LlmCallErrorKind, type LlmCallRequest } from './llmCall.js';
 import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
 import { postProcess } from '../actors/skull/postprocess.js';
 import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
@@ -26,15 +26,17 @@ import {
  *     of idle, or in `routing` for a queued job.
  *   - responding is the model call, as steps of this chart (the same policy as machines/llmCall.ts,
  *     without a child machine per turn — issue 17): attempting → (decidingRetry → backingOff →
- *     attempting)*. `attempting` invokes `generate` (the provider call, the only actor of the call)
+ *     attempting)*. `attempting` starts the provider call through the named effect `generate`
+ *     (answered by `generate.done` / `generate.failed` naming the attempt; no actor per attempt)
  *     and arms `attemptTimeout` (the short one on the fallback model); transient errors are retried
  *     `maxRetries` times after a backoff; every failed attempt is told to the device's `breaker`,
  *     and while it is open the attempts use the fallback model. A final failure on the primary
  *     model starts one more round on the fallback model (retries again); a final failure there
  *     publishes the apology. A reply empty after post-processing is asked again once (a new
  *     round on the primary model), then apologised for.
- *   - ai.cancel while responding stops the call (the attempt's AbortSignal aborts the HTTP
- *     request) and publishes "(interrompu)"; busy is freed.
+ *   - ai.cancel while responding stops the call (leaving `attempting` runs the named effect
+ *     `abortGenerate`, which aborts the HTTP request) and publishes "(interrompu)"; busy is freed.
+ *     An answer about an attempt that is no longer the current one (timed out, cancelled) is ignored.
  *   - busy: asr.text while a turn runs is ignored (counted); ai.request is queued while fewer than
  *     `maxInFlight` jobs are in flight, else dropped (counted). Never an unbounded queue.
  *   - publishing hands the reply to the named effect `publishReply` (QoS 1: the wiring sends the
@@ -46,7 +48,7 @@ import {
  *   same text is a duplicate (one generation for two identical ASR messages).
  *
  * Retained config (`config.ia`, `config.prompt`) is taken in any state and applies to the next
- * turn. No I/O: `generate` and `publishReply` are provided at wiring time; time comes from the
+ * turn. No I/O: `generate`, `abortGenerate` and `publishReply` are provided at wiring time; time comes from the
  * actor system's clock (delays) and `input.now` (latency figures).
  */
 
@@ -76,7 +78,20 @@ export type SkullEvent =
   | { type: 'asr.accepted' }
   /** From the wiring of `publishReply`: the reply of turn `turn` was acked by the broker, or its publish failed. */
   | { type: 'publish.done'; turn: number }
-  | { type: 'publish.failed'; turn: number; error: string };
+  | { type: 'publish.failed'; turn: number; error: string }
+  /** From the wiring of `generate`: the provider's answer to attempt `attempt` (see GenerateCommand). */
+  | { type: 'generate.done'; attempt: number; result: GenerateResult }
+  | { type: 'generate.failed'; attempt: number; error: unknown };
+
+/**
+ * What the `generate` effect gets: one provider call, numbered so that its answer names it. The
+ * number counts the device's attempts over its life (`SkullCall.seq`): an attempt that timed out
+ * or was cancelled can answer after the next one started, in the same turn or a later one.
+ */
+export interface GenerateCommand {
+  attempt: number;
+  request: LlmCallRequest;
+}
 
 /** What `publishReply` gets: the reply of one turn, numbered so that its answer names it. */
 export interface PublishCommand {
@@ -123,6 +138,8 @@ export interface SkullCall {
   /** Model of the current (or last) attempt: the fallback model while the breaker is open. */
   model: string;
   attempts: number;
+  /** Number of the current (or last) attempt, counted over the device's life: never reset by a round. */
+  seq: number;
   /** Retries already scheduled in this round. */
   retries: number;
   /** Wait of the current backoff, ms. */
@@ -132,7 +149,7 @@ export interface SkullCall {
 
 const LATENCY_WINDOW = 50;
 
-const noCall = (model: string): SkullCall => ({ fallback: false, request: null, model, attempts: 0, retries: 0, backoffMs: 0, lastError: undefined });
+const noCall = (model: string): SkullCall => ({ fallback: false, request: null, model, attempts: 0, seq: 0, retries: 0, backoffMs: 0, lastError: undefined });
 
 /** ASR texts that differ only in case, spacing or final punctuation are the same utterance. */
 export function normaliseAsr(text: string): string {
@@ -174,7 +191,7 @@ function callRequest(ctx: SkullContext, model: string): LlmCallRequest {
 
 function startRound(ctx: SkullContext, fallback: boolean): SkullCall {
   const model = fallback ? ctx.settings.fallbackModel : effectiveModel(ctx);
-  return { fallback, request: callRequest(ctx, model), model, attempts: 0, retries: 0, backoffMs: 0, lastError: undefined };
+  return { fallback, request: callRequest(ctx, model), model, attempts: 0, seq: ctx.call.seq, retries: 0, backoffMs: 0, lastError: undefined };
 }
 
 /**
@@ -255,11 +272,6 @@ const skull = setup({
     events: {} as SkullEvent,
   },
   actors: {
-    // Provided at wiring time (actors/llm/llmCallActor.ts generateActor): one provider call; the
-    // AbortSignal is aborted when `attempting` is left (timeout, cancel), aborting the HTTP request.
-    generate: fromPromise<GenerateResult, GenerateActorInput>(async () => {
-      throw new Error('skull: the generate actor is not provided');
-    }),
     breaker: breakerMachine,
   },
   guards: {
@@ -273,9 +285,11 @@ const skull = setup({
     hasQueued: ({ context }) => context.queue.length > 0,
     /** The answer is about the publish in progress, not a late one about an earlier turn's. */
     isThisPublish: ({ context, event }) => (event.type === 'publish.done' || event.type === 'publish.failed') && event.turn === context.stats.responses,
-    replyUsable: ({ context }, { result }: ResultPayload) => cleaned(context, result) !== '',
+    /** The answer is about the attempt in progress, not a late one about a timed-out or cancelled attempt. */
+    isThisAttempt: ({ context, event }) => (event.type === 'generate.done' || event.type === 'generate.failed') && event.attempt === context.call.seq,
+    replyUsable: ({ context, event }) => event.type === 'generate.done' && cleaned(context, event.result) !== '',
     /** Empty after post-processing: asked again once, on a primary round only. */
-    replyEmpty: ({ context }, { result }: ResultPayload) => !context.call.fallback && context.emptyRetries < 1 && cleaned(context, result) === '',
+    replyEmpty: ({ context, event }) => event.type === 'generate.done' && !context.call.fallback && context.emptyRetries < 1 && cleaned(context, event.result) === '',
     canRetry: ({ context }) => context.call.lastError?.transient === true && context.call.retries < context.settings.maxRetries,
     /** Only a primary round whose last attempt was not already on the fallback model falls back. */
     canFallBack: ({ context }) => !context.call.fallback && context.call.model !== context.settings.fallbackModel,
@@ -316,6 +330,17 @@ const skull = setup({
     publishReply: (_, _command: PublishCommand) => {
       throw new Error('skull: the publishReply effect is not provided');
     },
+    /**
+     * The effects of one provider call, provided at wiring time (actors/skull/generator.ts):
+     * `generate` starts it and answers the actor with `generate.done` / `generate.failed` naming
+     * the attempt; `abortGenerate` (on leaving `attempting`: timeout, cancel, answer) aborts the
+     * HTTP request if it still runs. An effect and its answer instead of a promise actor created
+     * and stopped per attempt (issue 17); the AbortController is kept by the wiring, not in context.
+     */
+    generate: (_, _command: GenerateCommand) => {
+      throw new Error('skull: the generate effect is not provided');
+    },
+    abortGenerate: () => {},
     prepareRedirect: assign(({ context }) => ({
       outgoing: reply(context, postProcess(REDIRECT_TEXT, { maxSentences: 3 })),
       replyKind: 'redirect' as const,
@@ -333,7 +358,7 @@ const skull = setup({
     })),
     startPrimaryRound: assign(({ context }) => ({ call: startRound(context, false) })),
     startFallbackRound: assign(({ context }) => ({ call: startRound(context, true) })),
-    startAttempt: assign(({ context }) => ({ call: { ...context.call, model: attemptModel(context), attempts: context.call.attempts + 1 } })),
+    startAttempt: assign(({ context }) => ({ call: { ...context.call, model: attemptModel(context), attempts: context.call.attempts + 1, seq: context.call.seq + 1 } })),
     keepError: assign(({ context }, error: LlmCallError) => ({ call: { ...context.call, lastError: error } })),
     planBackoff: assign(({ context }) => ({
       call: {
@@ -388,7 +413,8 @@ const skull = setup({
 });
 
 const text = ({ event }: { event: SkullEvent }): TextPayload => ({ text: (event as Extract<SkullEvent, TextPayload>).text });
-const result = ({ event }: { event: { output: GenerateResult } }): ResultPayload => ({ result: event.output });
+const result = ({ event }: { event: SkullEvent }): ResultPayload => ({ result: (event as Extract<SkullEvent, { type: 'generate.done' }>).result });
+const callError = ({ event }: { event: SkullEvent }): LlmCallError => toCallError((event as Extract<SkullEvent, { type: 'generate.failed' }>).error);
 
 /**
  * While a turn runs (responding, publishing): asr.text is ignored and counted;
@@ -470,18 +496,20 @@ export const skullMachine = skull.createMachine({
           initial: 'attempting',
           states: {
             attempting: {
-              description: 'One provider call (generate), given up after attemptTimeout.',
-              entry: 'startAttempt',
-              invoke: {
-                id: 'generate',
-                src: 'generate',
-                input: ({ context }) => ({ request: { ...context.call.request!, model: context.call.model } }),
-                onDone: [
-                  { guard: { type: 'replyUsable', params: result }, target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', { type: 'prepareReply', params: result }] },
-                  { guard: { type: 'replyEmpty', params: result }, target: '#skull.turn.responding', reenter: true, actions: ['notifyBreakerSuccess', 'countEmptyRetry'] },
-                  { target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', 'prepareApology', 'reportApology'] },
+              description: 'One provider call (the generate effect), given up after attemptTimeout.',
+              entry: ['startAttempt', { type: 'generate', params: ({ context }) => ({ attempt: context.call.seq, request: { ...context.call.request!, model: context.call.model } }) }],
+              exit: 'abortGenerate',
+              on: {
+                'generate.done': [
+                  {
+                    guard: and(['isThisAttempt', 'replyUsable']),
+                    target: '#skull.turn.publishing',
+                    actions: ['notifyBreakerSuccess', { type: 'prepareReply', params: result }],
+                  },
+                  { guard: and(['isThisAttempt', 'replyEmpty']), target: '#skull.turn.responding', reenter: true, actions: ['notifyBreakerSuccess', 'countEmptyRetry'] },
+                  { guard: 'isThisAttempt', target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', 'prepareApology', 'reportApology'] },
                 ],
-                onError: attemptFailed,
+                'generate.failed': { guard: 'isThisAttempt', target: 'decidingRetry', actions: [{ type: 'keepError', params: callError }, 'notifyBreakerFailure'] },
               },
               after: {
                 attemptTimeout: {

@@ -3,7 +3,7 @@ import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { LlmProvider } from '../llm/types.js';
 import { registerOfflineResponder } from '../llm/offline.js';
-import { generateActor } from '../llm/llmCallActor.js';
+import { generateEffects } from './generator.js';
 import { publishEffect, type PublishReply } from './publisher.js';
 import { skullMachine, type SkullInput } from '../../machines/skull.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
@@ -18,7 +18,7 @@ export type SkullChart = typeof skullMachine;
 export type { PublishReply } from './publisher.js';
 
 /**
- * The Skull's actors, provided once here (the only `.provide()` of the skull chart): `generate` on
+ * The Skull's effects, provided once here (the only `.provide()` of the skull chart): `generate` on
  * the surface's provider (retries counted in metrics and logged), the offline persona responder, the prompt
  * file, the settings from config and the token counter. The MQTT edges receive this and add only
  * what belongs to their connection (the publish of a reply).
@@ -74,8 +74,8 @@ export function wireSkull(opts: SkullWiringOptions): SkullWiring {
       if (opts.machine) return opts.machine;
       const tag = machineOpts?.tagDevice === true;
       return skullMachine.provide({
-        actors: { generate: generateActor(provider) },
         actions: {
+          ...generateEffects(provider),
           publishReply: publishEffect(publish),
           // Retries are logged with their cause (the spec's logs: "causes retry, bascule fallback").
           recordRetry: (_, params: { kind: string; model: string; attempt: number; backoffMs: number }) => {

@@ -1,6 +1,6 @@
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
-import { generateActor } from '../../actors/llm/llmCallActor.js';
+import { generateEffects } from '../../actors/skull/generator.js';
 import { publishEffect } from '../../actors/skull/publisher.js';
 import { skullMachine, type SkullActorRef } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
@@ -9,7 +9,7 @@ import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { ScriptedProvider, testConfig } from './support.js';
 
 /**
- * The skull chart wired like production (real generate actor and breaker machine, spawned through the
+ * The skull chart wired like production (real generate effects and breaker machine, spawned through the
  * Runtime) but with a scripted provider, a recording publisher and a SimulatedClock: no broker,
  * no real time. The MQTT suites (e2e, model) run the same chart behind the real transport.
  */
@@ -32,10 +32,8 @@ export function startChart(opts: { settings?: Partial<SkullSettings>; provider?:
   const published: Outgoing[] = [];
   const settings: SkullSettings = { ...skullSettings(testConfig()), ...opts.settings };
   const machine = skullMachine.provide({
-    actors: {
-      generate: generateActor(provider),
-    },
     actions: {
+      ...generateEffects(provider),
       publishReply: publishEffect(async (input) => {
         published.push(input);
       }),

@@ -7,17 +7,18 @@ import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { wireSkull } from '../../actors/skull/skullWiring.js';
-import { LlmError, type GenerateResult } from '../../actors/llm/types.js';
+import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
 import type { Outgoing } from '../../actors/skull/types.js';
 import { runModel } from '../harness/index.js';
-import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type PublishStep, type SkullWorld } from './skullOracle.js';
-import { embeddedBroker, Listener, memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from './support.js';
+import { DEFAULT_PROMPT, expectSkull, SENSITIVE_SAMPLE, type GenerateStep, type PublishStep, type SkullWorld } from './skullOracle.js';
+import { embeddedBroker, Listener, memoryLogger, testConfig, uniquePrefix } from './support.js';
 
 /**
  * Model-based test of the `skull` chart: paths generated from the production machine
  * (xstate/graph, via test/harness) replayed against the real actor behind the real MQTT transport
  * on a real broker (embedded aedes). Plain events travel as MQTT messages through the transport's
- * zod validation; the provider call (`generate`) is controllable, and so is the edge's publish under
+ * zod validation; the provider under the wiring's real `generate` effect is controllable (a step
+ * `generate.done` / `generate.failed` is the provider answering the attempt in flight), and so is the edge's publish under
  * the wiring's real `publishReply` effect (a step `publish.done` / `publish.failed` is the broker acking or
  * failing the reply in flight); time is a SimulatedClock.
  * Coverage is read from the actor's inspection stream and written to coverage/model/skull.json.
@@ -52,8 +53,8 @@ function toMqtt(event: EventObject): { topic: string; payload: string } {
 const req = { type: 'ai.request', text: 'question' };
 const sensitiveReq = { type: 'ai.request', text: SENSITIVE_SAMPLE };
 const asr = { type: 'asr.text', text: 'bonjour' };
-const gen = (output: GenerateResult) => ({ type: 'xstate.done.actor.generate', output });
-const genError = (error: LlmError) => ({ type: 'xstate.error.actor.generate', error });
+const gen = (result: GenerateResult) => ({ type: 'generate.done', result });
+const genError = (error: LlmError) => ({ type: 'generate.failed', error });
 const backoff = { type: 'xstate.after.backoff.skull.turn.responding.backingOff' };
 const attemptTimeout = { type: 'xstate.after.attemptTimeout.skull.turn.responding.attempting' };
 const published = { type: 'publish.done' };
@@ -64,6 +65,32 @@ const failedRound = [genError(serverError), backoff, genError(serverError), back
 function abstract(s: AnyMachineSnapshot): unknown {
   const c = s.context as SkullContext;
   return [s.value, c.queue.length, c.emptyRetries, c.call.retries, c.call.fallback];
+}
+
+/**
+ * The provider, each call parked until a step answers it (the real `generate` effect calls it and
+ * answers the chart). Like a provider that does not hear its AbortSignal: an attempt given up can
+ * still answer, late (the chart must ignore it).
+ */
+class ParkedProvider implements LlmProvider {
+  readonly name = 'offline' as const;
+  readonly calls: Array<{ request: GenerateRequest; signal: AbortSignal; settled: boolean; resolve: (r: GenerateResult) => void; reject: (e: unknown) => void }> = [];
+  reset(): void {
+    this.calls.length = 0;
+  }
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    return new Promise((resolve, reject) => {
+      this.calls.push({ request, signal: request.signal!, settled: false, resolve, reject });
+    });
+  }
+  /** Answers the attempt in flight, or with `late` the latest one given up and still unanswered. */
+  answer(step: GenerateStep & { result?: GenerateResult; error?: unknown }): void {
+    const call = this.calls.findLast((c) => !c.settled && (step.late === true) === c.signal.aborted);
+    if (!call) throw new Error(`${step.type}: no ${step.late ? 'abandoned ' : ''}provider call is waiting`);
+    call.settled = true;
+    if (step.type === 'generate.done') call.resolve(step.result!);
+    else call.reject(step.error);
+  }
 }
 
 /** The edge's publish, parked until a step acks or fails it (the real publishReply effect calls it). */
@@ -104,11 +131,12 @@ describe('skull model', () => {
     const breakerTrips = (): SkullInput => ({ ...input(), settings: { ...settings, breaker: { failureThreshold: 2, windowMs: 3_600_000, cooldownMs: 3_600_000 } } });
     const pub = await Listener.open(broker.url, []);
     // The chart as the composition root provides it (its retry, fallback and apology log lines
-    // included, and the real publishReply effect over a publish this test answers); the harness then
-    // makes its generate actor controllable.
+    // included, the real generate effects over a provider this test answers, and the real
+    // publishReply effect over a publish this test answers).
     const { logger, lines } = memoryLogger();
     const publishes = new ParkedPublishes();
-    const machine = wireSkull({ config, logger, provider: new ScriptedProvider() }).machine(publishes.publish, logger);
+    const provider = new ParkedProvider();
+    const machine = wireSkull({ config, logger, provider }).machine(publishes.publish, logger);
     // Time only moves forward: the debounce window (300 ms) is shorter than the turn's timers
     // (backoff ≥ 1.1 s here, attempt 6 or 12 s, publish 10 s), so while a window is open a model
     // must not fire a turn timer before the window's.
@@ -117,7 +145,7 @@ describe('skull model', () => {
       const { failures, paths, coverage } = await runModel({
         name: 'skull',
         machine,
-        controlled: ['generate'],
+        controlled: [],
         simplePaths: false,
         variants: [
           { name: 'mini primary, nano fallback', input },
@@ -136,8 +164,9 @@ describe('skull model', () => {
           'xstate.after.attemptTimeout.skull.turn.responding.attempting': turnTimer,
           'xstate.after.backoff.skull.turn.responding.backingOff': turnTimer,
           'config.prompt': [{ text: 'Tu es poli.' }],
-          'xstate.done.actor.generate': [{ output: ok('Bonjour !') }, { output: ok('```\n```') }, { output: offlineOk }],
-          'xstate.error.actor.generate': [{ error: serverError }, { error: authError }],
+          // The answer names the attempt (the model needs it for its guard).
+          'generate.done': (s: AnyMachineSnapshot) => [ok('Bonjour !'), ok('```\n```'), offlineOk].map((result) => ({ attempt: (s.context as SkullContext).call.seq, result })),
+          'generate.failed': (s: AnyMachineSnapshot) => [serverError, authError].map((error) => ({ attempt: (s.context as SkullContext).call.seq, error })),
           // The answer names the turn (the model needs it for its guard).
           'publish.done': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses }],
           'publish.failed': (s: AnyMachineSnapshot) => [{ turn: (s.context as SkullContext).stats.responses, error: 'mqtt connection lost before the ack' }],
@@ -157,6 +186,24 @@ describe('skull model', () => {
               genError(authError),
               published,
               { type: 'config.ia', config: null },
+              req,
+              gen(ok('Bonjour !')),
+              published,
+            ],
+          },
+          {
+            name: 'a late answer of a timed-out or cancelled attempt changes nothing',
+            variant: 'mini primary, nano fallback',
+            events: [
+              // The first attempt times out and answers while the retry's attempt runs.
+              req,
+              attemptTimeout,
+              backoff,
+              { type: 'generate.done', late: true, result: ok('Trop tard.') },
+              // The retry's attempt is cancelled and fails while the "(interrompu)" is published.
+              { type: 'ai.cancel' },
+              { type: 'generate.failed', late: true, error: serverError },
+              published,
               req,
               gen(ok('Bonjour !')),
               published,
@@ -218,7 +265,7 @@ describe('skull model', () => {
             config: testConfig({ SKULL_TOPIC_PREFIX: prefix }),
             logger: silentLogger(),
             runtime,
-            provider: new ScriptedProvider(),
+            provider,
             mqttUrl: broker.url,
             healthIntervalMs: 0,
             now: () => clock.now(),
@@ -227,16 +274,19 @@ describe('skull model', () => {
           });
           const from = lines.length;
           publishes.reset();
+          provider.reset();
           const world: SkullWorld = {
             health: () => svc.health(),
             logs: () => lines.slice(from),
             published: () => publishes.published,
+            calls: () => provider.calls,
             attemptTimeouts: () =>
               Object.values(svc.actor.system.getSnapshot()._scheduledEvents)
                 .filter((e) => e.target === svc.actor && e.event.type.startsWith('xstate.after.attemptTimeout'))
                 .map((e) => e.delay),
           };
-          // Resolves when the actor has an event of this type.
+          // Resolves when the actor has an event of this type. (The parked provider answers only
+          // when a step says so: no other generate.* event can come first.)
           const received = (type: string) =>
             new Promise<void>((resolve) => {
               const off = runtime.onInspect((ev: InspectionEvent) => {
@@ -253,11 +303,13 @@ describe('skull model', () => {
               await svc.stop();
               runtime.shutdown();
             },
-            // The broker's answer to the reply in flight goes through the publishReply effect;
-            // plain events go through the broker and the transport.
+            // The provider's answer goes through the generate effect, the broker's answer to the
+            // reply in flight through the publishReply effect; plain events go through the broker
+            // and the transport.
             send: async (event: EventObject) => {
               const delivered = received(event.type);
-              if (event.type === 'publish.done' || event.type === 'publish.failed') publishes.answer(event as PublishStep);
+              if (event.type === 'generate.done' || event.type === 'generate.failed') provider.answer(event as GenerateStep & { result?: GenerateResult; error?: unknown });
+              else if (event.type === 'publish.done' || event.type === 'publish.failed') publishes.answer(event as PublishStep);
               else {
                 const { topic, payload } = toMqtt(event);
                 await pub.publish(`${prefix}/${topic}`, payload);

@@ -1,6 +1,6 @@
 import type { EventObject } from 'xstate';
 import { LlmError, type GenerateResult } from '../../actors/llm/types.js';
-import type { GenerateActorInput } from '../../machines/llmCall.js';
+import type { LlmCallRequest } from '../../machines/llmCall.js';
 import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../actors/skull/types.js';
 import type { HealthPayload } from '../../transports/mqtt/skullHealth.js';
 import type { OracleContext } from '../harness/index.js';
@@ -30,6 +30,8 @@ export interface SkullWorld {
   logs(): Array<Record<string, unknown>>;
   /** Replies handed to the edge's publish, in order. */
   published(): Outgoing[];
+  /** The provider calls the wiring's `generate` effect made, in order, with their AbortSignal. */
+  calls(): ReadonlyArray<{ request: LlmCallRequest; signal: AbortSignal; settled: boolean }>;
   /** Delays (ms) of the attempt timeouts pending on the device's clock: when a call is given up. */
   attemptTimeouts(): number[];
 }
@@ -38,6 +40,9 @@ export interface SkullWorld {
 export const FALLBACK_LOG = 'primary model failed: falling back';
 export const APOLOGY_LOG = 'no usable reply from any model: apology published';
 export const RETRY_LOG = 'llm retry';
+
+/** Step events of the provider call: it answers the attempt in flight; `late` = an earlier, timed-out or cancelled one. */
+export type GenerateStep = EventObject & { type: 'generate.done' | 'generate.failed'; late?: boolean };
 
 /** Step events of the publish: the broker acks (or fails) the reply in flight; `late` = the one of an earlier, timed-out turn. */
 export type PublishStep = EventObject & { type: 'publish.done' | 'publish.failed'; late?: boolean };
@@ -63,7 +68,7 @@ interface Expected {
   queue: string[];
 }
 
-type Payload = EventObject & { text?: string; output?: GenerateResult; error?: unknown; late?: boolean };
+type Payload = EventObject & { text?: string; result?: GenerateResult; error?: unknown; late?: boolean };
 
 const usableText = (text: string): string => (/[\p{L}\p{N}]/u.test(text.replace(/```[^`]*```/g, '')) ? text : '');
 
@@ -174,8 +179,11 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
         x.counters.cancelled++;
         reply(INTERRUPTED_TEXT);
       }
-    } else if (t === 'xstate.done.actor.generate') {
-      const out = e.output!;
+    } else if ((t === 'generate.done' || t === 'generate.failed') && e.late === true) {
+      // A late answer about an attempt given up (timed out, cancelled) changes nothing.
+      continue;
+    } else if (t === 'generate.done') {
+      const out = e.result!;
       // A success forgets the failures counted (an open breaker ignores it).
       breakerCalls.push({ at: 0, type: 'breaker.success' });
       const text = usableText(out.text);
@@ -185,7 +193,7 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
         emptyRetried = true;
         startRound(false);
       } else apologise();
-    } else if (t === 'xstate.error.actor.generate') failedAttempt(transient(e.error));
+    } else if (t === 'generate.failed') failedAttempt(transient(e.error));
     else if (t.startsWith('xstate.after.attemptTimeout')) {
       if (x.phase === 'attempting') failedAttempt(true);
     } else if (t.startsWith('xstate.after.backoff')) {
@@ -205,13 +213,12 @@ export function expectedSkull(events: readonly EventObject[], settings: SkullSet
 }
 
 /** The oracle of the Skull model test: observed calls, replies and counters against the reference. */
-export function expectSkull({ events, controls, world, end, check, input, snapshot }: OracleContext): void {
+export function expectSkull({ events, world, end, check, input, snapshot }: OracleContext): void {
   const settings = (input as { settings: SkullSettings }).settings;
   const x = expectedSkull(events, settings);
   const w = world as SkullWorld;
-  const calls = controls.invocations.filter((i) => i.src === 'generate');
-  const seen = calls.map((c) => {
-    const { request } = c.input as GenerateActorInput;
+  const calls = w.calls();
+  const seen = calls.map(({ request }) => {
     // The system prompt in force: the retained one, else the default (the rules are appended).
     const system = (request.system ?? '').replace(/^\[SYSTEM\] /, '');
     const prompt = system.startsWith('Tu es poli.') ? 'Tu es poli.' : system.startsWith(DEFAULT_PROMPT) ? DEFAULT_PROMPT : system;
