@@ -2,7 +2,11 @@ import type { ActorRefFrom } from 'xstate';
 import type { GenerateCommand, skullMachine } from '../../machines/skull.js';
 import type { LlmProvider } from '../llm/types.js';
 
-type SkullSelf = Pick<ActorRefFrom<typeof skullMachine>, 'send'>;
+/** The device's actor as the effects use it: answer it, and know when it stops or fails. */
+interface SkullSelf {
+  send: ActorRefFrom<typeof skullMachine>['send'];
+  subscribe(observer: { complete: () => void; error: (err: unknown) => void }): { unsubscribe(): void };
+}
 
 /**
  * The skull chart's `generate` and `abortGenerate` effects over one provider: `generate` starts the
@@ -11,7 +15,11 @@ type SkullSelf = Pick<ActorRefFrom<typeof skullMachine>, 'send'>;
  * aborts the call if it still runs. An effect and an event back instead of a promise actor
  * created and stopped per attempt (issue 17). The AbortController of the call in flight is kept
  * here, per actor, only while it runs (the chart's context stays data); an aborted call still
- * answers, naming its old attempt, and the chart's `isThisAttempt` guard ignores it.
+ * answers, naming its old attempt, and the chart's `isThisAttempt` guard ignores it. An actor
+ * stopped (fleet eviction, idle stop, shutdown) or failed while its call runs does not run
+ * `attempting`'s exit, so the call is also aborted on the actor's completion or error: the
+ * invoked actor this replaced was stopped with its parent, and a provider request must not
+ * outlive the device that asked for it.
  */
 export function generateEffects(provider: LlmProvider) {
   const running = new WeakMap<object, AbortController>();
@@ -19,17 +27,24 @@ export function generateEffects(provider: LlmProvider) {
     const controller = new AbortController();
     running.get(self)?.abort();
     running.set(self, controller);
-    const settle = () => {
+    // Set when the actor stops or fails during the call: abort it, and answer nobody.
+    let actorEnded = false;
+    const end = (): void => {
+      actorEnded = true;
+      controller.abort();
+    };
+    const onEnd = self.subscribe({ complete: end, error: end });
+    const settle = (): boolean => {
+      onEnd.unsubscribe();
       if (running.get(self) === controller) running.delete(self);
+      return !actorEnded;
     };
     provider.generate({ ...request, signal: controller.signal }).then(
       (result) => {
-        settle();
-        self.send({ type: 'generate.done', attempt, result });
+        if (settle()) self.send({ type: 'generate.done', attempt, result });
       },
       (error: unknown) => {
-        settle();
-        self.send({ type: 'generate.failed', attempt, error });
+        if (settle()) self.send({ type: 'generate.failed', attempt, error });
       },
     );
   };
