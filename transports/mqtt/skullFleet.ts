@@ -214,10 +214,10 @@ function startSupervisor(opts: SkullFleetOptions, prefix: string, devices: Fleet
       deviceBusy: (_, p: { deviceId: string }) => devices.busy(p.deviceId),
     },
   });
-  // Its own actor system (same clock), not a root conversation: XState's scheduler cancels a
-  // stopping actor's delayed events by walking every delayed event of its system, and a turn stops
-  // one child per attempt (generate). With one idle timer per device in the root's system,
-  // every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
+  // Its own actor system (same clock), not a root conversation: XState's scheduler finds a
+  // cancelled delayed event by walking every delayed event of its system, and a turn cancels
+  // several (attempt, backoff and publish timeouts). With one idle timer per device in the root's
+  // system, every turn of every device would walk 10,000 timers (measured: bench/skull-fleet.ts).
   const supervisor = createActor(supervisorLogic, {
     input: { maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopMs: Math.round(config.SKULL_IDLE_STOP_S * 1000) },
     ...(runtime.clock ? { clock: runtime.clock } : {}),

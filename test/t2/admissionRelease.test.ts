@@ -1,0 +1,75 @@
+/**
+ * The order between a session's end and its admission's release on the real WebSocket edge
+ * (transports/ws/t2live.ts): the candidate's claim is let go before the close frame leaves, so a
+ * client that starts again on the close — maybe on another instance — finds the candidate free
+ * (docs/scaling.md). The release here is held by the test, so the order is checked, not raced.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { emit, setup } from 'xstate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Runtime } from '../../core/runtime.js';
+import { silentLogger } from '../../core/log.js';
+import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+
+/** A session that ends when the candidate says `end`, closing with 1000 as the real chart does. */
+const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; code: number; reason: string } } }).createMachine({
+  initial: 'live',
+  states: {
+    live: { on: { 'client.end': 'ended' } },
+    ended: { type: 'final', entry: emit({ type: 'client.close', code: 1000, reason: 'ended' }) },
+  },
+});
+
+let server: Server;
+let port = 0;
+beforeAll(async () => {
+  server = createServer((_req, res) => res.writeHead(404).end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe('t2 edge: admission released before the close', () => {
+  it('sends the close frame only once the admission has been let go, and lets it go once', async () => {
+    let releases = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const socket = attachT2LiveSocket({
+      server,
+      runtime: new Runtime(),
+      logger: silentLogger(),
+      maxFrameBytes: 64_000,
+      maxSessions: 4,
+      defaultMode: 'text',
+      wire: () => ({ logic: endsOnRequest, input: undefined }),
+      admit: () => Promise.resolve({ ok: true, done: () => { releases++; return released; } }),
+    });
+    try {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/t2/live?sujet=club-de-sport&mode=text`);
+      let closedWith: number | undefined;
+      const closed = new Promise<void>((resolve) => ws.on('close', (code) => { closedWith = code; resolve(); }));
+      await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+      ws.send(JSON.stringify({ type: 'end' }));
+      await expect.poll(() => releases).toBe(1);
+      // The session is over and its release asked for, not done: a ping round trip comes back
+      // before any close (a close frame sent before it would arrive first, on the same socket).
+      await new Promise<void>((resolve) => {
+        if (ws.readyState !== WebSocket.OPEN) return resolve();
+        ws.once('pong', () => resolve());
+        ws.once('close', () => resolve());
+        ws.ping();
+      });
+      expect(closedWith).toBeUndefined();
+      release();
+      await closed;
+      expect(closedWith).toBe(1000);
+      expect(releases).toBe(1);
+    } finally {
+      await socket.close?.();
+    }
+  });
+});
