@@ -4,14 +4,14 @@
  * client that starts again on the close — maybe on another instance — finds the candidate free
  * (docs/scaling.md). The release here is held by the test, so the order is checked, not raced.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import WebSocket from 'ws';
 import { emit, setup } from 'xstate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { bareServer } from './support.js';
 
 /** A session that ends when the candidate says `end`, closing with 1000 as the real chart does. */
 const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; code: number; reason: string } } }).createMachine({
@@ -24,14 +24,11 @@ const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; co
 
 let server: Server;
 let port = 0;
+let closeServer: () => Promise<void>;
 beforeAll(async () => {
-  server = createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  ({ server, port, close: closeServer } = await bareServer());
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => closeServer());
 
 describe('t2 edge: admission released before the close', () => {
   it('sends the close frame only once the admission has been let go, and lets it go once', async () => {

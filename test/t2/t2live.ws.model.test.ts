@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyActorRef, EventObject, InspectionEvent } from 'xstate';
 import WebSocket from 'ws';
@@ -7,6 +6,7 @@ import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import type { T2Emitted } from '../../machines/t2live.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { bareServer } from './support.js';
 import { runModel } from '../harness/index.js';
 import { expectT2 } from './t2Oracle.js';
 import { controlled, recorder, samples, serialize, variants, wiredForModel } from './t2ModelSpec.js';
@@ -22,15 +22,11 @@ import { controlled, recorder, samples, serialize, variants, wiredForModel } fro
  */
 let server: Server;
 let port = 0;
-
+let closeServer: () => Promise<void>;
 beforeAll(async () => {
-  server = createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  ({ server, port, close: closeServer } = await bareServer());
 });
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => closeServer());
 
 /** A frame the client received, as the chart's emitted event it serializes. */
 function fromFrame(data: WebSocket.RawData, isBinary: boolean): T2Emitted {
