@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import mqtt from 'mqtt';
+import mqtt, { type MqttClient } from 'mqtt';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { findBinary } from '../support/requires.js';
 
@@ -92,4 +92,13 @@ export function spawnPalabre(command: string, env: Record<string, string>): { ch
   child.stderr!.resume();
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
   return { child, stdout: () => out, exited };
+}
+
+/**
+ * Connected with every subscription back: after a broker restart without persistence, mqtt.js
+ * re-sends its SUBSCRIBEs on reconnect, so `connected` comes before the broker routes anything to
+ * the client again; a message published in between is not delivered (QoS 1 to no subscriber).
+ */
+export function resubscribed(client: MqttClient): boolean {
+  return client.connected && Object.keys(client.outgoing).length === 0;
 }
