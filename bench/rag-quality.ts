@@ -15,8 +15,9 @@
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set sixth --split heldout   # the sixth set, all held out: once, at the end
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set seventh --split heldout # the seventh set, all held out, in no tuning data: once, by the lead
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set eighth --split heldout  # the eighth set, all held out, in no tuning data: once, by the lead
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-quality.ts --set ninth --split heldout   # the ninth set, all held out, in no tuning data: once, by the lead
  *
- * Options: --set unseen|fresh|docs|third|fourth|fifth|sixth|seventh|eighth|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
+ * Options: --set unseen|fresh|docs|third|fourth|fifth|sixth|seventh|eighth|ninth|tuning (which labelled file; docs defaults CORPUS_DIR to docs/), --eval path,
  * --threshold T, --confident H (default: configuration), --details, --out file (per-question table as JSON lines).
  * Retrieval variants (lexicalIndex.ts `ranking`, coverage.ts `related`), to measure them:
  * --lexicons off|DIR (default: configuration), --translations N, --synonyms N (per word), --max-df S, --boost B, --expand-df D (expand only words in at most D passages), --credit C,

@@ -8,6 +8,7 @@
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set sixth  # the sixth set (held out: parse-only check before its single run)
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set seventh  # the seventh set (held out, in no tuning data: parse-only)
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set eighth   # the eighth set (held out, in no tuning data: parse-only)
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-sets.ts --set ninth    # the ninth set (held out, in no tuning data: parse-only)
  *
  * The docs set is checked against docs/ (its corpus); the others against CORPUS_DIR. Exits 1 on any
  * duplicate id or missing path.

@@ -16,6 +16,7 @@ export const SETS = {
   sixth: 'test/docs/eval/rag-qa-sixth.json',
   seventh: 'test/docs/eval/rag-qa-seventh.json',
   eighth: 'test/docs/eval/rag-qa-eighth.json',
+  ninth: 'test/docs/eval/rag-qa-ninth.json',
 } as const;
 export type SetName = keyof typeof SETS;
 /** The set names, for a `--set` option (a new set needs only its line in SETS). */

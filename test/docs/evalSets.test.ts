@@ -27,7 +27,7 @@ describe('labelled question sets', () => {
     expect(answerable.filter((x) => (x.keywords ?? []).length === 0).map((x) => x.id)).toEqual([]);
   });
 
-  // The sixth, seventh and eighth sets: all held out, their own id prefixes, answerable questions name
+  // The sixth to ninth sets: all held out, their own id prefixes, answerable questions name
   // corpus paths and 1–3 keywords, out-of-scope ones none. Existence of the paths is checked
   // against the shared corpus by bench/rag-sets.ts; here their shape (the CNIL guide's LICENSE has
   // no extension).
@@ -35,6 +35,7 @@ describe('labelled question sets', () => {
     { name: 'sixth', answer: 'sa', out: 'so', answerable: 130, outOfScope: 50 },
     { name: 'seventh', answer: 'ta', out: 'to', answerable: 150, outOfScope: 50 },
     { name: 'eighth', answer: 'ua', out: 'uo', answerable: 80, outOfScope: 40 },
+    { name: 'ninth', answer: 'va', out: 'vo', answerable: 150, outOfScope: 70 },
   ] as const)('the $name set is all held out, $answer/$out ids, answerable questions name corpus paths and out-of-scope ones none', (set) => {
     const items = readSet(SETS[set.name]);
     expect(new Set(items.map((x) => x.split))).toEqual(new Set(['heldout']));
@@ -49,7 +50,7 @@ describe('labelled question sets', () => {
     expect(badPath).toEqual([]);
   });
 
-  it.each(['sixth', 'seventh', 'eighth'] as const)('no question of the %s set repeats one of another set word for word', (name) => {
+  it.each(['sixth', 'seventh', 'eighth', 'ninth'] as const)('no question of the %s set repeats one of another set word for word', (name) => {
     const others = new Set(SET_NAMES.filter((n) => n !== name).flatMap((n) => readSet(SETS[n]).map((x) => x.question.trim().toLowerCase())));
     const own = readSet(SETS[name]).map((x) => x.question.trim().toLowerCase());
     expect(own.filter((q) => others.has(q))).toEqual([]);
