@@ -79,11 +79,6 @@ export interface QuestionRecord {
 }
 
 /**
- * The guard of rounds 1–4, from the same features: refused under a best score of 0.2 or with 75 %
- * of the weight in unknown words; "high" from 0.5 with under 50 % unknown, no unknown or
- * unretrieved name, no live data; "low" otherwise.
- */
-/**
  * The hand cues the chart keeps next to the learned probability (machines/chat.ts): a question
  * with 75 % of its weight in words the corpus never uses is refused, and one with 50 %, a
  * capitalised name unknown or not retrieved, or asking for live data is never "high".
@@ -92,8 +87,13 @@ export function cueVetoes(f: Record<FeatureName, number>): { refuse: boolean; no
   return { refuse: f.unseenShare >= 0.75, noHigh: f.unseenShare >= 0.5 || f.unknownName === 1 || f.nameNotRetrieved === 1 || f.liveData === 1 };
 }
 
-export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | 'low' {
-  if (f.best < 0.2 || f.unseenShare >= 0.75) return 'refused';
+/**
+ * The guard of rounds 1–4, from the same features: refused under a best score of `low` (0.2 until
+ * the ninth round, the chart's low bound) or with 75 % of the weight in unknown words; "high" from
+ * 0.5 with under 50 % unknown, no unknown or unretrieved name, no live data; "low" otherwise.
+ */
+export function handRule(f: Record<FeatureName, number>, low = 0.2): 'refused' | 'high' | 'low' {
+  if (f.best < low || f.unseenShare >= 0.75) return 'refused';
   if (f.best >= 0.5 && f.unseenShare < 0.5 && !f.unknownName && !f.nameNotRetrieved && !f.liveData) return 'high';
   return 'low';
 }
@@ -101,18 +101,25 @@ export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | '
 export const featureVector = (f: Record<FeatureName, number>, names: readonly FeatureName[] = FEATURES): number[] => names.map((n) => f[n]);
 
 /** `rerank`: with the learned reranker (the ranking since the fifth round) or the former one. */
-export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true): Promise<QuestionRecord[]> {
+export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true, featuresPerFile?: number): Promise<QuestionRecord[]> {
   const before = ranking.rerank;
   ranking.rerank = rerank;
   const settings = assistant.defaults();
   const out: QuestionRecord[] = [];
+  const judgedPerFile = ranking.judgedPerFile;
   for (const it of items) {
-    const hits = assistant.search(it.question, settings.k);
-    const explained = hits.map((h) => assistant.retriever.explain(it.question, h.id));
-    const { features, answerType } = questionSignals(it.question, hits, explained);
-    // High bound at 0: every question the lexical rule does not refuse is answered, from the
-    // passages the chart sends, to see what it would cite whatever its confidence.
-    const a = await assistant.ask({ question: it.question, settings: { ...settings, confident: 0 } });
+    // The passages shown and those the confidence reads (Retriever.searchJudged), as the chart
+    // gets them; `featuresPerFile`: the latter under another per-file cap.
+    if (featuresPerFile !== undefined) ranking.judgedPerFile = featuresPerFile;
+    const { passages: hits, judged } = assistant.retriever.searchJudged(it.question, settings.k);
+    ranking.judgedPerFile = judgedPerFile;
+    const explained = judged.map((h) => assistant.retriever.explain(it.question, h.id));
+    const { features, answerType } = questionSignals(it.question, judged, explained);
+    // Both bounds at 0: every question is answered (but those with 75 % of their weight in unknown
+    // words), from the passages the chart sends, to see what it would cite whatever its confidence
+    // and whatever low bound a bench tries (until the ninth round the low bound stayed at the
+    // default, and a question under it counted as citing nothing).
+    const a = await assistant.ask({ question: it.question, settings: { ...settings, threshold: 0, confident: 0 } });
     out.push({
       id: it.id,
       oos: expectsRefusal(it),
