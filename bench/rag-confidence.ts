@@ -46,7 +46,7 @@ const l2 = z.coerce.number().min(0).parse(opt('l2') ?? 0.01);
 // the other language than the page on purpose, and their answerable questions are longer than the
 // out-of-scope ones, so these weights learn how the sets were written (§ Fifth and Sixth round).
 // `typeUnmet` acts as a veto, like the answer-type cue, not as a weight (§ Seventh round).
-const LEFT_OUT: readonly FeatureName[] = ['langMismatch', 'words', 'typeUnmet', 'splitFiles', 'rareCovered', 'bestKnown', 'unionKnown', 'unseenLex', 'unionLex'];
+const LEFT_OUT: readonly FeatureName[] = ['langMismatch', 'words', 'typeUnmet'];
 const names = (opt('features')?.split(',') ?? FEATURES.filter((f) => !LEFT_OUT.includes(f))).map((f) => z.enum(FEATURES).parse(f)) as FeatureName[];
 
 const INNER = 5;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { analyzeQuery, detectLang, type Lang } from './analyze.js';
 import { answerTypeOutsideDocs, type AnswerType } from './answerType.js';
-import { answerTypeUnmet, nameNotClose, RARE_NAME } from './expectedAnswer.js';
+import { answerTypeUnmet, nameNotClose } from './expectedAnswer.js';
 import shipped from './confidence-model.json' with { type: 'json' };
 import type { RelevanceSignals } from '../../machines/chat.js';
 import { linearModelSchema, linearScore } from './linearModel.js';
@@ -21,10 +21,6 @@ export interface ExplainedWord {
   df: number;
   weight: number;
   matched: boolean;
-  /** The corpus uses a dictionary translation or synonym of the word (lexicons/); absent: unknown. */
-  related?: boolean;
-  /** This passage holds one of them. */
-  relatedMatched?: boolean;
 }
 
 /** A retrieved passage as the confidence reads it; without `text`, the sentence features are 0. */
@@ -70,16 +66,6 @@ export const FEATURES = [
   // of the question the corpus knows is in none of the closest sentences.
   'typeUnmet',
   'nameNotClose',
-  // Ninth round, measured by leave-one-set-out (§ Ninth round): the share of the question's weight
-  // matched by some retrieved passage but by none of the best passage's file (its words split
-  // across pages rather than together); and the share of the weight of the question's specific
-  // words the corpus knows (IDF weight ≥ RARE_NAME) that the best passage holds (1 when it asks none).
-  'splitFiles',
-  'rareCovered',
-  'bestKnown',
-  'unionKnown',
-  'unseenLex',
-  'unionLex',
 ] as const;
 export type FeatureName = (typeof FEATURES)[number];
 
@@ -100,12 +86,6 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
   const weightOf = new Map(words.map((w) => [w.word, w]));
   const weights = tokens.map((t) => weightOf.get(t.word)?.weight ?? 0);
   const known = tokens.map((t) => (weightOf.get(t.word)?.df ?? 0) > 0);
-  const bestWords = e.explained[bestIdx] ?? [];
-  const bestPath = best1?.path;
-  const inBestFile = (word: string): boolean => e.explained.some((p, i) => e.passages[i]?.path === bestPath && p.some((w) => w.word === word && w.matched));
-  const split = words.filter((w) => inAny(w.word) && !inBestFile(w.word)).reduce((n, w) => n + w.weight, 0) / total;
-  const rare = bestWords.filter((w) => w.df > 0 && w.weight >= RARE_NAME);
-  const rareWeight = rare.reduce((n, w) => n + w.weight, 0);
   return {
     best,
     margin: best - (scores[1] ?? 0),
@@ -122,12 +102,6 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
     words: Math.log(1 + words.length) / 3,
     typeUnmet: texts.length ? answerTypeUnmet(e.question, tokens, weights, texts) : 0,
     nameNotClose: texts.length ? nameNotClose(capitalisedNames(e.question), tokens, weights, known, texts) : 0,
-    splitFiles: split,
-    unseenLex: words.filter((w) => w.df === 0 && !w.related).reduce((n, w) => n + w.weight, 0) / total,
-    unionLex: words.filter((w) => e.explained.some((p) => p.some((x) => x.word === w.word && (x.matched || x.relatedMatched === true)))).reduce((n, w) => n + w.weight, 0) / total,
-    bestKnown: e.cues.unseenShare < 1 ? Math.min(1, best / (1 - e.cues.unseenShare)) : 0,
-    unionKnown: e.cues.unseenShare < 1 ? Math.min(1, union / (1 - e.cues.unseenShare)) : 0,
-    rareCovered: rareWeight > 0 ? rare.filter((w) => w.matched).reduce((n, w) => n + w.weight, 0) / rareWeight : 1,
   };
 }
 

@@ -417,17 +417,13 @@ export class LexicalIndex {
    * uses it) and whether passage `id` holds it. The guard's cues (actors/retrieval/relevance.ts)
    * are computed from this.
    */
-  explain(tokens: QueryToken[], id: string): Array<{ word: string; df: number; weight: number; matched: boolean; related: boolean; relatedMatched: boolean }> {
+  explain(tokens: QueryToken[], id: string): Array<{ word: string; df: number; weight: number; matched: boolean }> {
     const terms = new Set(this.termsOf.get(id) ?? []);
-    // The dictionaries' words too (ninth round): whether the corpus uses a translation or synonym
-    // of the word, and whether this passage holds one.
-    return weighTokens(this.expand(tokens), (t) => this.df.get(t) ?? 0, this.size).map(({ token, weight }) => ({
+    return weighTokens(tokens, (t) => this.df.get(t) ?? 0, this.size).map(({ token, weight }) => ({
       word: token.word,
       df: Math.max(0, ...token.variants.map((v) => this.df.get(v) ?? 0)),
       weight,
       matched: token.variants.some((v) => terms.has(v)),
-      related: (token.related?.length ?? 0) > 0,
-      relatedMatched: token.related?.some((v) => terms.has(v)) ?? false,
     }));
   }
 
