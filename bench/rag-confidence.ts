@@ -73,7 +73,8 @@ const X = records.map((r) => featureVector(r.features, names));
 const setOf = [...learningSetOf(), ...(withDocs ? docsItems().map(() => LEARNING_SETS.length) : [])];
 /** Each record's low bound: the one chosen on the training folds of the fold that tests it. */
 const lowOf = new Array<number>(records.length).fill(fixedLow);
-const refusedAt = (i: number, low: number): boolean => handRule(records[i]!.features, low) === 'refused';
+// The chart refuses on the best score of the passages it shows, not of those the confidence reads.
+const refusedAt = (i: number, low: number): boolean => handRule({ ...records[i]!.features, best: records[i]!.shownBest }, low) === 'refused';
 
 /** The low bound for training rows `rows` (see `--refuse-target`). */
 function chooseLow(rows: number[]): number {

@@ -215,8 +215,8 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
 
   /** Passages and the question-level cues the guard reads (actors/retrieval/relevance.ts). */
   async function retrieveWithSignals(question: string, k: number, signal?: AbortSignal): Promise<Retrieved> {
-    // The sources are one passage per page; the confidence reads the list it was fitted on (up to
-    // two per page, lexicalIndex.ts `ranking.judgedPerFile`), from the same ranking.
+    // The sources are one passage per page; the confidence reads the same ranking with up to three
+    // per page (lexicalIndex.ts `ranking.judgedPerFile`), which separates better (§ Ninth round).
     const { passages, judged } = await retriever.retrieveJudged(question, k, signal);
     const read = judged.map(toPassage);
     const explained = read.map((p) => retriever.explain(question, p.id));

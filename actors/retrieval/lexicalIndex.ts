@@ -38,8 +38,8 @@ interface IndexedPassage {
  *   after them: five passages of one page leave no room for the page that answers. 1 since the
  *   ninth round (2 before): the five sources are five pages;
  * - `judgedPerFile`: the same cap for the passages the guard's confidence reads (`search`'s
- *   `judged`): its model was fitted on lists of up to 2 passages per file, and one per file
- *   changes what its features mean (§ Ninth round: separation fell on the left-out sets).
+ *   `judged`): one per file changes what its features mean (separation fell on the left-out
+ *   sets); among 1–4 and no cap, 3 separated best on the left-out sets (§ Ninth round).
  * And the first stage's general parameters (fitted by bench/rag-tune.ts, 2-fold on the tuning data):
  * - `bm25`: MiniSearch's BM25+ k1 (`k`), length normalisation `b` and `d`; `heading`: weight of heading words;
  * - `pool`: how many BM25 candidates are reranked; `coverage`: the coverage score's share of the
@@ -57,7 +57,7 @@ export const ranking = {
   feedback: { docs: 0, terms: 8, boost: 0.2 },
   fileWeight: 0,
   perFile: 1,
-  judgedPerFile: 2,
+  judgedPerFile: 3,
   rerank: true,
 };
 

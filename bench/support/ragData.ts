@@ -68,6 +68,12 @@ export interface QuestionRecord {
   oos: boolean;
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
+  /**
+   * Best score among the passages shown, on which the chart refuses (machines/chat.ts); the
+   * features' `best` is over the passages the confidence reads, which may hold a second passage of
+   * a file the shown list left out (ninth round).
+   */
+  shownBest: number;
   features: Record<FeatureName, number>;
   /**
    * The question asks for a price, another country's facts or live figures (answerType.ts), or an
@@ -124,6 +130,7 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
       id: it.id,
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
+      shownBest: Math.max(0, ...hits.map((h) => h.score)),
       features,
       outside: answerType !== null || features.typeUnmet === 1,
       citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),

@@ -305,12 +305,18 @@ describe('ranking: several files in the results', () => {
       passage('other.md', 1, 'Nothing about that here.'),
     ]);
     expect(ranking.perFile).toBe(1);
-    expect(ranking.judgedPerFile).toBe(2);
+    expect(ranking.judgedPerFile).toBe(3);
     // One ranking, two caps: the sources (one per file) and the passages the confidence reads.
     const { hits, judged } = idx.search('rotate token', 3);
     expect(hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'short.md', 'long.md']);
-    expect(judged!.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'short.md']);
+    expect(judged!.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'long.md']);
     expect(judged![0]).toEqual(hits[0]);
+    ranking.judgedPerFile = 2;
+    try {
+      expect(idx.search('rotate token', 3).judged!.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'short.md']);
+    } finally {
+      ranking.judgedPerFile = 3;
+    }
     ranking.perFile = 0;
     try {
       expect(idx.search('rotate token', 3).hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'long.md']);
