@@ -4,7 +4,7 @@
  * 20 candidates), both with at most 2 passages per file, offline, on the answerable tuning
  * questions (`learningItems`):
  *
- *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-rerank.ts [--folds 2|5 | --by-set] [--pool 30] [--features coverage,bm25,…] [--lang] [--write]
+ *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-rerank.ts [--folds 2|5 | --by-set] [--pool 30] [--features coverage,bm25,…] [--lang] [--boost B] [--translations N] [--synonyms N] [--per-file N] [--write]
  *
  * For each fold, a linear score over the passage features (rerank.ts PASSAGE_FEATURES; `--lang`
  * adds whether the passage is in the question's language) is fitted listwise on the other folds'
@@ -35,6 +35,13 @@ const names = (opt('features')?.split(',') ?? [...PASSAGE_FEATURES]).map((f) => 
 // purpose, so this weight would learn how the sets were written rather than how people ask.
 const withLang = args.includes('--lang');
 const k = 5;
+// Retrieval variants the candidates come from (lexicalIndex.ts `ranking`), each measured the same
+// way: the reranker refitted on the other folds, recall on the left-out one (ninth round).
+const num = (name: string, max: number): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).max(max).parse(opt(name)));
+ranking.expansion.boost = num('boost', 1) ?? ranking.expansion.boost;
+ranking.expansion.translations = num('translations', 10) ?? ranking.expansion.translations;
+ranking.expansion.synonyms = num('synonyms', 10) ?? ranking.expansion.synonyms;
+ranking.perFile = num('per-file', 10) ?? ranking.perFile;
 
 const assistant = await offlineAssistant();
 const all = learningItems();
@@ -77,7 +84,7 @@ for (let f = 0; f < K; f++) {
     'recall@5 learned': pct(learned5, test.length),
   });
 }
-const summary = { bench: 'rag-rerank', loadavg1m: +loadavg()[0]!.toFixed(1), answerable: questions.length, folds: bySet ? 'by set' : K, pool, l2, features: [...names, ...(withLang ? ['langMatch'] : [])], relevantInPoolPct: pct(questions.filter((q) => q.cands.some((c) => c.y === 1)).length, questions.length), gainsOnEveryFold: gainsEverywhere };
+const summary = { bench: 'rag-rerank', loadavg1m: +loadavg()[0]!.toFixed(1), answerable: questions.length, folds: bySet ? 'by set' : K, pool, l2, expansion: ranking.expansion, perFile: ranking.perFile, features: [...names, ...(withLang ? ['langMatch'] : [])], relevantInPoolPct: pct(questions.filter((q) => q.cands.some((c) => c.y === 1)).length, questions.length), gainsOnEveryFold: gainsEverywhere };
 console.log(JSON.stringify(summary));
 console.table(table);
 

@@ -215,9 +215,12 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
 
   /** Passages and the question-level cues the guard reads (actors/retrieval/relevance.ts). */
   async function retrieveWithSignals(question: string, k: number, signal?: AbortSignal): Promise<Retrieved> {
-    const passages = (await retriever.retrieve(question, k, signal)).map(toPassage);
-    const explained = passages.map((p) => retriever.explain(question, p.id));
-    return { passages, signals: questionSignals(question, passages, explained).signals };
+    // The sources are one passage per page; the confidence reads the same ranking with up to three
+    // per page (lexicalIndex.ts `ranking.judgedPerFile`), which separates better (§ Ninth round).
+    const { passages, judged } = await retriever.retrieveJudged(question, k, signal);
+    const read = judged.map(toPassage);
+    const explained = read.map((p) => retriever.explain(question, p.id));
+    return { passages: passages.map(toPassage), signals: questionSignals(question, read, explained).signals };
   }
 
   const assistant: DocsCore = {

@@ -10,7 +10,12 @@ import { ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, isStopWord } from './stopwords.j
  */
 export type Lang = 'fr' | 'en';
 
-const WORD = /[\p{L}\p{N}]+/gu;
+/**
+ * A word, or a dotted number kept whole (« 4.1.2 », « critère 3.1 », « 0.0.0.0 »): split at its
+ * dots it left only one-digit pieces, which are dropped, so versions and criterion numbers could
+ * not be searched (ninth round).
+ */
+const WORD = /\p{N}+(?:\.\p{N}+)+|[\p{L}\p{N}]+/gu;
 
 /** Lower case without diacritics ("Sécurité" → "securite"); ligatures expanded. */
 export function fold(text: string): string {

@@ -108,8 +108,11 @@ export function confidenceFeatures(e: ConfidenceEvidence): Record<FeatureName, n
 /** The model file (confidence-model.json): standardisation, weights, and the bounds chosen by CV. */
 const modelSchema = linearModelSchema(FEATURES, {
   bias: z.number(),
-  /** The operating point bench/rag-confidence.ts chose: CHAT_SCORE_CONFIDENT's default. */
-  bounds: z.object({ high: z.number().min(0).max(1) }),
+  /**
+   * The operating points bench/rag-confidence.ts chose: `high` is CHAT_SCORE_CONFIDENT's default,
+   * `low` (on the best passage's score, since the ninth round) CHAT_SCORE_THRESHOLD's.
+   */
+  bounds: z.object({ high: z.number().min(0).max(1), low: z.number().min(0).max(1) }),
 });
 export type ConfidenceModel = z.infer<typeof modelSchema>;
 

@@ -35,7 +35,11 @@ interface IndexedPassage {
  * - `fileWeight`: a passage's rank gains this share of the best rank of another passage of the same
  *   file (a page matching in several places is more likely the page asked about);
  * - `perFile`: at most this many passages of one file among the results (0 = no cap), the rest
- *   after them: five passages of one page leave no room for the page that answers.
+ *   after them: five passages of one page leave no room for the page that answers. 1 since the
+ *   ninth round (2 before): the five sources are five pages;
+ * - `judgedPerFile`: the same cap for the passages the guard's confidence reads (`search`'s
+ *   `judged`): one per file changes what its features mean (separation fell on the left-out
+ *   sets); among 1–4 and no cap, 3 separated best on the left-out sets (§ Ninth round).
  * And the first stage's general parameters (fitted by bench/rag-tune.ts, 2-fold on the tuning data):
  * - `bm25`: MiniSearch's BM25+ k1 (`k`), length normalisation `b` and `d`; `heading`: weight of heading words;
  * - `pool`: how many BM25 candidates are reranked; `coverage`: the coverage score's share of the
@@ -52,7 +56,8 @@ export const ranking = {
   expansion: { translations: 2, synonyms: 1, maxDfShare: 0.05, boost: 0.2, maxWordDf: Infinity },
   feedback: { docs: 0, terms: 8, boost: 0.2 },
   fileWeight: 0,
-  perFile: 2,
+  perFile: 1,
+  judgedPerFile: 3,
   rerank: true,
 };
 
@@ -67,8 +72,11 @@ export const pruning = { maxDfShare: 0.01, maxTerms: 8 };
 const split = (s: string): string[] => (s ? s.split(' ') : []);
 const identity = (t: string): string => t;
 
-/** One edit for stems of 5+ letters (requet/request, ressourc/resourc), none for short ones. */
-const fuzzyFor = (term: string): number | false => (term.length >= 5 ? 1 : false);
+/**
+ * One edit for stems of 5+ letters (requet/request, ressourc/resourc), none for short ones nor for
+ * dotted numbers: « 4.1.3 » is another version than « 4.1.2 », not a typo of it.
+ */
+const fuzzyFor = (term: string): number | false => (term.length >= 5 && !/^\d+\./.test(term) ? 1 : false);
 
 const FIELDS = ['body', 'heading'];
 
@@ -210,8 +218,11 @@ export class LexicalIndex {
     return this.termsOf.has(id);
   }
 
-  /** Top `limit` passages by BM25, each with its normalised coverage score. */
-  search(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
+  /**
+   * Top `limit` passages by BM25, each with its normalised coverage score; with the reranker also
+   * `judged`, the same ranking under `ranking.judgedPerFile` (the passages the confidence reads).
+   */
+  search(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[]; judged?: LexicalHit[] } {
     if (ranking.rerank) return this.reranked(query, limit);
     const tokens = this.expand(analyzeQuery(query));
     if (tokens.length === 0 || this.size === 0) return { hits: [], tokens };
@@ -233,16 +244,15 @@ export class LexicalIndex {
   }
 
   /** The learned reranking of BM25's first candidates (rerank.ts), then the per-file cap. */
-  private reranked(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[] } {
+  private reranked(query: string, limit: number): { hits: LexicalHit[]; tokens: QueryToken[]; judged: LexicalHit[] } {
     const pool = RERANK_MODEL.pool;
     // More than the pool only for the hybrid ranking's fusion (limit 50): those follow in BM25 order.
     const { tokens, rows } = this.candidates(query, Math.max(pool, limit), pool);
     const scores = new Map(rows.slice(0, pool).map((r) => [r.id, rerankScore(r.features)]));
     const ordered = [...rows.slice(0, pool).sort((a, b) => scores.get(b.id)! - scores.get(a.id)!), ...rows.slice(pool)];
-    let hits: LexicalHit[] = ordered.map((r) => ({ id: r.id, bm25: r.bm25, score: r.features.coverage }));
-    if (ranking.perFile > 0) hits = diversify(hits, ranking.perFile);
-    hits.length = Math.min(hits.length, limit);
-    return { hits, tokens };
+    const all: LexicalHit[] = ordered.map((r) => ({ id: r.id, bm25: r.bm25, score: r.features.coverage }));
+    const capped = (perFile: number): LexicalHit[] => (perFile > 0 ? diversify(all, perFile) : [...all]).slice(0, limit);
+    return { hits: capped(ranking.perFile), tokens, judged: capped(ranking.judgedPerFile) };
   }
 
   /**

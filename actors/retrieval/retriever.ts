@@ -44,7 +44,7 @@ export interface RetrieverOptions {
 }
 
 /** Bumped when the stored shape or the analysis changes: an old file is rebuilt, not misread. */
-const FORMAT = 8; // 8: inline code keeps the tags it names (« balise `<img>` »)
+const FORMAT = 9; // 8: inline code keeps the tags it names (« balise `<img>` »); 9: dotted numbers are one term (« 4.1.2 »)
 /** Candidates each ranker contributes before fusion or cut to k. */
 const CANDIDATES = 50;
 
@@ -220,8 +220,27 @@ export class Retriever {
 
   /** Lexical (BM25) top k with normalised scores; synchronous, used by /api/search and the bench. */
   search(query: string, k: number): ScoredPassage[] {
-    const { hits } = this.lexical.search(query, Math.max(k, 1));
-    return hits.slice(0, k).map((h) => ({ ...this.passages.get(h.id)!, score: h.score }));
+    return this.searchJudged(query, k).passages;
+  }
+
+  /**
+   * `search`'s passages and those the guard's confidence reads: the same ranking, capped at
+   * `ranking.judgedPerFile` passages per file instead of `ranking.perFile` (lexicalIndex.ts).
+   */
+  searchJudged(query: string, k: number): { passages: ScoredPassage[]; judged: ScoredPassage[] } {
+    const { hits, judged } = this.lexical.search(query, Math.max(k, 1));
+    const scored = (list: typeof hits): ScoredPassage[] => list.slice(0, k).map((h) => ({ ...this.passages.get(h.id)!, score: h.score }));
+    return { passages: scored(hits), judged: scored(judged ?? hits) };
+  }
+
+  /**
+   * `retrieve`'s passages with the ones the confidence reads: lexical, the two caps of
+   * `searchJudged`; hybrid (embeddings), the fused list for both, as before the ninth round.
+   */
+  async retrieveJudged(query: string, k: number, signal?: AbortSignal): Promise<{ passages: ScoredPassage[]; judged: ScoredPassage[] }> {
+    if (!this.embedder || this.vectors.size === 0) return this.searchJudged(query, k);
+    const passages = await this.retrieve(query, k, signal);
+    return { passages, judged: passages };
   }
 
   /**

@@ -14,11 +14,11 @@ import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
-/** Tuning data since the eighth round: every set run before (the fourth to seventh sets are spent too). */
-export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth), ...readSet(SETS.sixth), ...readSet(SETS.seventh)];
+/** Tuning data since the ninth round: every set run before (the fourth to eighth sets are spent too). */
+export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth), ...readSet(SETS.sixth), ...readSet(SETS.seventh), ...readSet(SETS.eighth)];
 
 /** The labelled sets of `learningItems()`, in order: one cross-validation fold each (`--by-set`). */
-export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth', 'sixth', 'seventh'] as const;
+export const LEARNING_SETS = ['first set', 'fresh', 'third, tuning half', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth'] as const;
 
 /** Which set each of `learningItems()` comes from: its index in LEARNING_SETS. */
 export const learningSetOf = (): number[] => [
@@ -29,6 +29,7 @@ export const learningSetOf = (): number[] => [
   ...readSet(SETS.fifth).map(() => 4),
   ...readSet(SETS.sixth).map(() => 5),
   ...readSet(SETS.seventh).map(() => 6),
+  ...readSet(SETS.eighth).map(() => 7),
 ];
 
 /** The questions on the project's own docs/ (another corpus, all spent): a cross-corpus check. */
@@ -67,6 +68,12 @@ export interface QuestionRecord {
   oos: boolean;
   /** Rank of the first relevant passage among the k retrieved (−1: none). */
   rank: number;
+  /**
+   * Best score among the passages shown, on which the chart refuses (machines/chat.ts); the
+   * features' `best` is over the passages the confidence reads, which may hold a second passage of
+   * a file the shown list left out (ninth round).
+   */
+  shownBest: number;
   features: Record<FeatureName, number>;
   /**
    * The question asks for a price, another country's facts or live figures (answerType.ts), or an
@@ -78,11 +85,6 @@ export interface QuestionRecord {
 }
 
 /**
- * The guard of rounds 1–4, from the same features: refused under a best score of 0.2 or with 75 %
- * of the weight in unknown words; "high" from 0.5 with under 50 % unknown, no unknown or
- * unretrieved name, no live data; "low" otherwise.
- */
-/**
  * The hand cues the chart keeps next to the learned probability (machines/chat.ts): a question
  * with 75 % of its weight in words the corpus never uses is refused, and one with 50 %, a
  * capitalised name unknown or not retrieved, or asking for live data is never "high".
@@ -91,8 +93,13 @@ export function cueVetoes(f: Record<FeatureName, number>): { refuse: boolean; no
   return { refuse: f.unseenShare >= 0.75, noHigh: f.unseenShare >= 0.5 || f.unknownName === 1 || f.nameNotRetrieved === 1 || f.liveData === 1 };
 }
 
-export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | 'low' {
-  if (f.best < 0.2 || f.unseenShare >= 0.75) return 'refused';
+/**
+ * The guard of rounds 1–4, from the same features: refused under a best score of `low` (0.2 until
+ * the ninth round, the chart's low bound) or with 75 % of the weight in unknown words; "high" from
+ * 0.5 with under 50 % unknown, no unknown or unretrieved name, no live data; "low" otherwise.
+ */
+export function handRule(f: Record<FeatureName, number>, low = 0.2): 'refused' | 'high' | 'low' {
+  if (f.best < low || f.unseenShare >= 0.75) return 'refused';
   if (f.best >= 0.5 && f.unseenShare < 0.5 && !f.unknownName && !f.nameNotRetrieved && !f.liveData) return 'high';
   return 'low';
 }
@@ -100,22 +107,30 @@ export function handRule(f: Record<FeatureName, number>): 'refused' | 'high' | '
 export const featureVector = (f: Record<FeatureName, number>, names: readonly FeatureName[] = FEATURES): number[] => names.map((n) => f[n]);
 
 /** `rerank`: with the learned reranker (the ranking since the fifth round) or the former one. */
-export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true): Promise<QuestionRecord[]> {
+export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true, featuresPerFile?: number): Promise<QuestionRecord[]> {
   const before = ranking.rerank;
   ranking.rerank = rerank;
   const settings = assistant.defaults();
   const out: QuestionRecord[] = [];
+  const judgedPerFile = ranking.judgedPerFile;
   for (const it of items) {
-    const hits = assistant.search(it.question, settings.k);
-    const explained = hits.map((h) => assistant.retriever.explain(it.question, h.id));
-    const { features, answerType } = questionSignals(it.question, hits, explained);
-    // High bound at 0: every question the lexical rule does not refuse is answered, from the
-    // passages the chart sends, to see what it would cite whatever its confidence.
-    const a = await assistant.ask({ question: it.question, settings: { ...settings, confident: 0 } });
+    // The passages shown and those the confidence reads (Retriever.searchJudged), as the chart
+    // gets them; `featuresPerFile`: the latter under another per-file cap.
+    if (featuresPerFile !== undefined) ranking.judgedPerFile = featuresPerFile;
+    const { passages: hits, judged } = assistant.retriever.searchJudged(it.question, settings.k);
+    ranking.judgedPerFile = judgedPerFile;
+    const explained = judged.map((h) => assistant.retriever.explain(it.question, h.id));
+    const { features, answerType } = questionSignals(it.question, judged, explained);
+    // Both bounds at 0: every question is answered (but those with 75 % of their weight in unknown
+    // words), from the passages the chart sends, to see what it would cite whatever its confidence
+    // and whatever low bound a bench tries (until the ninth round the low bound stayed at the
+    // default, and a question under it counted as citing nothing).
+    const a = await assistant.ask({ question: it.question, settings: { ...settings, threshold: 0, confident: 0 } });
     out.push({
       id: it.id,
       oos: expectsRefusal(it),
       rank: hits.findIndex((h) => it.relevant.includes(h.path)),
+      shownBest: Math.max(0, ...hits.map((h) => h.score)),
       features,
       outside: answerType !== null || features.typeUnmet === 1,
       citesIfAnswered: a.state === 'answered' && a.sources.some((s) => it.relevant.includes(s.path)),

@@ -12,10 +12,11 @@ const words = [
 ];
 
 describe('the confidence model', () => {
-  it('ships valid, with the configuration default at its cross-validated high bound', () => {
+  it('ships valid, with the configuration defaults at its cross-validated bounds', () => {
     expect(CONFIDENCE_MODEL.features.length).toBeGreaterThan(0);
     const config = loadConfig({ env: {}, dotenvPath: null });
     expect(Math.abs(config.CHAT_SCORE_CONFIDENT - CONFIDENCE_MODEL.bounds.high)).toBeLessThan(0.005);
+    expect(config.CHAT_SCORE_THRESHOLD).toBe(CONFIDENCE_MODEL.bounds.low);
   });
 
   it('refuses a model file with an unknown feature or missing weights, naming the problem', () => {

@@ -84,6 +84,17 @@ describe('analysis and anchors', () => {
     expect(analyzeQuery('Le temps de réponse du serveur').map((t) => t.word)).toContain('temps');
   });
 
+  it('a dotted number is one term: « 4.1.2 » and « critère 3.1 » can be searched, and « 4.1.3 » is not a typo of « 4.1.2 »', async () => {
+    expect(analyzeQuery('Les erratas de la 4.1.2, critère 3.1 ?').map((t) => t.word)).toEqual(['erratas', '4.1.2', 'critere', '3.1']);
+    expect(analyzeQuery('version 4.1.').map((t) => t.word)).toEqual(['version', '4.1']);
+    const { LexicalIndex } = await import('../../actors/retrieval/lexicalIndex.js');
+    const idx = new LexicalIndex();
+    const passage = (path: string, text: string): PassageRecord => ({ id: `${path}:1`, path, section: 'Notes', anchor: 'notes', lineStart: 1, lineEnd: 1, text, lang: 'fr' });
+    idx.add([passage('412.md', 'Corrections de la version 4.1.2 du référentiel.'), passage('41.md', 'Corrections de la version 4.1 du référentiel.')]);
+    expect(idx.search('corrections 4.1.2', 2).hits.map((h) => h.id)).toEqual(['412.md:1', '41.md:1']);
+    expect(idx.search('4.1.3', 2).hits).toEqual([]);
+  });
+
   it('slugs headings like the viewer and keeps them unique per document', () => {
     expect(slugify('Fiche n°14 : Gérer la durée')).toBe('fiche-n-14-gerer-la-duree');
     expect(slugify('H2 `code` **bold**')).toBe('h2-code-bold');
@@ -282,7 +293,7 @@ describe('relevance cues', () => {
 });
 
 describe('ranking: several files in the results', () => {
-  it('no more than ranking.perFile passages of one file before the other files had their turn', async () => {
+  it('no more than ranking.perFile passages of one file before the other files had their turn (judgedPerFile for the confidence)', async () => {
     const { LexicalIndex, ranking } = await import('../../actors/retrieval/lexicalIndex.js');
     const passage = (path: string, line: number, text: string): PassageRecord => ({ id: `${path}:${line}`, path, section: 'S', anchor: 's', lineStart: line, lineEnd: line, text, lang: 'en' });
     const idx = new LexicalIndex();
@@ -293,13 +304,24 @@ describe('ranking: several files in the results', () => {
       passage('short.md', 1, 'The token page.'),
       passage('other.md', 1, 'Nothing about that here.'),
     ]);
-    expect(ranking.perFile).toBe(2);
-    expect(idx.search('rotate token', 3).hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'short.md']);
+    expect(ranking.perFile).toBe(1);
+    expect(ranking.judgedPerFile).toBe(3);
+    // One ranking, two caps: the sources (one per file) and the passages the confidence reads.
+    const { hits, judged } = idx.search('rotate token', 3);
+    expect(hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'short.md', 'long.md']);
+    expect(judged!.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'long.md']);
+    expect(judged![0]).toEqual(hits[0]);
+    ranking.judgedPerFile = 2;
+    try {
+      expect(idx.search('rotate token', 3).judged!.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'short.md']);
+    } finally {
+      ranking.judgedPerFile = 3;
+    }
     ranking.perFile = 0;
     try {
       expect(idx.search('rotate token', 3).hits.map((h) => h.id.split(':')[0])).toEqual(['long.md', 'long.md', 'long.md']);
     } finally {
-      ranking.perFile = 2;
+      ranking.perFile = 1;
     }
   });
 });
