@@ -12,7 +12,8 @@ import { gradeT2 } from './wiring.js';
  * several instances on one database, by every instance while it runs (actors/t2/surface.ts):
  * - rows still `live` whose instance is gone (the process died mid-session: kill -9, power cut;
  *   at start that includes this instance's previous run) are closed `interrupted` with the turns
- *   written so far and the recording made a valid WAV (the recordings folder is shared);
+ *   written so far and the recording made a valid WAV — its journal assembled (the recordings
+ *   folder is shared);
  * - rows left `ungraded` by a drain that ran out of time, or by the step above, are graded when
  *   the candidate said something (else marked `empty`, never retried), each by one instance only.
  */
@@ -21,13 +22,13 @@ export interface RecoveryOutcome {
   interrupted: number;
 }
 
-/** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
 /**
  * Makes a crashed session's recording a valid WAV (its journal assembled, or an older WAV's header
  * repaired): the data bytes, or null. The surface passes its recording thread's (RecordingThread.recover).
  */
 export type RecoverRecording = (wavPath: string) => Promise<number | null>;
 
+/** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
 export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = [], recover: RecoverRecording = recoverRecording): Promise<RecoveryOutcome> {
   return closeRows(sessions, log, await sessions.strandedRows(alive), recover);
 }
