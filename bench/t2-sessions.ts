@@ -12,7 +12,9 @@
  *   … --no-gc-tuning  palabre without `palabre serve`'s GC setting (core/gcTuning.ts)
  * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios (issue 17).
  */
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
@@ -35,7 +37,9 @@ const GC_TUNED = !BASELINE && !process.argv.includes('--no-gc-tuning') && tuneGc
 const { child, next } = forkLoad(new URL('./t2-sessions-load.ts', import.meta.url));
 
 const { baseUrl } = (await next('fake')) as Msg & { baseUrl: string };
-const env = BASELINE ? await baselineEnv(baseUrl) : await startT2({ geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
+// palabre's data folder is this bench's, so the recordings can be counted after the stop.
+const dataDir = mkdtempSync(join(tmpdir(), 'palabre-t2bench-'));
+const env = BASELINE ? await baselineEnv(baseUrl) : await startT2({ dir: dataDir, geminiBaseUrl: baseUrl, env: { T2_MAX_SESSIONS: String(SESSIONS + 10), T2_IDLE_TIMEOUT_MS: '120000' } });
 /** The baseline relay behind the same face as startT2's (tokens are ignored: it has no auth). */
 async function baselineEnv(geminiBaseUrl: string) {
   const proxy = await startBaselineProxy(geminiBaseUrl);
@@ -76,7 +80,29 @@ const elu = performance.eventLoopUtilization(elu0);
 clearInterval(sampler);
 clearTimeout(probe);
 const live = env.ctx.runtime.countByKind().t2live ?? 0;
+// The stop ends every session (the clients left: each waits for its reconnect grace, then the
+// drain ends it) and finishes its recording: that CPU is counted apart, per chunk streamed.
+const endCpu0 = process.cpuUsage();
+const endT0 = performance.now();
 await env.close();
+const endCpu = process.cpuUsage(endCpu0);
+const endMs = Math.round(performance.now() - endT0);
+const recordings = countRecordings(join(dataDir, 't2-audio'));
+rmSync(dataDir, { recursive: true, force: true });
+/** WAVs with audio in them, and anything else left in the recordings folder (journals). */
+function countRecordings(dir: string): { wavs: number; wavMB: number; otherFiles: number } {
+  let wavs = 0;
+  let bytes = 0;
+  let otherFiles = 0;
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    const size = statSync(join(dir, name)).size;
+    if (name.endsWith('.wav') && size > 44) {
+      wavs++;
+      bytes += size;
+    } else otherFiles++;
+  }
+  return { wavs, wavMB: Math.round(bytes / 1e5) / 10, otherFiles };
+}
 
 const ms = (ns: number) => Math.round(ns / 1e4) / 100;
 const result = {
@@ -103,6 +129,11 @@ const result = {
   // The same CPU by thread (Linux; 10 ms ticks): the event loop, then the others busiest first —
   // palabre's recording thread, V8's helper threads (concurrent marking and sweeping), libuv's pool.
   threadCpuPerChunkUs: threadCpuPer(threads0, threads, done.sent),
+  // After the streaming: the stop (sessions ended, graded, saved, recordings finished), process
+  // CPU per chunk streamed, its wall time, and the recordings it left.
+  stopCpuPerChunkUs: Math.round((endCpu.user + endCpu.system) / Math.max(1, done.sent) * 10) / 10,
+  stopMs: endMs,
+  recordings,
   // The main thread alone (process CPU above includes the recording thread): the share of time
   // its event loop was busy, and that busy time per candidate chunk.
   mainLoopUtilization: Math.round(elu.utilization * 1000) / 1000,

@@ -4,12 +4,12 @@ import { startWorker } from '../../core/worker.js';
 /**
  * Session recordings on a worker thread (actors/t2/recordingWorker.ts).
  *
- * Resampling, mixing and writing the WAV was about a third of the main thread's CPU per audio
- * chunk (profile of bench/t2-sessions.ts); on the thread that forwards audio it adds to every
- * session's event-loop lag. Here the main thread only queues each chunk (with its arrival time),
- * and every FLUSH_MS copies the queue into one buffer and posts it — transferred, not cloned — to
- * one worker shared by all sessions. Placement on the timeline uses the arrival time taken here,
- * so the file is sample-for-sample what an in-thread recorder would write.
+ * The main thread only queues each chunk (with its arrival time), and every FLUSH_MS copies the
+ * queue into one buffer and posts it — transferred, not cloned — to one worker shared by all
+ * sessions. There each chunk is appended to its session's journal (recordingJournal.ts), and the
+ * WAV is assembled from the journal when the session closes: the resampling and mixing run once,
+ * after the real-time part, with each chunk placed at the arrival time taken here, so the file is
+ * sample-for-sample what an in-thread recorder would write.
  *
  * Why a timer and not one message per event-loop turn: at 200 sessions the loop turns thousands of
  * times a second, and each postMessage has a fixed cost (serialising, waking the worker) that the
@@ -22,7 +22,11 @@ import { startWorker } from '../../core/worker.js';
 export const FLUSH_MS = 20;
 
 /** Opens and closes (a few per session): objects, each placed before the chunk record `at`. */
-export type RecordingControl = { op: 'open'; id: number; at: number; path: string; atMs: number } | { op: 'close'; id: number; at: number };
+export type RecordingControl =
+  | { op: 'open'; id: number; at: number; path: string; atMs: number }
+  | { op: 'close'; id: number; at: number }
+  /** A recording a crash left (its journal, or an older WAV): made a valid WAV (recovery.ts). */
+  | { op: 'recover'; id: number; at: number; path: string };
 
 /**
  * Chunk records (50 a second per voice and session): CHUNK_FIELDS numbers each in one transferred
@@ -42,7 +46,8 @@ export interface RecordingBatch {
 
 export type RecordingReply =
   | { op: 'closed'; id: number; path: string | null; bytes: number; durationMs: number }
-  | { op: 'error'; id: number; message: string };
+  | { op: 'error'; id: number; message: string }
+  | { op: 'recovered'; id: number; bytes: number | null; error?: string };
 
 export interface ClosedRecording {
   path: string | null;
@@ -75,6 +80,7 @@ export class RecordingThread {
   private timer: NodeJS.Timeout | undefined;
   private readonly closing = new Map<number, (r: ClosedRecording) => void>();
   private readonly onError = new Map<number, (err: Error) => void>();
+  private readonly recovering = new Map<number, { resolve: (bytes: number | null) => void; reject: (err: Error) => void }>();
   private seq = 0;
   private drained: (() => void) | undefined;
 
@@ -105,6 +111,19 @@ export class RecordingThread {
           this.push({ op: 'close', id, at: this.count });
         }),
     };
+  }
+
+  /**
+   * Makes the recording a crash left at `path` a valid WAV, on the recording thread (assembling a
+   * journal is the whole session's resampling and mixing: it must not stall an event loop that
+   * forwards other sessions' audio). The data bytes, or null when there is no recording.
+   */
+  recover(path: string): Promise<number | null> {
+    const id = ++this.seq;
+    return new Promise<number | null>((resolve, reject) => {
+      this.recovering.set(id, { resolve, reject });
+      this.push({ op: 'recover', id, at: this.count, path });
+    });
   }
 
   private chunk(voice: 0 | 1, id: number, pcm: Uint8Array): void {
@@ -164,6 +183,13 @@ export class RecordingThread {
     const worker = startWorker(import.meta.url, 'recordingWorker');
     worker.unref(); // never what keeps the process alive
     worker.on('message', (r: RecordingReply) => {
+      if (r.op === 'recovered') {
+        const waiting = this.recovering.get(r.id);
+        this.recovering.delete(r.id);
+        if (r.error !== undefined) waiting?.reject(new Error(r.error));
+        else waiting?.resolve(r.bytes);
+        return;
+      }
       if (r.op === 'error') {
         this.onError.get(r.id)?.(new Error(r.message));
         this.onError.delete(r.id);
@@ -183,6 +209,8 @@ export class RecordingThread {
       this.onError.clear();
       for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
       this.closing.clear();
+      for (const [, waiting] of this.recovering) waiting.reject(err);
+      this.recovering.clear();
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`recording thread exited (${code})`)));
@@ -205,6 +233,9 @@ export class RecordingThread {
     this.worker = undefined;
     for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
     this.closing.clear();
+    // Left as they are: the next start recovers them again.
+    for (const [, waiting] of this.recovering) waiting.reject(new Error('recording thread stopped'));
+    this.recovering.clear();
     if (w) await w.terminate();
   }
 }

@@ -1,19 +1,21 @@
 import { parentPort } from 'node:worker_threads';
-import { pcm16FromBytes } from './resampler.js';
-import { SessionRecorder } from './recorder.js';
+import { assembleRecording, JournalWriter, recoverRecording } from './recordingJournal.js';
 import { CHUNK_FIELDS, type RecordingBatch, type RecordingControl, type RecordingReply } from './recordingThread.js';
 
 /**
- * The recording thread (see recordingThread.ts): runs every session's SessionRecorder off the
- * event loop that forwards audio. Each chunk carries the arrival time the main thread saw, and the
- * recorder's clock is set to it before the chunk is placed, so the timeline is the same as if the
- * recorder ran on the main thread.
+ * The recording thread (see recordingThread.ts): appends every session's chunks, with the arrival
+ * times the main thread saw, to that session's journal (recordingJournal.ts: a copy per chunk, a
+ * file write per ≈ 0.5 s), and at the session's close assembles the WAV from it — resampling and
+ * mixing the whole session once, after its real-time part, on this thread.
  */
 const port = parentPort;
 if (!port) throw new Error('recordingWorker must run as a worker thread');
 
-let clock = 0;
-const recorders = new Map<number, SessionRecorder>();
+interface Open {
+  journal: JournalWriter;
+  wavPath: string;
+}
+const journals = new Map<number, Open>();
 const failed = new Set<number>();
 
 function reply(r: RecordingReply): void {
@@ -21,36 +23,52 @@ function reply(r: RecordingReply): void {
 }
 
 function fail(id: number, err: unknown): void {
-  recorders.delete(id);
+  journals.get(id)?.journal.discard();
+  journals.delete(id);
   failed.add(id);
   reply({ op: 'error', id, message: (err as Error).message });
 }
 
 function control(op: RecordingControl): void {
-  if (failed.has(op.id) && op.op !== 'close') return;
-  try {
-    if (op.op === 'open') {
-      clock = op.atMs;
-      // This thread forwards no audio: the file is written synchronously (no stream, no thread pool hop).
-      recorders.set(op.id, SessionRecorder.create(op.path, () => clock, { syncWrites: true }));
-      return;
-    }
-    const rec = recorders.get(op.id);
-    recorders.delete(op.id);
-    if (failed.delete(op.id) || !rec) {
-      reply({ op: 'closed', id: op.id, path: null, bytes: 0, durationMs: 0 });
-      return;
-    }
-    rec.close().then(
-      (r) => reply({ op: 'closed', id: op.id, path: r.path, bytes: r.bytes, durationMs: r.durationMs }),
-      (err: unknown) => {
-        reply({ op: 'error', id: op.id, message: (err as Error).message });
-        reply({ op: 'closed', id: op.id, path: null, bytes: 0, durationMs: 0 });
-      },
+  if (op.op === 'recover') {
+    recoverRecording(op.path).then(
+      (bytes) => reply({ op: 'recovered', id: op.id, bytes }),
+      (err: unknown) => reply({ op: 'recovered', id: op.id, bytes: null, error: (err as Error).message }),
     );
-  } catch (err) {
-    fail(op.id, err);
+    return;
   }
+  if (failed.has(op.id) && op.op !== 'close') return;
+  if (op.op === 'open') {
+    try {
+      journals.set(op.id, { journal: JournalWriter.create(op.path, op.atMs), wavPath: op.path });
+    } catch (err) {
+      fail(op.id, err);
+    }
+    return;
+  }
+  const open = journals.get(op.id);
+  journals.delete(op.id);
+  if (failed.delete(op.id) || !open) {
+    reply({ op: 'closed', id: op.id, path: null, bytes: 0, durationMs: 0 });
+    return;
+  }
+  const lost = (err: unknown): void => {
+    open.journal.discard();
+    reply({ op: 'error', id: op.id, message: (err as Error).message });
+    reply({ op: 'closed', id: op.id, path: null, bytes: 0, durationMs: 0 });
+  };
+  try {
+    open.journal.close();
+  } catch (err) {
+    lost(err);
+    return;
+  }
+  // Synchronous in effect (the WAV is written with writeSync): batches of other sessions wait
+  // in this thread's queue meanwhile; the event loop that forwards audio does not.
+  assembleRecording(open.wavPath).then(
+    (r) => reply({ op: 'closed', id: op.id, path: r?.path ?? null, bytes: r?.bytes ?? 0, durationMs: r?.durationMs ?? 0 }),
+    lost,
+  );
 }
 
 port.on('message', (msg: RecordingBatch) => {
@@ -62,13 +80,10 @@ port.on('message', (msg: RecordingBatch) => {
     while (c < msg.control.length && msg.control[c]!.at <= i) control(msg.control[c++]!);
     const at = i * CHUNK_FIELDS;
     const id = r[at + 1]!;
-    const rec = recorders.get(id);
-    if (!rec) continue;
+    const open = journals.get(id);
+    if (!open) continue;
     try {
-      clock = r[at + 2]!;
-      const pcm = pcm16FromBytes(bytes.subarray(r[at + 3]!, r[at + 3]! + r[at + 4]!));
-      if (r[at] === 0) rec.candidate(pcm);
-      else rec.interlocutor(pcm);
+      open.journal.append(r[at] === 0 ? 0 : 1, r[at + 2]!, bytes.subarray(r[at + 3]!, r[at + 3]! + r[at + 4]!));
     } catch (err) {
       fail(id, err);
     }

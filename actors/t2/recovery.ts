@@ -4,7 +4,7 @@ import type { EndReason, Turn } from '../../machines/t2live.js';
 import { gradeKey, type Claims } from './claims.js';
 import type { SessionRow, SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
-import { repairWav } from './wavWriter.js';
+import { recoverRecording } from './recordingJournal.js';
 import { gradeT2 } from './wiring.js';
 
 /**
@@ -12,7 +12,8 @@ import { gradeT2 } from './wiring.js';
  * several instances on one database, by every instance while it runs (actors/t2/surface.ts):
  * - rows still `live` whose instance is gone (the process died mid-session: kill -9, power cut;
  *   at start that includes this instance's previous run) are closed `interrupted` with the turns
- *   written so far and the recording made a valid WAV (the recordings folder is shared);
+ *   written so far and the recording made a valid WAV — its journal assembled (the recordings
+ *   folder is shared);
  * - rows left `ungraded` by a drain that ran out of time, or by the step above, are graded when
  *   the candidate said something (else marked `empty`, never retried), each by one instance only.
  */
@@ -21,9 +22,15 @@ export interface RecoveryOutcome {
   interrupted: number;
 }
 
+/**
+ * Makes a crashed session's recording a valid WAV (its journal assembled, or an older WAV's header
+ * repaired): the data bytes, or null. The surface passes its recording thread's (RecordingThread.recover).
+ */
+export type RecoverRecording = (wavPath: string) => Promise<number | null>;
+
 /** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
-export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = []): Promise<RecoveryOutcome> {
-  return closeRows(sessions, log, await sessions.strandedRows(alive));
+export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = [], recover: RecoverRecording = recoverRecording): Promise<RecoveryOutcome> {
+  return closeRows(sessions, log, await sessions.strandedRows(alive), recover);
 }
 
 /**
@@ -31,22 +38,22 @@ export async function closeInterruptedSessions(sessions: SessionStore, log: Logg
  * are renewed again: those still `live` (no other instance swept them meanwhile) are closed
  * `interrupted` here, as a crash's would be.
  */
-export async function closeFencedSessions(sessions: SessionStore, log: Logger, ids: readonly string[]): Promise<RecoveryOutcome> {
+export async function closeFencedSessions(sessions: SessionStore, log: Logger, ids: readonly string[], recover: RecoverRecording = recoverRecording): Promise<RecoveryOutcome> {
   const rows: SessionRow[] = [];
   for (const id of ids) {
     const row = await sessions.get(id);
     if (row?.status === 'live') rows.push(row);
   }
-  return closeRows(sessions, log, rows);
+  return closeRows(sessions, log, rows, recover);
 }
 
-async function closeRows(sessions: SessionStore, log: Logger, rows: readonly SessionRow[]): Promise<RecoveryOutcome> {
+async function closeRows(sessions: SessionStore, log: Logger, rows: readonly SessionRow[], recover: RecoverRecording): Promise<RecoveryOutcome> {
   let interrupted = 0;
   for (const row of rows) {
     let bytes: number | null = null;
     if (row.audio_path) {
       try {
-        bytes = await repairWav(row.audio_path);
+        bytes = await recover(row.audio_path);
       } catch (err) {
         log.error({ err: (err as Error).message, session: row.id }, 't2 recovery: the recording could not be repaired; the session is kept without it');
       }

@@ -95,7 +95,10 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // Before any new session: what a crash left open is closed `interrupted`, kept, repaired —
       // this instance's previous run, and any instance that stopped renewing its claim.
       const othersAlive = (await claims.alive()).filter((id) => id !== instanceId);
-      const recovered = await closeInterruptedSessions(sessions, log, othersAlive);
+      // Resampling and mixing (of live sessions, and of crashed ones' journals) run off the event loop.
+      const recordings = new RecordingThread();
+      const recover = (path: string): Promise<number | null> => recordings.recover(path);
+      const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover);
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
@@ -115,7 +118,6 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // One per session: its reply waits for that session's turn writes (`written`).
       const text = (written: () => Promise<void>): AnyActorLogic =>
         textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
-      const recordings = new RecordingThread();
       const deps = {
         logger: log,
         subjects,
@@ -124,7 +126,6 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         corrections,
         interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
-        // Resampling, mixing and writing happen off the event loop that forwards the audio.
         recordings,
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS, graceMs: config.T2_RESUME_GRACE_MS },
       };
@@ -132,6 +133,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         log.warn('t2 needs the HTTP server: not started');
         unregister();
         await claims.stop();
+        await recordings.stop();
         return { stop: async () => {} };
       }
       // Development only: the dev secret signs (no JWT_SECRET, no JWKS), so a page may mint tokens.
@@ -189,12 +191,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         await claims.renew();
         if (fenced && !claims.fenced()) {
           fenced = false;
-          const closed = await closeFencedSessions(sessions, log, [...fencedSessions]);
+          const closed = await closeFencedSessions(sessions, log, [...fencedSessions], recover);
           fencedSessions.clear();
           log.info({ closedHere: closed.interrupted }, 't2 claims renewed again: ready');
           if (closed.interrupted > 0) await grading();
         }
-        const stranded = await closeInterruptedSessions(sessions, log, await claims.alive());
+        const stranded = await closeInterruptedSessions(sessions, log, await claims.alive(), recover);
         if (stranded.interrupted > 0) await grading();
       };
       const sweepTimer = setInterval(() => {

@@ -7,6 +7,7 @@ import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type Se
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
+import { journalPathOf } from './recordingJournal.js';
 import type { RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import type { SessionStore } from './sessionStore.js';
@@ -185,7 +186,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
 
 /** Closes (if still open) and deletes a recording whose session keeps no row. */
 async function discardRecording(path: string): Promise<void> {
-  await rm(path, { force: true }).catch(() => undefined);
+  // The journal too: a recording still open finds none at its close and writes no WAV.
+  await Promise.all([path, journalPathOf(path)].map((p) => rm(p, { force: true }).catch(() => undefined)));
 }
 
 /** The recording on the session's own thread (no worker given): same interface. */

@@ -197,14 +197,16 @@ describe('fault suite: palabre serve', () => {
     const c = await t2Exchange(first, 'fault-killed');
     // 1.5 s more of candidate audio, paced like a microphone (a burst stays ahead of the
     // recording's timeline until time catches up). The kill comes once it has reached the disk:
-    // what the recorder still buffers (≤ 0.5 s) is what a kill loses.
+    // what the recording thread still buffers (≤ 0.5 s) is what a kill loses.
     for (let i = 0; i < 30; i++) {
       c.ws.send(pcm(50));
       await new Promise((r) => setTimeout(r, 50));
     }
     await until(() => rows(dir, "SELECT transcript FROM t2_sessions WHERE candidate_id = 'fault-killed'").some((row) => JSON.parse(String(row.transcript)).length >= 2), 'the turns written');
     const [open] = rows(dir, "SELECT audio_path FROM t2_sessions WHERE candidate_id = 'fault-killed'");
-    await until(() => existsSync(String(open!.audio_path)) && statSync(String(open!.audio_path)).size > 44, 'audio on disk', 30_000);
+    // While the session runs, its audio is on disk as the recording's journal (the WAV is assembled at the end).
+    const journal = `${String(open!.audio_path)}.journal`;
+    await until(() => existsSync(journal) && statSync(journal).size > 16, 'audio on disk', 30_000);
     first.serve.child.kill('SIGKILL');
     await first.serve.exited;
     const finalsSeen = c.json.filter((m) => m.type === 'transcript' && m.final === true).length;

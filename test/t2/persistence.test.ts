@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,9 @@ import { SessionStore } from '../../actors/t2/sessionStore.js';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
 import { sqliteStore } from '../../core/store/store.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
+import { JournalWriter, journalPathOf } from '../../actors/t2/recordingJournal.js';
+import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { pcm16FromBytes } from '../../actors/t2/resampler.js';
 import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';
 
 /**
@@ -193,6 +196,19 @@ describe('recovery at start of what a crash left open', () => {
     await store.appendTurn('crashed', { speaker: 'candidate', text: 'Quels sont les horaires ?', atMs: 10, final: true });
     await store.appendTurn('crashed', { speaker: 'interlocutor', text: REPLY, atMs: 900, final: true });
     await store.open({ id: 'silent', candidateId: 'cand-silent', sujetId: 'club-de-sport', mode: 'text', audioPath: null });
+    // What kill -9 leaves of a session recorded by this version: its journal, no WAV yet.
+    const journaledWav = join(audioDir, 'journaled.wav');
+    const journal = JournalWriter.create(journaledWav, 5000);
+    const ref = SessionRecorder.create(join(dir, 'ref.wav'), () => 5000);
+    for (let i = 0; i < 100; i++) {
+      const pcm = Buffer.alloc(640);
+      for (let k = 0; k < 640; k += 2) pcm.writeInt16LE(((i * 37 + k) % 2000) - 1000, k);
+      journal.append(0, 5000 + i * 20, pcm);
+      ref.candidate(pcm16FromBytes(pcm));
+    }
+    journal.close();
+    const refBytes = (await ref.close()).bytes;
+    await store.open({ id: 'journaled', candidateId: 'cand-journal', sujetId: 'club-de-sport', mode: 'audio', audioPath: journaledWav });
     db.close();
 
     env = await startT2({ dir });
@@ -206,6 +222,12 @@ describe('recovery at start of what a crash left open', () => {
     expect(wav.readUInt32LE(4)).toBe(36 + 4800);
     expect(wav.readUInt32LE(40)).toBe(4800);
     expect(env.corrections.oral.find((r) => r.candidateId === 'cand-crash')?.transcript).toHaveLength(2);
+    // The journal assembled into the WAV a live recorder would have written, then deleted.
+    await until(() => rowsOf(e, 'cand-journal')[0]!.status !== 'live', 'journaled closed');
+    expect(rowsOf(env, 'cand-journal')[0]).toMatchObject({ end_reason: 'interrupted', audio_bytes: refBytes, audio_path: journaledWav });
+    expect(refBytes).toBeGreaterThan(90_000);
+    expect(readFileSync(journaledWav).equals(readFileSync(join(dir, 'ref.wav')))).toBe(true);
+    expect(existsSync(journalPathOf(journaledWav))).toBe(false);
     // No candidate speech: closed, kept, not graded.
     await until(() => rowsOf(e, 'cand-silent')[0]!.status !== 'live', 'silent closed');
     expect(rowsOf(env, 'cand-silent')[0]).toMatchObject({ end_reason: 'interrupted' });

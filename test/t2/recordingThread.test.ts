@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,21 @@ import { SessionRecorder } from '../../actors/t2/recorder.js';
 import { RecordingThread } from '../../actors/t2/recordingThread.js';
 import { pcm16FromBytes } from '../../actors/t2/resampler.js';
 import { WavFileWriter } from '../../actors/t2/wavWriter.js';
+import { JOURNAL_BLOCK, JournalWriter, journalPathOf, recoverRecording } from '../../actors/t2/recordingJournal.js';
+
+/** Random chunks as a live session sends them: candidate 20 ms at 16 kHz, model bursts at 24 kHz. */
+function* chunks(steps: number, start: number): Generator<{ at: number; voice: 0 | 1; bytes: Buffer }> {
+  let seed = 7;
+  const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  let at = start;
+  for (let step = 0; step < steps; step++) {
+    at += [0, 20, 20, 35, 90][Math.floor(rand() * 5)]!;
+    const voice = rand() < 0.7 ? 0 : 1;
+    const bytes = Buffer.alloc(voice === 0 ? 640 : 1920 * (1 + Math.floor(rand() * 3)));
+    for (let i = 0; i < bytes.length; i += 2) bytes.writeInt16LE(Math.floor(rand() * 20000) - 10000, i);
+    yield { at, voice, bytes };
+  }
+}
 
 describe('recording on a worker thread', () => {
   let dir: string | undefined;
@@ -45,6 +60,67 @@ describe('recording on a worker thread', () => {
     expect(closed).toEqual({ path: join(dir, 'thread.wav'), bytes: ref.bytes, durationMs: ref.durationMs });
     expect(ref.bytes).toBeGreaterThan(100_000);
     expect(readFileSync(join(dir, 'thread.wav')).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+  });
+
+  it('while the session runs, only its journal is on disk, at most one block behind; the WAV appears at the close', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    const wav = join(dir, 'live.wav');
+    const j = JournalWriter.create(wav, 1000);
+    let appended = 16;
+    for (const c of chunks(200, 1000)) {
+      j.append(c.voice, c.at, c.bytes);
+      appended += 16 + c.bytes.length;
+      // What a crash would lose now: what is not in the file yet.
+      expect(appended - statSync(journalPathOf(wav)).size).toBeLessThanOrEqual(JOURNAL_BLOCK + 16 + 1920 * 3);
+    }
+    expect(existsSync(wav)).toBe(false);
+    j.close();
+    expect(statSync(journalPathOf(wav)).size).toBe(appended);
+    expect(statSync(journalPathOf(wav)).mode & 0o777).toBe(0o600);
+  });
+
+  it('a journal cut by a crash mid-chunk: the WAV assembled on the thread is the one an in-thread recorder writes from the whole chunks', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    const wav = join(dir, 'crashed.wav');
+    let now = 1000;
+    const local = SessionRecorder.create(join(dir, 'local.wav'), () => now);
+    const j = JournalWriter.create(wav, now);
+    const all = [...chunks(300, 1000)];
+    for (const c of all) j.append(c.voice, c.at, c.bytes);
+    j.close();
+    // The kill came in the middle of the last chunk's bytes.
+    truncateSync(journalPathOf(wav), statSync(journalPathOf(wav)).size - 100);
+    for (const c of all.slice(0, -1)) {
+      now = c.at;
+      if (c.voice === 0) local.candidate(pcm16FromBytes(c.bytes));
+      else local.interlocutor(pcm16FromBytes(c.bytes));
+    }
+    const ref = await local.close();
+    const thread = new RecordingThread();
+    const bytes = await thread.recover(wav);
+    await thread.stop();
+    expect(bytes).toBe(ref.bytes);
+    expect(ref.bytes).toBeGreaterThan(100_000);
+    expect(readFileSync(wav).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+    // Assembled once: the journal is gone, and a second recovery leaves the WAV as it is.
+    expect(existsSync(journalPathOf(wav))).toBe(false);
+    expect(await recoverRecording(wav)).toBe(ref.bytes);
+    expect(readFileSync(wav).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+  });
+
+  it('a recording discarded while open (its journal deleted) leaves no WAV at its close', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    const thread = new RecordingThread();
+    const wav = join(dir, 'gone.wav');
+    const remote = thread.open(wav, () => undefined);
+    remote.candidate(Buffer.alloc(640, 1));
+    // The worker creates the journal once it has started (it loads its modules first).
+    while (!existsSync(journalPathOf(wav))) await new Promise((r) => setTimeout(r, 10));
+    rmSync(journalPathOf(wav), { force: true });
+    remote.candidate(Buffer.alloc(640, 1));
+    expect(await remote.close()).toEqual({ path: null, bytes: 0, durationMs: 0 });
+    await thread.stop();
+    expect(existsSync(wav)).toBe(false);
   });
 
   it('reports a recording that cannot be written, and closes it without a file', async () => {
