@@ -6,13 +6,14 @@ import { setFlagsFromString } from 'node:v8';
  *
  * Why (bench/README.md, Skull wave s23): a Skull turn runs each of its functions once — the MQTT
  * decoding, zod, the chart's step, the prompt, the post-processing — so with V8's default a
- * function needs about a thousand turns before the optimising compiler takes it, and the reply
- * path ran unoptimised for most of a 1,000-request benchmark (a device talking every few seconds
- * would need hours). A quarter of the budget gets the same functions optimised four times sooner:
- * in the real process, request → reply ≈ 40 µs shorter at the median
- * (`npx tsx bench/skull-ratio.ts 5 200`). The price is a little more optimised code and more
- * frequent tier-up checks early on; RSS after 1,000 requests did not move (the deploy flags'
- * `--lite-mode` has no optimising compiler, so the setting changes nothing there).
+ * function needs about a thousand turns before the optimising compiler takes it: much of the
+ * reply path was still unoptimised during a 1,000-request benchmark (a device talking every few
+ * seconds would need an hour or more). A quarter of the budget gets the same functions optimised about four times
+ * sooner: in the real process, request → reply p50 0.37 → 0.28 ms (`npx tsx bench/skull-ratio.ts
+ * 5 200` against the same with `--node-flags=--interrupt-budget=67584`, V8's default; four
+ * alternated runs each). The price is a little more optimised code and more frequent tier-up
+ * checks early on. With the deploy flags (`--lite-mode`: no optimising compiler) it changes
+ * nothing; RSS after 1,000 requests there stayed at ≈ 62 MB.
  *
  * Set at run time, like core/gcTuning.ts: the budget is read each time a function's counter is
  * reset, so functions compiled before this line take it at their next check. An
