@@ -8,7 +8,11 @@
  * palabre runs compiled (tsc into node_modules/.cache/palabre-bench, as bench/skull-start.ts does);
  * the broker is Debian mosquitto when installed (a separate process), else aedes in this process.
  *
- *   npx tsx bench/skull-ratio.ts [rounds=5] [block=200] [--no-build] [--cpu-prof DIR]
+ *   npx tsx bench/skull-ratio.ts [rounds=5] [block=200] [--no-build] [--cpu-prof DIR] [--node-flags=FLAGS]
+ *
+ * `--node-flags=…` adds node flags to the latency process only (`--node-flags=--interrupt-budget=67584`, V8's
+ * default: `palabre skull` without its own JIT setting, core/jitTuning.ts, which a command-line
+ * value overrides).
  *
  * Targets: ratio ≤ 2, RSS after 1,000 requests ≤ 70 MB (deploy flags).
  */
@@ -21,7 +25,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { embeddedBroker, mosquittoBroker, type TestBroker } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'no-build': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'no-build': { type: 'boolean', default: false }, 'cpu-prof': { type: 'string' }, 'node-flags': { type: 'string', default: '' } } });
 const ROUNDS = Number(positionals[0] ?? 5);
 const BLOCK = Number(positionals[1] ?? 200);
 const ROOT = join(import.meta.dirname, '..');
@@ -93,7 +97,7 @@ const client = await mqtt.connectAsync(broker.url, { protocolVersion: protocol, 
 (client.stream as { setNoDelay?: (v: boolean) => void }).setNoDelay?.(true);
 
 // 1. Latency, Node default flags, interleaved blocks.
-const skull = spawnSkull(broker.url, 'p', []);
+const skull = spawnSkull(broker.url, 'p', values['node-flags'].split(' ').filter(Boolean));
 const responder = spawnResponder(broker.url, 'b', protocol);
 await warm(client, 'p');
 await warm(client, 'b');
@@ -140,6 +144,7 @@ const result = {
   rounds: ROUNDS,
   block: BLOCK,
   node: process.version,
+  node_flags: values['node-flags'],
   responder_p50_ms: r3(p50.baseline),
   palabre_p50_ms: r3(p50.palabre),
   overhead_p50_ms: r3(p50.palabre - p50.baseline),

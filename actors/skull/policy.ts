@@ -58,6 +58,9 @@ const TOPIC_RES: Array<[SensitiveTopic, RegExp]> = (Object.keys(WORDS) as Sensit
   new RegExp(` (?:${WORDS[topic].join('|')}) `),
 ]);
 
+/** Any topic's words: one scan of the folded text for the common case, an input that is not sensitive. */
+const ANY_TOPIC_RE = new RegExp(` (?:${TOPIC_RES.map(([, re]) => re.source.slice(4, -2)).join('|')}) `);
+
 /** Personal data written out in the input itself. */
 const DATA_RES: RegExp[] = [
   /[\w.+-]+@[\w-]+\.[\w.-]+/, // e-mail
@@ -68,13 +71,36 @@ const DATA_RES: RegExp[] = [
 ];
 
 /**
+ * Each of DATA_RES needs an `@` or digits: a text with neither is not scanned five times (issue 17:
+ * this check runs on every input, before the model is called).
+ */
+const MAY_HOLD_DATA = /[@\d]/;
+
+/**
+ * The folded form the topics are matched on: `fold`, then `.`, `+` and `@` (which fold keeps) as
+ * word separators too — every run of characters other than a-z and 0-9 is one space, and the
+ * text is padded with one space on each side.
+ */
+function foldForTopics(text: string): string {
+  const words = text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+  return ` ${words} `;
+}
+
+/**
  * The sensitive topic of `text`, or null. The folded text is padded with spaces and its words are
  * joined by single spaces, so `" word "` is a whole-word test and multi-word entries match across
- * punctuation ("mot-de-passe", "l'argent").
+ * punctuation ("mot-de-passe", "l'argent"). The topics are tried in their order only once one
+ * of them matched (ANY_TOPIC_RE), so the topic named is the same as trying each in turn.
  */
 export function detectSensitive(text: string): SensitiveTopic | null {
-  for (const re of DATA_RES) if (re.test(text)) return 'donnees_personnelles';
-  const folded = ` ${fold(text).replace(/[.+@]/g, ' ').replace(/\s+/g, ' ').trim()} `;
+  if (MAY_HOLD_DATA.test(text)) for (const re of DATA_RES) if (re.test(text)) return 'donnees_personnelles';
+  const folded = foldForTopics(text);
+  if (!ANY_TOPIC_RE.test(folded)) return null;
   for (const [topic, re] of TOPIC_RES) if (re.test(folded)) return topic;
   return null;
 }

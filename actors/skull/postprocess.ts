@@ -1,4 +1,4 @@
-import { limitSentences } from './sentences.js';
+import { limitSentences, mayHoldUrl } from './sentences.js';
 
 /**
  * Post-processing of a model reply before it goes to TTS (docs/skull.md#what-happens-to-an-input, step 8): trim, strip
@@ -40,6 +40,7 @@ export function stripMarkup(text: string, keepCode = false): string {
 
 /** Applies `fn` to the parts of `text` outside URLs and e-mail addresses. */
 function outsideUrls(text: string, fn: (part: string) => string): string {
+  if (!mayHoldUrl(text)) return fn(text);
   let out = '';
   let last = 0;
   for (const m of text.matchAll(URLISH)) {
@@ -52,25 +53,28 @@ function outsideUrls(text: string, fn: (part: string) => string): string {
 /**
  * French typography: a narrow no-break space (U+202F) before ; : ! ? and inside « guillemets »;
  * straight or curly double quotes become guillemets; "..." becomes "…"; no space before , or .
- * Times ("12:30") and URLs are left alone.
+ * Times ("12:30") and URLs are left alone. As in stripMarkup, a pass whose pattern needs a
+ * character the text lacks is skipped: it runs on every Skull reply (issue 17).
  */
 export function frenchPunctuation(text: string): string {
   return outsideUrls(text, (part) => {
-    let s = part.replace(/\.{3,}/g, '…');
+    let s = part.includes('...') ? part.replace(/\.{3,}/g, '…') : part;
     s = s.replace(/[ \t\u00a0\u202f]+([,.])(?!\d)/g, '$1');
-    // Pair straight quotes left to right; curly ones are unambiguous.
-    let open = true;
-    s = s.replace(/"/g, () => {
-      const q = open ? '«' : '»';
-      open = !open;
-      return q;
-    });
-    s = s.replace(/“/g, '«').replace(/”/g, '»');
-    s = s.replace(/«[ \t\u00a0\u202f]*/g, `«${NNBSP}`).replace(/[ \t\u00a0\u202f]*»/g, `${NNBSP}»`);
+    if (s.includes('"')) {
+      // Pair straight quotes left to right; curly ones are unambiguous.
+      let open = true;
+      s = s.replace(/"/g, () => {
+        const q = open ? '«' : '»';
+        open = !open;
+        return q;
+      });
+    }
+    if (s.includes('“') || s.includes('”')) s = s.replace(/“/g, '«').replace(/”/g, '»');
+    if (s.includes('«') || s.includes('»')) s = s.replace(/«[ \t\u00a0\u202f]*/g, `«${NNBSP}`).replace(/[ \t\u00a0\u202f]*»/g, `${NNBSP}»`);
     // Before ; ! ? always; before : unless between digits (a time or a ratio).
     s = s.replace(/[ \t\u00a0\u202f]*([;!?]+)/g, (_m, p: string, offset: number) => (offset === 0 ? p : `${NNBSP}${p}`));
-    s = s.replace(/(\d)?[ \t\u00a0\u202f]*:(?!\d)/g, (m, d: string | undefined, offset: number) => (offset === 0 && !d ? ':' : `${d ?? ''}${NNBSP}:`));
-    s = s.replace(/\u202f([!?])\u202f([!?])/g, `${NNBSP}$1$2`);
+    if (s.includes(':')) s = s.replace(/(\d)?[ \t\u00a0\u202f]*:(?!\d)/g, (m, d: string | undefined, offset: number) => (offset === 0 && !d ? ':' : `${d ?? ''}${NNBSP}:`));
+    if (s.includes(NNBSP)) s = s.replace(/\u202f([!?])\u202f([!?])/g, `${NNBSP}$1$2`);
     return s;
   });
 }

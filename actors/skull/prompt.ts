@@ -77,13 +77,18 @@ export function buildPrompt(parts: PromptParts, totalTokens: number, tokens: Tok
     return { ...a, text: `${a.system}\n${a.user}` };
   };
   let built = whole();
-  while (turns.length > 0 && !tokens.fits(built.text, budget)) {
+  // Counted once here (then again only after a cut): every turn builds a prompt, and nearly
+  // every prompt fits (issue 17).
+  let fits = tokens.fits(built.text, budget);
+  if (fits) return { ...built, budget, cut };
+  while (turns.length > 0 && !fits) {
     turns = turns.slice(1);
     if (!cut.includes('context')) cut.push('context');
     built = whole();
+    fits = tokens.fits(built.text, budget);
   }
   const systemRoom = () => budget - (tokens.count(built.text) - tokens.count(system));
-  if (!tokens.fits(built.text, budget) && systemRoom() > 0) {
+  if (!fits && systemRoom() > 0) {
     // Everything but the system text fits; it gets what is left. Token counts of joined strings
     // are not quite additive, so shrink by a few tokens until the whole fits.
     const full = system;

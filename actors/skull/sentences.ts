@@ -16,8 +16,17 @@ const TERMINAL = new Set(['.', '!', '?', '…']);
 const CLOSERS = new Set(['»', '"', '”', '’', "'", ')', ']', '\u202f', '\u00a0']);
 const URLISH = /(?:https?:\/\/|www\.)\S*[^\s.,;:!?…»)"']|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
 
+/**
+ * Whether `text` may hold a URL or an e-mail address: URLISH needs `@`, `://` or `www.`. Most
+ * replies have none, and the URL passes run on every Skull reply (issue 17).
+ */
+export function mayHoldUrl(text: string): boolean {
+  return text.includes('@') || text.includes('://') || /www\./i.test(text);
+}
+
 /** Replaces URLs and e-mails by same-length placeholders so that their dots never split. */
 function maskUrls(text: string): string {
+  if (!mayHoldUrl(text)) return text;
   return text.replace(URLISH, (m) => 'u'.repeat(m.length));
 }
 
@@ -87,11 +96,23 @@ export function isComplete(sentence: string): boolean {
  * limit) is dropped when a complete sentence precedes it; otherwise it is closed with "…".
  */
 export function limitSentences(text: string, max: number): string {
-  let sentences = splitSentences(text).slice(0, Math.max(1, max));
+  const limit = Math.max(1, max);
+  const flat = text.replace(/\s+/g, ' ').trim();
+  // A complete text with no more terminal marks than `limit` has at most `limit` sentences (each
+  // one ends with at least one of them) and its last one is complete: it comes back as it is,
+  // without splitting (issue 17: most replies are two or three short sentences).
+  if (isComplete(flat) && terminalsAtMost(flat, limit)) return flat;
+  let sentences = splitSentences(flat).slice(0, limit);
   const last = sentences[sentences.length - 1];
   if (last !== undefined && !isComplete(last)) {
     if (sentences.length > 1) sentences = sentences.slice(0, -1);
     else sentences = [`${last.replace(/[\s,;:–-]+$/, '')}…`];
   }
   return sentences.join(' ');
+}
+
+function terminalsAtMost(text: string, limit: number): boolean {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (TERMINAL.has(text[i]!) && ++n > limit) return false;
+  return true;
 }

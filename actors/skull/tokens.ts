@@ -43,7 +43,8 @@ export function byteLength(text: string): number {
 
 export const o200k: TokenCounter = {
   count: (text) => encoder200k().encode(text).length,
-  fits: (text, max) => byteLength(text) <= max || encoder200k().encode(text).length <= max,
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: a short text fits without measuring it.
+  fits: (text, max) => text.length * 3 <= max || byteLength(text) <= max || encoder200k().encode(text).length <= max,
   cut(text, max) {
     if (max <= 0) return '';
     if (byteLength(text) <= max) return text;

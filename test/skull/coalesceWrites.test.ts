@@ -41,14 +41,22 @@ describe('coalesceWrites', () => {
     client.publish('coalesce/b', '1');
     await nextTick();
     expect(writes).toHaveLength(0);
+    client.publish('coalesce/b', 'reply');
     releaseHeldWrites(client);
-    await nextTick();
+    // Written before releaseHeldWrites returns, not at mqtt-packet's next-tick uncork of the
+    // packet just published: what the caller does after the release no longer delays it.
     expect(writes).toHaveLength(1);
+    expect(writes[0]!.includes('reply')).toBe(true);
+    client.publish('coalesce/b', 'after');
+    expect(writes).toHaveLength(1); // a packet published after the release keeps its own cork till the next tick
+    await nextTick();
+    expect(writes).toHaveLength(2);
+    expect((client.stream as unknown as { writableCorked: number }).writableCorked).toBe(0);
     await endOfTurn();
     // Not uncorked a second time: a later write is not held by a leftover cork either.
     client.publish('coalesce/b', '2');
     await nextTick();
-    expect(writes).toHaveLength(2);
+    expect(writes).toHaveLength(3);
     releaseHeldWrites(client); // nothing held: no-op
     expect((client.stream as unknown as { writableCorked: number }).writableCorked).toBe(0);
   });

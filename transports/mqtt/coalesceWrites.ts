@@ -24,15 +24,31 @@ export function coalesceWritesOfThisTurn(client: MqttClient): void {
   setImmediate(() => release(client, hold));
 }
 
-/** Lets the writes held for this turn go now (no-op when none are held). */
+/**
+ * Lets the writes held for this turn go now (no-op when none are held): they are handed to the
+ * socket before this returns. mqtt-packet corks the stream again for each packet it writes and
+ * uncorks it at the next tick, so lifting only this hold would still leave the reply waiting for
+ * that tick — after the rest of the chart's step and every pending microtask (≈ 8–10 µs of the
+ * request → reply path of `palabre skull`, issue 17, wave s23). So the stream is uncorked down to
+ * zero, which writes what it holds at once, then corked again as many times: the nextTick uncorks
+ * mqtt-packet has scheduled still balance, and a packet written later in this tick is still held
+ * until then, as mqtt-packet means it to be.
+ */
 export function releaseHeldWrites(client: MqttClient): void {
   const hold = holds.get(client);
-  if (hold) release(client, hold);
+  if (!hold) return;
+  release(client, hold);
+  const { stream } = hold;
+  const pending = stream.writableCorked ?? 0;
+  if (pending <= 0 || !stream.cork) return;
+  for (let i = 0; i < pending; i++) stream.uncork!();
+  for (let i = 0; i < pending; i++) stream.cork();
 }
 
 interface Corkable {
   cork?: () => void;
   uncork?: () => void;
+  readonly writableCorked?: number;
 }
 
 interface Hold {

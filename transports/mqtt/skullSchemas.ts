@@ -11,11 +11,12 @@ export const MAX_PAYLOAD_BYTES = 64 * 1024;
 export const MAX_TEXT_CHARS = 2000;
 
 const tsMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const text = z
-  .string()
-  .max(MAX_TEXT_CHARS)
-  .transform((s) => s.trim())
-  .pipe(z.string().min(1, 'text is empty'));
+/**
+ * The length is checked before the trim, emptiness after it: zod's `.trim()` is a check that
+ * rewrites the value in place, so one string schema does what a transform piped into a second
+ * schema did, on every request (issue 17). `abort` keeps a too-long text at one issue, as before.
+ */
+const text = z.string().max(MAX_TEXT_CHARS, { abort: true }).trim().min(1, 'text is empty');
 
 /** `asr/text` and `ai/request`: `{"ts_ms": 0, "text": "…"}`. */
 export const textInputSchema = z.strictObject({ ts_ms: tsMs.optional(), text });
