@@ -191,8 +191,11 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // instance's sweep closed them first (then it grades them).
       const fencedSessions = new Set<string>();
       // Recordings a drain left pending, of instances not in `alive`: assembled in the background.
+      // This instance's own rows count as not alive: only a drain saves a row pending and no
+      // sweep starts once this run drains (`stopping`), so a pending row of ours is a past run's.
       const finalise = async (alive: readonly string[]): Promise<void> => {
-        const r = await finalisePendingRecordings({ sessions, log, recover, alive, claims, stopped: () => stopping || fenced });
+        const others = alive.filter((id) => id !== instanceId);
+        const r = await finalisePendingRecordings({ sessions, log, recover, alive: others, claims, stopped: () => stopping || fenced });
         if (r.assembled + r.failed > 0) log.info(r, 't2 recordings a drain left pending assembled');
       };
       const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping || fenced });

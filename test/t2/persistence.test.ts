@@ -193,7 +193,9 @@ describe('drain with more recordings to assemble than its budget', () => {
     env = await startT2({ gemini, dir, surface: { recordings: slow } });
     const subs = ['cand-w1', 'cand-w2', 'cand-w3', 'cand-w4', 'cand-w5', 'cand-w6'];
     const clients = await Promise.all(subs.map((sub) => oneExchange(env!, sub)));
-    await env.surface.stop({ deadlineAt: Date.now() + 3000 });
+    const stopAt = Date.now();
+    await env.surface.stop({ deadlineAt: stopAt + 3000 });
+    const stopMs = Date.now() - stopAt;
     for (const c of clients) {
       expect((await c.closed).code).toBe(1000);
       expect(c.find('report')).toMatchObject({ audioUrl: expect.stringMatching(/\/audio\.wav$/) });
@@ -203,6 +205,7 @@ describe('drain with more recordings to assemble than its budget', () => {
     // Some WAVs were not assembled by the deadline: their rows say so, their journals are kept.
     const pending = rows.filter((r) => r.recording_pending === 1);
     expect(pending.length).toBeGreaterThan(0);
+    console.info(`[t2-drain] ${subs.length} sessions reported and closed 1000 (assembly held 1 s each, budget 3 s); ${subs.length - pending.length} WAVs assembled in the drain, ${pending.length} left pending; stop took ${stopMs} ms`);
     expect(pending.some((r) => existsSync(journalPathOf(r.audio_path!)))).toBe(true);
     // Their download says the recording is being finished, never serves a partial file.
     const owner = await env.mint('premium', pending[0]!.candidate_id);
