@@ -63,7 +63,8 @@ export interface ClosedRecording {
 export interface RecordingThreadOptions {
   /**
    * Tests only: the worker blocks this long before each assembly, as a slow disk or a loaded
-   * machine would (test/t2/drainRecordings.test.ts: a drain with more to assemble than its budget).
+   * machine would (test/t2/persistence.test.ts: a drain with more to assemble than its budget;
+   * test/t2/recordingThread.test.ts: a close written while an earlier assembly is held).
    */
   assemblyDelayMs?: number;
 }

@@ -194,8 +194,9 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           const gone = await deps.sessions.discardOpen(params.sessionId);
           // Nothing was saved (no row): a recording made before the cancel is not kept either
           // (one a drain is assembling is deleted once its assembly is over, not under it).
+          if (!gone?.audioPath) return;
           if (deferred) await deferred;
-          if (gone?.audioPath) await discardRecording(gone.audioPath);
+          await discardRecording(gone.audioPath);
         });
       },
       recordUsage: (_, { usage: u }) => {
