@@ -83,6 +83,8 @@ export interface Principal {
 export interface SessionFacts {
   audioPath: string | null;
   audioBytes: number;
+  /** The WAV is assembled after the save (a drain does not wait for it): `audioBytes` comes later. */
+  audioPending?: boolean;
   rules: unknown;
   usage: unknown;
 }

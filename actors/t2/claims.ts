@@ -37,6 +37,8 @@ type ClaimTables = { t2_claims: ClaimRow };
 
 export const candidateKey = (sub: string): string => `candidate:${sub}`;
 export const gradeKey = (sessionId: string): string => `grade:${sessionId}`;
+/** One instance assembles a recording a drain left pending (two writing one WAV would corrupt it). */
+export const recordingKey = (sessionId: string): string => `recording:${sessionId}`;
 const INSTANCE_PREFIX = 'instance:';
 
 export class Claims {

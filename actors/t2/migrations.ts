@@ -82,4 +82,13 @@ export const T2_MIGRATIONS: PortableMigration[] = [
       k.schema.createIndex('t2_claims_instance').on('t2_claims').column('instance_id'),
     ],
   },
+  {
+    // A drain saves a session before its WAV is assembled (docs/operations.md § Stop): the row
+    // says its recording is still a journal (1), so readers answer 409 and a later start or sweep
+    // assembles it — found by the row, not by listing files, since a live session's journal on
+    // another instance sharing the folder looks the same.
+    version: 405,
+    name: 't2_sessions_recording_pending',
+    up: (k) => [k.schema.alterTable('t2_sessions').addColumn('recording_pending', 'integer')],
+  },
 ];

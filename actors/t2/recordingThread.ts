@@ -53,6 +53,25 @@ export interface ClosedRecording {
   path: string | null;
   bytes: number;
   durationMs: number;
+  /**
+   * Not assembled: the thread was stopped (or died) first. The journal is left on disk for the
+   * next start; a session saved pending stays pending (docs/operations.md § Stop).
+   */
+  unfinished?: true;
+}
+
+export interface RecordingThreadOptions {
+  /**
+   * Tests only: the worker blocks this long before each assembly, as a slow disk or a loaded
+   * machine would (test/t2/persistence.test.ts: a drain with more to assemble than its budget;
+   * test/t2/recordingThread.test.ts: a close written while an earlier assembly is held).
+   */
+  assemblyDelayMs?: number;
+}
+
+/** What the worker gets at its start (workerData). */
+export interface RecordingWorkerData {
+  assemblyDelayMs: number;
 }
 
 /** One recording as the session sees it: PCM16 LE bytes in, the file's facts out. */
@@ -84,7 +103,7 @@ export class RecordingThread {
   private seq = 0;
   private drained: (() => void) | undefined;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now, private readonly opts: RecordingThreadOptions = {}) {}
 
   /**
    * Starts the thread now if it is not running: called when an audio session is wired, before its
@@ -180,7 +199,8 @@ export class RecordingThread {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = startWorker(import.meta.url, 'recordingWorker');
+    const workerData: RecordingWorkerData = { assemblyDelayMs: this.opts.assemblyDelayMs ?? 0 };
+    const worker = startWorker(import.meta.url, 'recordingWorker', { workerData });
     worker.unref(); // never what keeps the process alive
     worker.on('message', (r: RecordingReply) => {
       if (r.op === 'recovered') {
@@ -207,7 +227,7 @@ export class RecordingThread {
       // Every recording in flight is lost; each session goes on (and is saved) without its file.
       for (const [, report] of this.onError) report(err);
       this.onError.clear();
-      for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
+      for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0, unfinished: true });
       this.closing.clear();
       for (const [, waiting] of this.recovering) waiting.reject(err);
       this.recovering.clear();
@@ -231,7 +251,7 @@ export class RecordingThread {
     clearTimeout(this.timer); // chunks of sessions never closed: nothing will read them
     const w = this.worker;
     this.worker = undefined;
-    for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0 });
+    for (const [, done] of this.closing) done({ path: null, bytes: 0, durationMs: 0, unfinished: true });
     this.closing.clear();
     // Left as they are: the next start recovers them again.
     for (const [, waiting] of this.recovering) waiting.reject(new Error('recording thread stopped'));

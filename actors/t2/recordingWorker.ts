@@ -1,6 +1,6 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { assembleRecording, JournalWriter, recoverRecording } from './recordingJournal.js';
-import { CHUNK_FIELDS, type RecordingBatch, type RecordingControl, type RecordingReply } from './recordingThread.js';
+import { CHUNK_FIELDS, type RecordingBatch, type RecordingControl, type RecordingReply, type RecordingWorkerData } from './recordingThread.js';
 
 /**
  * The recording thread (see recordingThread.ts): appends every session's chunks, with the arrival
@@ -16,7 +16,35 @@ interface Open {
   wavPath: string;
 }
 const journals = new Map<number, Open>();
+const { assemblyDelayMs } = (workerData ?? { assemblyDelayMs: 0 }) as RecordingWorkerData;
+/** The test seam (RecordingThreadOptions): this thread held as a slower assembly would hold it. */
+const slowDown = (): void => {
+  if (assemblyDelayMs > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, assemblyDelayMs);
+};
 const failed = new Set<number>();
+
+/**
+ * Assemblies (and recoveries) run one at a time, each in its own event-loop turn, so that the
+ * batches queued meanwhile are read between two of them: a close's journal reaches the disk when
+ * its message arrives, not after every assembly queued before it — a drain that stops this thread
+ * at its deadline then leaves whole journals for the next start, never ones missing their last
+ * block (docs/operations.md § Stop).
+ */
+const assemblies: Array<() => Promise<void>> = [];
+let assembling = false;
+function assembleLater(job: () => Promise<void>): void {
+  assemblies.push(job);
+  if (!assembling) pump();
+}
+function pump(): void {
+  const job = assemblies.shift();
+  assembling = job !== undefined;
+  if (!job) return;
+  setImmediate(() => {
+    slowDown();
+    void job().finally(pump);
+  });
+}
 
 function reply(r: RecordingReply): void {
   port!.postMessage(r);
@@ -31,9 +59,11 @@ function fail(id: number, err: unknown): void {
 
 function control(op: RecordingControl): void {
   if (op.op === 'recover') {
-    recoverRecording(op.path).then(
-      (bytes) => reply({ op: 'recovered', id: op.id, bytes }),
-      (err: unknown) => reply({ op: 'recovered', id: op.id, bytes: null, error: (err as Error).message }),
+    assembleLater(() =>
+      recoverRecording(op.path).then(
+        (bytes) => reply({ op: 'recovered', id: op.id, bytes }),
+        (err: unknown) => reply({ op: 'recovered', id: op.id, bytes: null, error: (err as Error).message }),
+      ),
     );
     return;
   }
@@ -65,9 +95,11 @@ function control(op: RecordingControl): void {
   }
   // Synchronous in effect (the WAV is written with writeSync): batches of other sessions wait
   // in this thread's queue meanwhile; the event loop that forwards audio does not.
-  assembleRecording(open.wavPath).then(
-    (r) => reply({ op: 'closed', id: op.id, path: r?.path ?? null, bytes: r?.bytes ?? 0, durationMs: r?.durationMs ?? 0 }),
-    lost,
+  assembleLater(() =>
+    assembleRecording(open.wavPath).then(
+      (r) => reply({ op: 'closed', id: op.id, path: r?.path ?? null, bytes: r?.bytes ?? 0, durationMs: r?.durationMs ?? 0 }),
+      lost,
+    ),
   );
 }
 

@@ -1,7 +1,7 @@
 import type { CorrectionService } from '../corrections/contract.js';
 import type { Logger } from '../../core/log.js';
 import type { EndReason, Turn } from '../../machines/t2live.js';
-import { gradeKey, type Claims } from './claims.js';
+import { gradeKey, recordingKey, type Claims } from './claims.js';
 import type { SessionRow, SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { recoverRecording } from './recordingJournal.js';
@@ -15,7 +15,10 @@ import { gradeT2 } from './wiring.js';
  *   written so far and the recording made a valid WAV — its journal assembled (the recordings
  *   folder is shared);
  * - rows left `ungraded` by a drain that ran out of time, or by the step above, are graded when
- *   the candidate said something (else marked `empty`, never retried), each by one instance only.
+ *   the candidate said something (else marked `empty`, never retried), each by one instance only;
+ * - recordings a drain saved pending (`recording_pending`: the session closed without waiting for
+ *   its WAV) whose instance is gone are assembled from their journal, in the background, each by
+ *   one instance only (`finalisePendingRecordings`).
  */
 
 export interface RecoveryOutcome {
@@ -64,6 +67,50 @@ async function closeRows(sessions: SessionStore, log: Logger, rows: readonly Ses
     log.warn({ session: row.id, instance: row.instance_id, turns: parseTurns(row.transcript).length, audioBytes: bytes ?? 0 }, 't2 session left open (a crash, or a fence): closed as interrupted');
   }
   return { interrupted };
+}
+
+export interface FinalisePendingDeps {
+  sessions: SessionStore;
+  log: Logger;
+  recover: RecoverRecording;
+  /** Instances still running: their pending recordings are theirs to finish (at start: not this one). */
+  alive: readonly string[];
+  /** Checked between recordings: a stop leaves the rest for the next start. */
+  stopped?: () => boolean;
+  claims?: Claims;
+}
+
+/**
+ * Assembles the recordings a drain left pending (docs/operations.md § Stop). The row, not a listing
+ * of `*.wav.journal` files, says which: with several instances on one folder a journal may be a
+ * session live elsewhere. A journal already assembled (the drain finished it but not its row)
+ * leaves a complete WAV, whose header is read back (`recoverRecording`).
+ */
+export async function finalisePendingRecordings(deps: FinalisePendingDeps): Promise<{ assembled: number; failed: number }> {
+  const out = { assembled: 0, failed: 0 };
+  for (const listed of await deps.sessions.pendingRecordings(deps.alive)) {
+    if (deps.stopped?.()) break;
+    const claimed = deps.claims ? (await deps.claims.acquire(recordingKey(listed.id), listed.id)).ok : true;
+    if (!claimed) continue;
+    try {
+      const row = deps.claims ? await deps.sessions.get(listed.id) : listed;
+      if (row?.recording_pending !== 1) continue;
+      let bytes: number | null = null;
+      try {
+        bytes = row.audio_path ? await deps.recover(row.audio_path) : null;
+      } catch (err) {
+        // Stopped meanwhile: left pending for the next start. Otherwise the journal is unreadable.
+        if (deps.stopped?.()) break;
+        out.failed++;
+        deps.log.error({ err: (err as Error).message, session: row.id }, 't2 pending recording could not be assembled: the session is kept without it');
+      }
+      await deps.sessions.recordingAssembled(row.id, { path: bytes === null ? null : row.audio_path, bytes: bytes ?? 0 });
+      if (bytes !== null) out.assembled++;
+    } finally {
+      if (deps.claims) await deps.claims.release(recordingKey(listed.id));
+    }
+  }
+  return out;
 }
 
 export interface GradePendingDeps {

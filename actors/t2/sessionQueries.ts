@@ -24,6 +24,8 @@ export interface SessionSummary {
   endedAt: string | null;
   productionId: string | null;
   hasAudio: boolean;
+  /** Present (true) while the WAV is still being assembled (a drain saved the session first): its download answers 409. */
+  audioPending?: true;
   report?: unknown;
 }
 
@@ -32,7 +34,7 @@ export interface SessionDetail extends SessionSummary {
 }
 
 /** The columns the read side selects, typed by the write side's row, plus the subject's title. */
-type Row = Pick<SessionRow, 'id' | 'sujet_id' | 'mode' | 'status' | 'end_reason' | 'production_id' | 'audio_path' | 'audio_bytes' | 'transcript' | 'report' | 'started_at' | 'ended_at'> & {
+type Row = Pick<SessionRow, 'id' | 'sujet_id' | 'mode' | 'status' | 'end_reason' | 'production_id' | 'audio_path' | 'audio_bytes' | 'transcript' | 'report' | 'started_at' | 'ended_at' | 'recording_pending'> & {
   titre: string | null;
 };
 
@@ -65,7 +67,8 @@ function summary(row: Row): SessionSummary {
     startedAt: iso(row.started_at) ?? row.started_at,
     endedAt: iso(row.ended_at),
     productionId: row.production_id,
-    hasAudio: Boolean(row.audio_path && (row.audio_bytes ?? 0) > 0),
+    hasAudio: Boolean(row.audio_path && ((row.audio_bytes ?? 0) > 0 || row.recording_pending === 1)),
+    ...(row.audio_path && row.recording_pending === 1 ? { audioPending: true as const } : {}),
     ...(report !== undefined ? { report } : {}),
   };
 }
@@ -100,7 +103,7 @@ export class SessionQueries {
   private select() {
     return this.db.selectFrom('t2_sessions as s').leftJoin('t2_sujets as j', 'j.id', 's.sujet_id').select([
       's.id', 's.sujet_id', 'j.titre', 's.mode', 's.status', 's.end_reason', 's.production_id', 's.audio_path', 's.audio_bytes',
-      's.transcript', 's.report', 's.started_at', 's.ended_at',
+      's.transcript', 's.report', 's.started_at', 's.ended_at', 's.recording_pending',
     ]);
   }
 

@@ -26,6 +26,11 @@ export interface SessionRow {
   ended_at: string | null;
   /** The instance that ran the session; null for rows written before migration 403. */
   instance_id: string | null;
+  /**
+   * 1: saved by a drain before its WAV was assembled (migration 405): the recording is still the
+   * journal next to `audio_path`, and `audio_bytes` is not known yet. Null once it is assembled.
+   */
+  recording_pending: number | null;
 }
 
 export interface FinishedSession {
@@ -37,6 +42,8 @@ export interface FinishedSession {
   productionId: string | null;
   audioPath: string | null;
   audioBytes: number;
+  /** The WAV is still being assembled from its journal (a drain): `audioBytes` is filled in later. */
+  recordingPending?: boolean;
   transcript: Turn[];
   rules: unknown;
   usage: unknown;
@@ -145,12 +152,34 @@ export class SessionStore {
       report: s.report ? JSON.stringify(s.report) : null,
       ended_at: now,
       instance_id: this.instanceId,
+      recording_pending: s.recordingPending ? 1 : null,
     };
     return this.store.writeAll([
       this.db.insertInto('t2_sessions')
         .values({ id: s.id, candidate_id: s.candidateId, sujet_id: s.sujetId, mode: s.mode, started_at: now, ...values })
         .onConflict((oc) => oc.column('id').doUpdateSet(values)),
     ]);
+  }
+
+  /**
+   * A recording saved pending is assembled: its size, or no recording (`path` null). False when
+   * the row is not pending (already done by another instance, or the save has not happened).
+   */
+  async recordingAssembled(id: string, audio: { path: string | null; bytes: number }): Promise<boolean> {
+    const r = await this.db.updateTable('t2_sessions')
+      .set({ audio_path: audio.path, audio_bytes: audio.bytes, recording_pending: null })
+      .where('id', '=', id).where('recording_pending', '=', 1).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Closed rows whose recording a drain left to assemble, of instances not in `alive` (at start,
+   * this instance's previous run is not alive; a draining instance is, and finalises its own).
+   */
+  pendingRecordings(alive: readonly string[]): Promise<SessionRow[]> {
+    let q = this.db.selectFrom('t2_sessions').selectAll().where('recording_pending', '=', 1).where('status', '!=', 'live');
+    q = alive.length > 0 ? q.where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', 'not in', [...alive])])) : q;
+    return q.orderBy('started_at').execute();
   }
 
   get(id: string): Promise<SessionRow | undefined> {

@@ -25,7 +25,7 @@ import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
-import { closeFencedSessions, closeInterruptedSessions, gradePendingSessions } from './recovery.js';
+import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -42,6 +42,8 @@ export interface T2SurfaceOptions {
   now?: () => number;
   /** Wraps the store T2 uses (tests: one whose writes fail on demand, a database cut). */
   store?: (store: Store) => Store;
+  /** The recording thread (tests: one whose assemblies are slow); default a RecordingThread. */
+  recordings?: () => RecordingThread;
 }
 
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
@@ -96,7 +98,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // this instance's previous run, and any instance that stopped renewing its claim.
       const othersAlive = (await claims.alive()).filter((id) => id !== instanceId);
       // Resampling and mixing (of live sessions, and of crashed ones' journals) run off the event loop.
-      const recordings = new RecordingThread();
+      const recordings = opts.recordings?.() ?? new RecordingThread();
       const recover = (path: string): Promise<number | null> => recordings.recover(path);
       const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover);
       const unregister = registerT2OfflineResponder();
@@ -118,6 +120,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // One per session: its reply waits for that session's turn writes (`written`).
       const text = (written: () => Promise<void>): AnyActorLogic =>
         textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
+      /** Recordings assembled after their session's save (a drain): the stop waits for them to its deadline. */
+      const finalising = new Set<Promise<void>>();
       const deps = {
         logger: log,
         subjects,
@@ -127,6 +131,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         recordings,
+        // Set before the drain ends the sessions: none of them waits for its WAV.
+        deferRecording: () => stopping,
+        finalising: (done: Promise<void>) => {
+          finalising.add(done);
+          void done.finally(() => finalising.delete(done));
+        },
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS, graceMs: config.T2_RESUME_GRACE_MS },
       };
       if (!http) {
@@ -180,6 +190,14 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // The sessions stopped by the fence: closed here once the claims are renewed, unless another
       // instance's sweep closed them first (then it grades them).
       const fencedSessions = new Set<string>();
+      // Recordings a drain left pending, of instances not in `alive`: assembled in the background.
+      // This instance's own rows count as not alive: only a drain saves a row pending and no
+      // sweep starts once this run drains (`stopping`), so a pending row of ours is a past run's.
+      const finalise = async (alive: readonly string[]): Promise<void> => {
+        const others = alive.filter((id) => id !== instanceId);
+        const r = await finalisePendingRecordings({ sessions, log, recover, alive: others, claims, stopped: () => stopping || fenced });
+        if (r.assembled + r.failed > 0) log.info(r, 't2 recordings a drain left pending assembled');
+      };
       const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping || fenced });
       const fence = (): void => {
         fenced = true;
@@ -196,8 +214,10 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
           log.info({ closedHere: closed.interrupted }, 't2 claims renewed again: ready');
           if (closed.interrupted > 0) await grading();
         }
-        const stranded = await closeInterruptedSessions(sessions, log, await claims.alive(), recover);
+        const alive = await claims.alive();
+        const stranded = await closeInterruptedSessions(sessions, log, alive, recover);
         if (stranded.interrupted > 0) await grading();
+        await finalise(alive);
       };
       const sweepTimer = setInterval(() => {
         // Checked on the clock at each tick, not after the renewal: a renewal that hangs fences too.
@@ -228,6 +248,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
       addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
+      // The last drain's pending recordings (this instance's previous run, dead instances'):
+      // assembled on the recording thread while the surface already takes sessions.
+      sweeping = sweeping.then(() => finalise(othersAlive)).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 pending recordings not assembled: retried at the next start'));
       // Sessions a stop or a crash left ungraded are graded in the background (one at a time).
       const catchUp = grading().then(
         (r) => {
@@ -250,9 +273,15 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         await socket.close();
         clearInterval(sweepTimer);
         await sweeping;
-        // Let go of the candidates and of this instance's own claim: no other instance waits the TTL.
+        // The drained sessions' WAVs, in the time left; those not assembled by the deadline stay
+        // journals, their rows pending: the next start (or another instance) assembles them.
+        const assembling = finalising.size;
+        await Promise.race([Promise.allSettled([...finalising]), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
+        if (assembling > 0) log[finalising.size > 0 ? 'warn' : 'info']({ assembled: assembling - finalising.size, pending: finalising.size }, finalising.size > 0 ? 't2 recordings left pending at the deadline: assembled at the next start' : 't2 recordings of the drained sessions assembled');
+        await recordings.stop(Math.max(0, deadlineAt - Date.now()));
+        // Only now, with no assembly running here: another instance takes this one's pending
+        // recordings once its claim is gone. No other instance waits the TTL.
         await claims.stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 claims not released: they expire'));
-        await recordings.stop();
         // The catch-up grading checks `stopping` between sessions; the one in progress may finish.
         await Promise.race([catchUp, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
         unregister();

@@ -8,7 +8,7 @@ import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './a
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
 import { journalPathOf } from './recordingJournal.js';
-import type { RecordingThread, ThreadRecording } from './recordingThread.js';
+import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
@@ -41,6 +41,13 @@ export interface T2Deps {
   recordingsDir: string;
   /** Records on a worker thread when given (the surface's); otherwise on this thread. */
   recordings?: RecordingThread;
+  /**
+   * True while the surface drains (SIGTERM): a session's end does not wait for its WAV, which is
+   * assembled after the save (`finalising` gets that work) or, past the deadline, at the next start.
+   */
+  deferRecording?: () => boolean;
+  /** Told of each recording assembled after its session's save (the drain waits for them, to its deadline). */
+  finalising?: (done: Promise<void>) => void;
   timers: T2Timers;
   now?: () => number;
 }
@@ -90,6 +97,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   const monitor = new RuleMonitor();
   const usage: Record<string, number> = {};
   let recorder: ThreadRecording | undefined;
+  /** The close of a recording the session did not wait for (a drain): the save hands it on. */
+  let deferred: Promise<ClosedRecording> | undefined;
   const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
   const recordingFailed = (err: Error): void => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded');
@@ -121,8 +130,17 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       }),
       interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle()),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
-        const closed = recorder ? await recorder.close() : undefined;
-        return { audioPath: closed?.path ?? null, audioBytes: closed?.bytes ?? 0, rules: monitor.report(), usage: { ...usage } };
+        const facts = { rules: monitor.report(), usage: { ...usage } };
+        if (!recorder) return { audioPath: null, audioBytes: 0, ...facts };
+        const closing = recorder.close();
+        if (deps.deferRecording?.()) {
+          // A drain: assemblies run one after another on the one recording thread, so waiting
+          // for its own would cut the sessions queued behind (docs/operations.md § Stop).
+          deferred = closing;
+          return { audioPath: recordingPath, audioBytes: 0, audioPending: true, ...facts };
+        }
+        const closed = await closing;
+        return { audioPath: closed.path, audioBytes: closed.bytes, ...facts };
       }),
       evaluate: fromPromise<Graded, EvaluateInput>(({ input }) => gradeT2(deps.corrections, input, params.mode)),
       save: fromPromise(async ({ input }) => {
@@ -137,13 +155,16 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           productionId: input.graded?.productionId ?? null,
           audioPath: input.facts?.audioPath ?? null,
           audioBytes: input.facts?.audioBytes ?? 0,
+          recordingPending: input.facts?.audioPending === true,
           transcript: input.transcript,
           rules: input.facts?.rules ?? null,
           usage: input.facts?.usage ?? null,
           report: input.graded?.report ?? null,
         });
+        if (deferred) deps.finalising?.(completeRecording(deferred));
+        // Pending, the URL answers 409 until the WAV is assembled (transports/http/t2.ts).
         const audioUrl = input.facts?.audioPath && input.graded ? audioUrlOf(input.graded.productionId) : null;
-        log.info({ endReason: input.endReason, turns: input.transcript.length, graded: input.graded !== null }, 't2 session saved');
+        log.info({ endReason: input.endReason, turns: input.transcript.length, graded: input.graded !== null, recordingPending: deferred !== undefined }, 't2 session saved');
         return { audioUrl };
       }),
     },
@@ -171,8 +192,11 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         if (keep) return;
         writes.run('t2 open row not discarded', async () => {
           const gone = await deps.sessions.discardOpen(params.sessionId);
-          // Nothing was saved (no row): a recording made before the cancel is not kept either.
-          if (gone?.audioPath) await discardRecording(gone.audioPath);
+          // Nothing was saved (no row): a recording made before the cancel is not kept either
+          // (one a drain is assembling is deleted once its assembly is over, not under it).
+          if (!gone?.audioPath) return;
+          if (deferred) await deferred;
+          await discardRecording(gone.audioPath);
         });
       },
       recordUsage: (_, { usage: u }) => {
@@ -180,6 +204,19 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       },
     },
   });
+  /** The row saved pending gets the WAV's size once it is assembled; left pending if the thread stopped first. */
+  const completeRecording = async (closing: Promise<ClosedRecording>): Promise<void> => {
+    try {
+      const r = await closing;
+      if (r.unfinished) {
+        log.warn('t2 recording not assembled before the stop: its journal is assembled at the next start');
+        return;
+      }
+      await deps.sessions.recordingAssembled(params.sessionId, { path: r.path, bytes: r.bytes });
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 't2 recording assembled but not recorded in its row: the next start does it');
+    }
+  };
   const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(deps.now ? { now: deps.now } : {}) };
   return { logic, input, audio };
 }

@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import { silentLogger } from '../../core/log.js';
 import type { Store } from '../../core/store/store.js';
 import { Claims, candidateKey } from '../../actors/t2/claims.js';
-import { closeFencedSessions, closeInterruptedSessions, gradePendingSessions } from '../../actors/t2/recovery.js';
+import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from '../../actors/t2/recovery.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { SessionQueries } from '../../actors/t2/sessionQueries.js';
 import { SessionStore, type FinishedSession } from '../../actors/t2/sessionStore.js';
@@ -173,6 +173,44 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       expect(outcomes[0].graded + outcomes[1].graded).toBe(1);
       expect(corrections.oral.filter((r) => r.transcript.length === 1)).toHaveLength(1);
       expect(await onB.get('cut')).toMatchObject({ status: 'graded', end_reason: 'interrupted' });
+    });
+
+    it('a recording a drain left pending is assembled once, by one instance, only after the drained instance is gone; read as pending until then', async () => {
+      const f = await fixture();
+      const now = 1_800_000_000_000;
+      const log = silentLogger();
+      const [x, y] = [await f.open(), await f.open()];
+      await new SubjectStore(x.store).seed(SEED_SUBJECTS);
+      const claimsA = new Claims({ store: x.store, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
+      const claimsB = new Claims({ store: y.store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
+      const claimsC = new Claims({ store: x.store, instanceId: 'inst-c', ttlMs: TTL, now: () => now });
+      for (const c of [claimsA, claimsB, claimsC]) await c.register();
+      const onA = new SessionStore(x.store, 'inst-a');
+      await onA.open({ id: 'drained', candidateId: 'cand', sujetId: 'club-de-sport', mode: 'audio', audioPath: '/shared/drained.wav' });
+      await onA.save(finished('drained', { mode: 'audio', endReason: 'server_shutdown', audioPath: '/shared/drained.wav', recordingPending: true }));
+      const summary = (await new SessionQueries(y.store).list('cand'))[0];
+      expect(summary).toMatchObject({ hasAudio: true, audioPending: true, endReason: 'server_shutdown' });
+      // What the recording thread would do with the journal: counted, so twice would show.
+      const assembled: string[] = [];
+      const recover = async (path: string): Promise<number> => {
+        assembled.push(path);
+        return 48_000;
+      };
+      const run = (sessions: SessionStore, claims: Claims) => async () => finalisePendingRecordings({ sessions, log, recover, alive: await claims.alive(), claims });
+      const onB = new SessionStore(y.store, 'inst-b');
+      const onC = new SessionStore(x.store, 'inst-c');
+      // A is alive (still draining, its recording thread may be assembling it): nobody else touches it.
+      expect(await run(onB, claimsB)()).toEqual({ assembled: 0, failed: 0 });
+      // A stopped (its claim let go); B and C sweep at once: assembled once, the row completed.
+      await claimsA.stop();
+      const outcomes = await Promise.all([run(onB, claimsB)(), run(onC, claimsC)()]);
+      expect(outcomes[0].assembled + outcomes[1].assembled).toBe(1);
+      expect(assembled).toEqual(['/shared/drained.wav']);
+      expect(await onB.get('drained')).toMatchObject({ status: 'graded', end_reason: 'server_shutdown', audio_bytes: 48_000, recording_pending: null, audio_path: '/shared/drained.wav' });
+      expect((await new SessionQueries(y.store).list('cand'))[0]).not.toHaveProperty('audioPending');
+      // Not pending any more: a second sweep does nothing, and the update is refused.
+      expect(await run(onB, claimsB)()).toEqual({ assembled: 0, failed: 0 });
+      expect(await onB.recordingAssembled('drained', { path: null, bytes: 0 })).toBe(false);
     });
 
     it('an instance cut from the store fences one renewal period before its claims expire; back after another swept it, it closes and grades nothing twice', async () => {

@@ -79,6 +79,49 @@ describe('recording on a worker thread', () => {
     expect(statSync(journalPathOf(wav)).mode & 0o777).toBe(0o600);
   });
 
+  it('a close writes its journal whole when it arrives, not after the assemblies queued before it: a stop then leaves it whole for the next start', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    let now = 1000;
+    // Each assembly holds the thread 5 s (the test seam): A's is still running when B closes, even
+    // with a worker slow to start on a loaded machine.
+    const thread = new RecordingThread(() => now, { assemblyDelayMs: 5000 });
+    const [aPath, bPath] = [join(dir, 'a.wav'), join(dir, 'b.wav')];
+    const a = thread.open(aPath, () => undefined);
+    const b = thread.open(bPath, () => undefined);
+    const ref = SessionRecorder.create(join(dir, 'ref.wav'), () => now);
+    let bJournal = 16;
+    // Less than one journal block in all: until its close, only B's header is on disk.
+    const few = [...chunks(60, 1000)].filter((c) => c.voice === 0).slice(0, 12);
+    for (const c of few) {
+      now = c.at;
+      a.candidate(c.bytes);
+      if (c.voice === 0) b.candidate(c.bytes);
+      else b.interlocutor(c.bytes);
+      if (c.voice === 0) ref.candidate(pcm16FromBytes(c.bytes));
+      else ref.interlocutor(pcm16FromBytes(c.bytes));
+      bJournal += 16 + c.bytes.length;
+    }
+    expect(bJournal).toBeLessThan(JOURNAL_BLOCK);
+    let aDone = false;
+    const aClosed = a.close().then((r) => ((aDone = true), r));
+    await new Promise((r) => setImmediate(r)); // A's close leaves first: its assembly starts
+    const bClosed = b.close();
+    const deadline = Date.now() + 4000;
+    while ((existsSync(journalPathOf(bPath)) ? statSync(journalPathOf(bPath)).size : 0) < bJournal) {
+      if (Date.now() > deadline) throw new Error('B\'s journal not written while A assembles');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(aDone).toBe(false);
+    // The drain's deadline: the thread stops with both assemblies unfinished, both journals kept.
+    await thread.stop(0);
+    expect(await aClosed).toMatchObject({ path: null, unfinished: true });
+    expect(await bClosed).toMatchObject({ path: null, unfinished: true });
+    expect(existsSync(journalPathOf(aPath))).toBe(true);
+    // Assembled later (the next start), B's WAV is the one a live recorder writes from every chunk.
+    expect(await recoverRecording(bPath)).toBe((await ref.close()).bytes);
+    expect(readFileSync(bPath).equals(readFileSync(join(dir, 'ref.wav')))).toBe(true);
+  });
+
   it('a journal cut by a crash mid-chunk: the WAV assembled on the thread is the one an in-thread recorder writes from the whole chunks', async () => {
     dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
     const wav = join(dir, 'crashed.wav');

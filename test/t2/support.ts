@@ -78,8 +78,8 @@ export interface T2EnvOptions {
   dir?: string;
   /** The correction service to use (e.g. one that survives a restart). */
   corrections?: RecordingCorrections;
-  /** The surface's clock and store wrapper (fencing tests). */
-  surface?: Pick<T2SurfaceOptions, 'now' | 'store'>;
+  /** The surface's clock and store wrapper (fencing tests), its recording thread (slow assemblies). */
+  surface?: Pick<T2SurfaceOptions, 'now' | 'store' | 'recordings'>;
 }
 
 export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {

@@ -57,6 +57,16 @@ function bearer(req: Request): string | undefined {
 }
 
 /** Streams a WAV file the caller owns, as a download. */
+/**
+ * A session a drain saved before its WAV was assembled (docs/operations.md § Stop): the file on
+ * disk may be missing or partly written, so it is not served until its row says it is complete.
+ */
+function recordingPending(res: Response): void {
+  res.set('Retry-After', '5');
+  res.set('Cache-Control', 'no-store');
+  res.status(409).json({ error: 'recording_pending', message: 'L’enregistrement de cette séance est en cours de finalisation : réessayez dans quelques instants.' });
+}
+
 function sendWav(res: Response, path: string, size: number, name: string): void {
   res.status(200);
   res.set('Content-Type', 'audio/wav');
@@ -150,6 +160,10 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
     asCandidate(req, res, async (sub) => {
       const s = await ownSession(req, res, sub);
       if (!s) return;
+      if (s.audioPending) {
+        recordingPending(res);
+        return;
+      }
       const st = s.audioPath ? await stat(s.audioPath).catch(() => undefined) : undefined;
       if (!s.audioPath || !st) {
         res.status(404).json({ error: 'no_audio', message: s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio conservé pour cette séance.' });
@@ -190,6 +204,10 @@ function mountProductionAudio(app: Express, deps: T2HttpDeps): void {
         // Another candidate's production answers like a missing one: its existence is not revealed.
         if (!row || row.candidate_id !== principal.sub || !row.audio_path) {
           res.status(404).json({ error: 'not_found' });
+          return;
+        }
+        if (row.recording_pending === 1) {
+          recordingPending(res);
           return;
         }
         const st = await stat(row.audio_path).catch(() => undefined);

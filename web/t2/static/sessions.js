@@ -98,10 +98,13 @@ async function showSession(id, token) {
   renderReport(body, { report: s.report, transcript: s.transcript, level: 2 });
   $('t2-session-actions').hidden = false;
   const audio = $('t2-session-audio');
-  audio.hidden = !s.hasAudio;
+  // Pending: the server stopped before assembling the WAV; it is finished shortly after (409 until then).
+  audio.hidden = !s.hasAudio || Boolean(s.audioPending);
   const noAudio = $('t2-session-no-audio');
-  noAudio.hidden = s.hasAudio;
-  noAudio.textContent = s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio n’a été conservé pour cette séance.';
+  noAudio.hidden = s.hasAudio && !s.audioPending;
+  noAudio.textContent = s.audioPending
+    ? 'L’enregistrement de cette séance est en cours de finalisation : rechargez la page dans quelques instants.'
+    : s.mode === 'text' ? 'Séance en mode texte : il n’y a pas d’enregistrement audio.' : 'Aucun enregistrement audio n’a été conservé pour cette séance.';
   $('t2-session-transcript').onclick = (e) => download(`/api/t2/sessions/${encodeURIComponent(id)}/transcript.txt`, signin.token(), `t2-${id}.txt`, e.currentTarget);
   audio.onclick = (e) => download(`/api/t2/sessions/${encodeURIComponent(id)}/audio.wav`, signin.token(), `t2-${id}.wav`, e.currentTarget);
 }
