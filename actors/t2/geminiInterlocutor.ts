@@ -3,6 +3,7 @@ import { fromCallback } from 'xstate';
 import type { Logger } from '../../core/log.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { GeminiLiveLink } from './geminiLiveLink.js';
+import { SessionEvents } from './replyEvents.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 
 /**
@@ -33,7 +34,10 @@ export interface GeminiInterlocutorDeps {
 export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
   const now = deps.now ?? Date.now;
   return fromCallback<ToInterlocutor, InterlocutorInput>(({ sendBack, receive, input }) => {
-    const send = (e: InterlocutorEvent): void => sendBack(e);
+    // Chart events leave after the audio of the loop iteration, in this session's order
+    // (actors/t2/replyEvents.ts); the model's audio flushes them first.
+    const events = new SessionEvents<InterlocutorEvent>(sendBack);
+    const send = (e: InterlocutorEvent): void => events.push(e);
     const t0 = now();
     const link = new GeminiLiveLink({
       ai: deps.ai,
@@ -41,7 +45,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
       systemPrompt: deps.systemPrompt(input.sujetId),
       log: deps.logger.child({ session: input.sessionId }),
       send,
-      onMessage: (msg) => forwardServerMessage(msg, { send, audio: deps.audio, atMs: () => now() - t0 }),
+      onMessage: (msg) => forwardServerMessage(msg, { send, flush: () => events.flush(), audio: deps.audio, atMs: () => now() - t0 }),
     });
     link.open();
     const detachAudio = deps.audio?.attachInterlocutor((pcm, base64) => link.sendAudio(pcm, base64));
@@ -62,6 +66,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
     });
 
     return () => {
+      events.close();
       detachAudio?.();
       link.stop();
     };
@@ -69,7 +74,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
 }
 
 /** What one Live message says, as chart events: model audio, both transcriptions, turn boundaries, usage. */
-function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: InterlocutorEvent) => void; audio: InterlocutorAudioPort | undefined; atMs: () => number }): void {
+function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: InterlocutorEvent) => void; flush: () => void; audio: InterlocutorAudioPort | undefined; atMs: () => number }): void {
   const { send } = o;
   const sc = msg.serverContent;
   if (sc) {
@@ -77,8 +82,10 @@ function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: Interlocuto
     // WebSocket frame to the page instead of one per part.
     const chunk = sc.modelTurn?.parts ? decodeParts(sc.modelTurn.parts) : undefined;
     if (chunk) {
-      if (o.audio) o.audio.interlocutor(chunk);
-      else send({ type: 'interlocutor.audio', pcm: chunk });
+      if (o.audio) {
+        o.flush();
+        o.audio.interlocutor(chunk);
+      } else send({ type: 'interlocutor.audio', pcm: chunk });
     }
     if (sc.inputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'candidate', text: sc.inputTranscription.text, atMs: o.atMs() });
     if (sc.outputTranscription?.text) send({ type: 'interlocutor.transcript', speaker: 'interlocutor', text: sc.outputTranscription.text, atMs: o.atMs() });

@@ -1,0 +1,82 @@
+/**
+ * A session's chart events from Gemini (transcript fragments, turn boundaries, usage, the link's
+ * own events), delivered after the audio of the same loop iteration instead of in the middle of
+ * it (bench/README.md, T2 wave s23b).
+ *
+ * With many sessions, Gemini's replies come in bursts: one read of the sockets can carry a
+ * hundred sessions' messages. Their audio goes to the pages at once (actors/t2/audioPipe.ts), but
+ * each message's chart events cost tens of µs (xstate, the page's frames, the turn writes), and
+ * run inline they made the later sessions' audio — and the candidates' chunks read after the
+ * burst — wait for every earlier session's bookkeeping. Queued here, they run in `setImmediate`
+ * once the loop has read its sockets, in slices of {@link SLICE_MS}, so that audio read meanwhile
+ * is forwarded between two slices.
+ *
+ * A session's events keep their order, and keep it against its audio: {@link SessionEvents.flush}
+ * delivers what is pending before that session's next audio leaves (the page sees the same frames
+ * in the same order as before). Only the interleaving across sessions changes.
+ */
+
+/** How long one slice of queued events may hold the loop before the sockets are read again. */
+export const SLICE_MS = 2;
+
+const queue: Array<{ flush(): void }> = [];
+let head = 0;
+let scheduled = false;
+
+function drain(): void {
+  scheduled = false;
+  const until = performance.now() + SLICE_MS;
+  while (head < queue.length) {
+    const s = queue[head++]!;
+    s.flush();
+    if (performance.now() >= until) break;
+  }
+  if (head < queue.length) {
+    queue.splice(0, head);
+    head = 0;
+    schedule();
+  } else {
+    queue.length = 0;
+    head = 0;
+  }
+}
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(drain);
+}
+
+export class SessionEvents<E> {
+  private pending: E[] = [];
+  private closed = false;
+
+  constructor(private readonly deliver: (event: E) => void) {}
+
+  push(event: E): void {
+    if (this.closed) return;
+    if (this.pending.length === 0) {
+      queue.push(this);
+      schedule();
+    }
+    this.pending.push(event);
+  }
+
+  /** Delivers what is pending now, in order (events a delivery pushes are delivered too). */
+  flush(): void {
+    while (this.pending.length > 0 && !this.closed) {
+      const events = this.pending;
+      this.pending = [];
+      for (const e of events) {
+        if (this.closed) return;
+        this.deliver(e);
+      }
+    }
+  }
+
+  /** The session's actor stopped: nothing more is delivered to it. */
+  close(): void {
+    this.closed = true;
+    this.pending = [];
+  }
+}
