@@ -152,13 +152,20 @@ export async function assembleRecording(wavPath: string): Promise<AssembledRecor
     return null;
   }
   if (data.toString('ascii', 0, 8) !== MAGIC) throw new Error(`${path}: not a recording journal`);
-  let clock = data.readDoubleLE(8);
+  const openMs = data.readDoubleLE(8);
+  if (!Number.isFinite(openMs)) throw new Error(`${path}: not a recording journal (bad open time)`);
+  let clock = openMs;
   const rec = SessionRecorder.create(wavPath, () => clock, { syncWrites: true });
   for (let o = HEADER; o + RECORD <= data.length; ) {
     const length = data.readUInt32LE(o + 4);
     const from = o + RECORD;
     if (from + length > data.length) break;
-    clock = data.readDoubleLE(o + 8);
+    const at = data.readDoubleLE(o + 8);
+    // A record that cannot be one we wrote (a block a power cut left zero-filled or torn, a disk
+    // error) ends the journal like a cut record: read on, a garbage arrival time would have the
+    // recorder write hours of silence before it.
+    if (!plausibleRecord(data[o]!, length, at, openMs)) break;
+    clock = at;
     const pcm = pcm16FromBytes(data.subarray(from, from + length));
     if (data[o] === 0) rec.candidate(pcm);
     else rec.interlocutor(pcm);
@@ -167,6 +174,13 @@ export async function assembleRecording(wavPath: string): Promise<AssembledRecor
   const closed = await rec.close();
   rmSync(path, { force: true });
   return closed;
+}
+
+/** How far a record's arrival time may lie from the journal's open time (a session lasts minutes). */
+const MAX_SKEW_MS = 24 * 3600_000;
+
+function plausibleRecord(voice: number, length: number, atMs: number, openMs: number): boolean {
+  return (voice === 0 || voice === 1) && length > 0 && length % 2 === 0 && Number.isFinite(atMs) && Math.abs(atMs - openMs) <= MAX_SKEW_MS;
 }
 
 /**

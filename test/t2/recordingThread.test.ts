@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -149,6 +149,35 @@ describe('recording on a worker thread', () => {
     expect(existsSync(journalPathOf(wav))).toBe(false);
     expect(await recoverRecording(wav)).toBe(ref.bytes);
     expect(readFileSync(wav).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+  });
+
+  it('a journal whose tail is not records we wrote (zero-filled by a power cut, or a garbage arrival time) assembles the records before it, no silence added', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'palabre-rthread-'));
+    const all = [...chunks(200, 1000)];
+    let now = 1000;
+    const ref = SessionRecorder.create(join(dir, 'local.wav'), () => now);
+    for (const c of all) {
+      now = c.at;
+      if (c.voice === 0) ref.candidate(pcm16FromBytes(c.bytes));
+      else ref.interlocutor(pcm16FromBytes(c.bytes));
+    }
+    const expected = await ref.close();
+    for (const tail of ['zeros', 'far clock', 'bad voice'] as const) {
+      const wav = join(dir, `${tail.replace(' ', '-')}.wav`);
+      const j = JournalWriter.create(wav, 1000);
+      for (const c of all) j.append(c.voice, c.at, c.bytes);
+      j.close();
+      const bad = Buffer.alloc(16 + 640);
+      if (tail !== 'zeros') {
+        bad[0] = tail === 'bad voice' ? 7 : 0;
+        bad.writeUInt32LE(640, 4);
+        bad.writeDoubleLE(tail === 'far clock' ? 1e15 : all.at(-1)!.at + 20, 8);
+      }
+      appendFileSync(journalPathOf(wav), Buffer.concat([bad, bad]));
+      expect(await recoverRecording(wav)).toBe(expected.bytes);
+      expect(readFileSync(wav).equals(readFileSync(join(dir, 'local.wav')))).toBe(true);
+      expect(existsSync(journalPathOf(wav))).toBe(false);
+    }
   });
 
   it('a recording discarded while open (its journal deleted) leaves no WAV at its close', async () => {
