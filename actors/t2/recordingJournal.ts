@@ -180,7 +180,7 @@ export async function assembleRecording(wavPath: string): Promise<AssembledRecor
 const MAX_SKEW_MS = 24 * 3600_000;
 
 function plausibleRecord(voice: number, length: number, atMs: number, openMs: number): boolean {
-  return (voice === 0 || voice === 1) && length > 0 && length % 2 === 0 && Number.isFinite(atMs) && Math.abs(atMs - openMs) <= MAX_SKEW_MS;
+  return (voice === 0 || voice === 1) && length % 2 === 0 && Number.isFinite(atMs) && Math.abs(atMs - openMs) <= MAX_SKEW_MS;
 }
 
 /**
