@@ -4,11 +4,13 @@
  * baseline, palabre… each in a fresh process, and the ratio of the medians. The machine is shared,
  * so the ratios, measured in one run, are the figures; the load average is printed with each run.
  *
- *   npx tsx bench/t2-ratio.ts [sessions=200] [seconds=15] [rounds=3] [--stagger S] [--no-gc-tuning]
+ *   npx tsx bench/t2-ratio.ts [sessions=200] [seconds=15] [rounds=3] [--stagger S] [--warmup W] [--no-gc-tuning]
  *
  * `--stagger S`: the sessions start streaming spread over the first S seconds (both sides alike),
  * instead of all on the same tick; `--no-gc-tuning`: palabre without `palabre serve`'s GC setting
- * (core/gcTuning.ts). Both are passed to bench/t2-sessions.ts.
+ * (core/gcTuning.ts); `--warmup W`: both sides stream W seconds before the measured seconds (V8's
+ * optimizing compiler has then done most of its work, on either side). All are passed to
+ * bench/t2-sessions.ts.
  *
  * Targets: event-loop lag p99 ≤ 2×, server CPU per chunk ≤ 1.5×, chunk latency p99 ≤ 1.5×. The CPU
  * of the stop that follows (`cpuWithStopPerChunkUs`: palabre assembles its recordings then) is
@@ -21,8 +23,10 @@ import { fileURLToPath } from 'node:url';
 const argv = process.argv.slice(2);
 const staggerAt = argv.indexOf('--stagger');
 const STAGGER = staggerAt >= 0 ? ['--stagger', String(Number(argv[staggerAt + 1]))] : [];
+const warmupAt = argv.indexOf('--warmup');
+const WARMUP = warmupAt >= 0 ? ['--warmup', String(Number(argv[warmupAt + 1]))] : [];
 const NO_GC_TUNING = argv.includes('--no-gc-tuning') ? ['--no-gc-tuning'] : [];
-const [SESSIONS = '200', SECONDS = '15', ROUNDS = '3'] = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--stagger');
+const [SESSIONS = '200', SECONDS = '15', ROUNDS = '3'] = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--stagger' && argv[i - 1] !== '--warmup');
 const script = fileURLToPath(new URL('./t2-sessions.ts', import.meta.url));
 
 interface Run {
@@ -39,7 +43,7 @@ interface Run {
 }
 
 function run(baseline: boolean): Run {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, SESSIONS, SECONDS, ...STAGGER, ...(baseline ? ['--baseline'] : NO_GC_TUNING)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, SESSIONS, SECONDS, ...STAGGER, ...WARMUP, ...(baseline ? ['--baseline'] : NO_GC_TUNING)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
   const line = out.split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new Error(`no result line from ${baseline ? 'baseline' : 'palabre'}:\n${out}`);
   return JSON.parse(line) as Run;
@@ -77,5 +81,5 @@ const rows = Object.entries(metrics).map(([name, f]) => {
   return { metric: name, palabre: p, baseline: b, ratio, target: targets[name] ?? null, met: targets[name] === undefined ? null : ratio <= targets[name]! };
 });
 const loads = [...runs.palabre, ...runs.baseline].map((r) => r.loadavg1m);
-console.log(JSON.stringify({ bench: 't2-ratio', sessions: Number(SESSIONS), seconds: Number(SECONDS), rounds: Number(ROUNDS), staggerS: STAGGER.length ? Number(STAGGER[1]) : 0, gcTuning: NO_GC_TUNING.length === 0, readyPalabre: runs.palabre.map((r) => r.ready), readyBaseline: runs.baseline.map((r) => r.ready), loadavg1m: { min: Math.min(...loads), max: Math.max(...loads), atEnd: loadavg()[0] }, rows }));
+console.log(JSON.stringify({ bench: 't2-ratio', sessions: Number(SESSIONS), seconds: Number(SECONDS), rounds: Number(ROUNDS), staggerS: STAGGER.length ? Number(STAGGER[1]) : 0, warmupS: WARMUP.length ? Number(WARMUP[1]) : 0, gcTuning: NO_GC_TUNING.length === 0, readyPalabre: runs.palabre.map((r) => r.ready), readyBaseline: runs.baseline.map((r) => r.ready), loadavg1m: { min: Math.min(...loads), max: Math.max(...loads), atEnd: loadavg()[0] }, rows }));
 console.table(rows);

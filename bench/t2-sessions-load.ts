@@ -12,6 +12,11 @@ interface Go {
   durationMs: number;
   /** Session i starts streaming i × staggerMs / N ms after the first (on the 20 ms tick). */
   staggerMs: number;
+  /**
+   * Streaming before the measured `durationMs` starts (`measuring` is sent then): the chunks,
+   * replies and latencies of the warm-up are not counted.
+   */
+  warmupMs: number;
 }
 
 const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine, et de huit heures à vingt heures le week-end.';
@@ -23,6 +28,9 @@ const REPLY_AFTER = 96000;
  * that client receives its first binary frame.
  */
 const sentAt: number[] = [];
+/** The first chunk and the first reply start (performance.now()) the measured window counts. */
+let measureFromSeq = 0;
+let measureFromMs = 0;
 const upMs: number[] = [];
 const downMs: number[] = [];
 const replyAt = new Map<number, number>();
@@ -32,7 +40,8 @@ const fake = await startGeminiLiveFake({
   onAudio: (conn, pcm) => {
     const now = performance.now();
     const at = sentAt[pcm.readUInt32LE(0)];
-    if (at !== undefined) upMs.push(now - at);
+    const seq = pcm.readUInt32LE(0);
+    if (at !== undefined && seq >= measureFromSeq) upMs.push(now - at);
     // Mirrors the fake's own count: the reply goes out right after this call, in the same tick.
     const n = (turnBytes.get(conn) ?? 0) + pcm.length;
     if (n >= REPLY_AFTER) {
@@ -74,7 +83,7 @@ async function run(go: Go): Promise<void> {
                 bytesDown += (data as Buffer).length;
                 const at = replyAt.get(i);
                 if (at !== undefined) {
-                  downMs.push(performance.now() - at);
+                  if (at >= measureFromMs) downMs.push(performance.now() - at);
                   replyAt.delete(i);
                 }
               }
@@ -98,7 +107,13 @@ async function run(go: Go): Promise<void> {
   );
   process.send!({ type: 'streaming', ready });
   const started = Date.now();
-  const cpu0 = process.cpuUsage();
+  let cpu0 = process.cpuUsage();
+  let measuring = go.warmupMs <= 0;
+  if (!measuring) {
+    // No reply is measured before the window: replyAt only counts replies started in it.
+    measureFromSeq = Number.MAX_SAFE_INTEGER;
+    measureFromMs = Number.POSITIVE_INFINITY;
+  }
   // One timer drives every client: a 20 ms tick sends one chunk per session (real-time rate).
   // With a stagger, a session sends from its first tick on, so its replies (every 3 s of its
   // audio) fall on other ticks than the others'.
@@ -107,6 +122,13 @@ async function run(go: Go): Promise<void> {
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now();
+      if (!measuring && Date.now() - started >= go.warmupMs) {
+        measuring = true;
+        measureFromSeq = sent;
+        measureFromMs = now;
+        cpu0 = process.cpuUsage();
+        process.send!({ type: 'measuring' });
+      }
       for (let c = 0; c < clients.length; c++) {
         const ws = clients[c]!;
         if (ws.readyState !== ws.OPEN || tick < firstTick[c]!) continue;
@@ -118,7 +140,7 @@ async function run(go: Go): Promise<void> {
         sent++;
       }
       tick++;
-      if (Date.now() - started >= go.durationMs) {
+      if (measuring && Date.now() - started >= go.warmupMs + go.durationMs) {
         clearInterval(timer);
         resolve();
       }
@@ -133,7 +155,8 @@ async function run(go: Go): Promise<void> {
     return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((q / 100) * s.length))]! * 100) / 100 : -1;
   };
   const latency = { upP50Ms: p(upMs, 50), upP99Ms: p(upMs, 99), upSamples: upMs.length, downP50Ms: p(downMs, 50), downP99Ms: p(downMs, 99), downSamples: downMs.length };
-  process.send!({ type: 'done', ready, sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system, latency });
+  // `sent`: the measured window's chunks; `sentTotal` with the warm-up's.
+  process.send!({ type: 'done', ready, sent: sent - Math.min(sent, measureFromSeq), sentTotal: sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system, latency });
   await fake.close();
   process.exit(0);
 }

@@ -10,6 +10,10 @@
  *   … --stagger S  the sessions start streaming spread over the first S seconds (default 0: all on
  *                  the same 20 ms tick, so all their Gemini replies arrive together every 3 s)
  *   … --no-gc-tuning  palabre without `palabre serve`'s GC setting (core/gcTuning.ts)
+ *   … --warmup W   the sessions stream W seconds before the measured `seconds` start (default 0):
+ *                  CPU, lag and latencies are then those of a warmed process (V8 optimizes the
+ *                  hot code on its helper threads in the first seconds — about 5 µs per chunk
+ *                  of palabre's in a 12 s run, ≈ 1.4 µs of the relay's: bench/README.md, T2)
  * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios (issue 17).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -25,7 +29,10 @@ import { tuneGcForServe } from '../core/gcTuning.js';
 const staggerAt = process.argv.indexOf('--stagger');
 const STAGGER_S = staggerAt > 0 ? Number(process.argv[staggerAt + 1]) : 0;
 if (!Number.isFinite(STAGGER_S) || STAGGER_S < 0) throw new Error('--stagger takes a number of seconds ≥ 0');
-const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--stagger');
+const warmupAt = process.argv.indexOf('--warmup');
+const WARMUP_S = warmupAt > 0 ? Number(process.argv[warmupAt + 1]) : 0;
+if (!Number.isFinite(WARMUP_S) || WARMUP_S < 0) throw new Error('--warmup takes a number of seconds ≥ 0');
+const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--stagger' && all[i - 1] !== '--warmup');
 const SESSIONS = Number(args[0] ?? 200);
 const SECONDS = Number(args[1] ?? 20);
 /** `--inspect`: with an /inspect page open (the hub inspects only while a page listens). */
@@ -55,8 +62,9 @@ const gc = (globalThis as { gc?: () => void }).gc;
 gc?.();
 const rssBefore = process.memoryUsage().rss;
 const retainedBefore = process.memoryUsage().heapUsed + process.memoryUsage().external;
-child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000, staggerMs: STAGGER_S * 1000 });
+child.send({ type: 'go', wsUrl: env.wsUrl, tokens, durationMs: SECONDS * 1000, staggerMs: STAGGER_S * 1000, warmupMs: WARMUP_S * 1000 });
 const streaming = (await next('streaming')) as Msg & { ready: number };
+if (WARMUP_S > 0) await next('measuring');
 const lag = monitorEventLoopDelay({ resolution: 5 });
 lag.enable();
 const cpu0 = process.cpuUsage();
@@ -72,7 +80,7 @@ const probe = setTimeout(() => {
   const m = process.memoryUsage();
   retainedPerSessionKB = Math.round((m.heapUsed + m.external - retainedBefore) / SESSIONS / 1024);
 }, (SECONDS * 1000 * 2) / 3);
-const done = (await next('done')) as Msg & { sent: number; bytesDown: number; finals: number; closedBeforeEnd: number; cpuUs: number; latency: Record<string, number> };
+const done = (await next('done')) as Msg & { sent: number; sentTotal: number; bytesDown: number; finals: number; closedBeforeEnd: number; cpuUs: number; latency: Record<string, number> };
 lag.disable();
 const cpu = process.cpuUsage(cpu0);
 const threads = threadTicks();
@@ -111,8 +119,10 @@ const result = {
   ready: streaming.ready,
   seconds: SECONDS,
   chunksUp: done.sent,
-  expectedChunksUp: SESSIONS * SECONDS * 50 - Math.round((SESSIONS - 1) / 2 * STAGGER_S * 50),
+  // A stagger longer than the warm-up leaves its unstarted sessions' chunks out of the window.
+  expectedChunksUp: SESSIONS * SECONDS * 50 - Math.round((SESSIONS - 1) / 2 * Math.max(0, STAGGER_S - WARMUP_S) ** 2 / Math.max(STAGGER_S, 1e-9) * 50),
   staggerS: STAGGER_S,
+  warmupS: WARMUP_S,
   gcTuned: GC_TUNED,
   audioDownMB: Math.round(done.bytesDown / 1e5) / 10,
   interlocutorReplies: done.finals,
@@ -131,7 +141,8 @@ const result = {
   threadCpuPerChunkUs: threadCpuPer(threads0, threads, done.sent),
   // After the streaming: the stop (sessions ended, graded, saved, recordings finished), process
   // CPU per chunk streamed, its wall time, and the recordings it left.
-  stopCpuPerChunkUs: Math.round((endCpu.user + endCpu.system) / Math.max(1, done.sent) * 10) / 10,
+  // (per chunk of the whole streaming, warm-up included: the recordings hold all of it)
+  stopCpuPerChunkUs: Math.round((endCpu.user + endCpu.system) / Math.max(1, done.sentTotal) * 10) / 10,
   stopMs: endMs,
   recordings,
   // The main thread alone (process CPU above includes the recording thread): the share of time
