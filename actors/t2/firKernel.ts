@@ -1,21 +1,27 @@
 /**
  * The inner loop of the recording's resampler (actors/t2/resampler.ts) as a WebAssembly SIMD
- * function: the same multiplies and adds in the same order, two lanes at a time.
+ * function: the same multiplies and adds in the same order, four lanes at a time.
  *
- * Why: the polyphase filter (24 multiply-adds per output sample, 480 outputs per 20 ms chunk) was
- * the largest single cost of the recording thread (≈ 13 µs per candidate chunk, about a third of
- * palabre's CPU beyond the bare relay's in bench/t2-ratio.ts, issue 17). The JavaScript loop keeps
- * four accumulators a0..a3 (taps k ≡ 0..3 mod 4) and sums them as ((a0 + a1) + a2) + a3; here the
- * pairs (a0, a1) and (a2, a3) are two f64x2 vectors updated with `f64x2.mul` then `f64x2.add` —
- * IEEE double operations, not fused, rounded exactly like V8's scalar code — so every output is
- * bit-identical to the JavaScript loop's (test/t2/audio.test.ts compares both).
+ * Why: the polyphase filter (24 multiply-adds per output sample, 480 outputs per 20 ms chunk) is
+ * most of the work of assembling a session's recording when it ends (bench/t2-journal.ts), the
+ * one part of palabre's T2 CPU the bare relay has no counterpart for (bench/t2-ratio.ts, issue
+ * 17). The filter runs in single precision: its inputs are 16-bit samples (exact in float32), its
+ * outputs are rounded to 16 bits, and float32's 24-bit mantissa leaves the error of a 24-tap sum
+ * far below half a step of the output (test/t2/audio.test.ts compares with a double-precision
+ * filter). Four lanes of float32 are twice the work per instruction of two lanes of float64.
+ *
+ * The JavaScript loop keeps four float32 accumulators a0..a3 (taps k ≡ 0..3 mod 4, each product
+ * and sum rounded with Math.fround) and sums them as ((a0 + a1) + a2) + a3; here (a0..a3) is one
+ * f32x4 vector updated with `f32x4.mul` then `f32x4.add` — IEEE single operations, not fused —
+ * so every output is bit-identical to the JavaScript loop's (rounding a double-precision sum or
+ * product of two float32 values to float32 gives the single-precision result: 53 ≥ 2 × 24 + 2).
  *
  * The module is a few hundred bytes, encoded below rather than shipped as a binary so that the
  * source stays readable; `WebAssembly.validate` guards it, and the JavaScript loop is used where
  * WebAssembly SIMD is missing.
  *
- * Memory: taps (UP × TAPS_PER_PHASE doubles, the flat reversed phases of the resampler) at 0,
- * the input (history then queued samples, as doubles) at BUF_OFFSET, outputs (doubles, before
+ * Memory: taps (UP × TAPS_PER_PHASE float32, the flat reversed phases of the resampler) at 0,
+ * the input (history then queued samples, as float32) at BUF_OFFSET, outputs (float32, before
  * rounding) right after the input.
  */
 
@@ -59,18 +65,19 @@ const set = (i: number) => [0x21, i];
 const i32 = (n: number) => [0x41, ...sleb(n)];
 const SIMD = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
 const v128Load = (offset: number) => SIMD(0x00, 4, ...uleb(offset));
-const F64X2_ADD = SIMD(0xf0);
-const F64X2_MUL = SIMD(0xf2);
-const lane = (l: number) => SIMD(0x21, l);
-const F64_ADD = [0xa0];
+const F32X4_ADD = SIMD(0xe4);
+const F32X4_MUL = SIMD(0xe6);
+const lane = (l: number) => SIMD(0x1f, l); // f32x4.extract_lane
+const F32_ADD = [0x92];
+const F32_STORE = [0x38, 2, 0]; // align 4 bytes, offset 0
 
 /**
  * run(u, limit, bufOff, outOff) → u: for u = u, u + DOWN… < limit (the 48 kHz position), the
- * output at u from phase (u mod UP) and input samples from u / UP on, written as doubles at outOff.
+ * output at u from phase (u mod UP) and input samples from u / UP on, written as float32 at outOff.
  */
 function moduleBytes(up: number, down: number, tapsPerPhase: number): Uint8Array<ArrayBuffer> {
   if (tapsPerPhase % 4 !== 0) throw new Error('taps per phase must be a multiple of 4');
-  const [U, LIMIT, BUF, OUT, I, Q, P, O, A, C] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const [U, LIMIT, BUF, OUT, I, Q, P, O, A] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
   const zero = SIMD(0x0c, ...new Array<number>(16).fill(0));
   const body: number[] = [
     ...get(OUT), ...set(O),
@@ -78,23 +85,21 @@ function moduleBytes(up: number, down: number, tapsPerPhase: number): Uint8Array
     0x03, 0x40, // loop
     ...get(U), ...get(LIMIT), 0x4e, 0x0d, 1, // u >= limit: leave the block
     ...get(U), ...i32(up), 0x6e, ...set(I), // i = u / UP (newest input sample used)
-    ...get(U), ...get(I), ...i32(up), 0x6c, 0x6b, ...i32(tapsPerPhase * 8), 0x6c, ...set(P), // this phase's taps
-    ...get(BUF), ...get(I), ...i32(3), 0x74, 0x6a, ...set(Q), // &buf[i]
+    ...get(U), ...get(I), ...i32(up), 0x6c, 0x6b, ...i32(tapsPerPhase * 4), 0x6c, ...set(P), // this phase's taps
+    ...get(BUF), ...get(I), ...i32(2), 0x74, 0x6a, ...set(Q), // &buf[i]
     ...zero, ...set(A),
-    ...zero, ...set(C),
   ];
   for (let k = 0; k < tapsPerPhase; k += 4) {
-    // (a0, a1) += taps[k, k+1] × buf[k, k+1]; (a2, a3) += taps[k+2, k+3] × buf[k+2, k+3]
-    body.push(...get(A), ...get(P), ...v128Load(8 * k), ...get(Q), ...v128Load(8 * k), ...F64X2_MUL, ...F64X2_ADD, ...set(A));
-    body.push(...get(C), ...get(P), ...v128Load(8 * k + 16), ...get(Q), ...v128Load(8 * k + 16), ...F64X2_MUL, ...F64X2_ADD, ...set(C));
+    // (a0, a1, a2, a3) += taps[k .. k+3] × buf[k .. k+3]
+    body.push(...get(A), ...get(P), ...v128Load(4 * k), ...get(Q), ...v128Load(4 * k), ...F32X4_MUL, ...F32X4_ADD, ...set(A));
   }
   body.push(
     ...get(O),
-    ...get(A), ...lane(0), ...get(A), ...lane(1), ...F64_ADD, // a0 + a1
-    ...get(C), ...lane(0), ...F64_ADD, // + a2
-    ...get(C), ...lane(1), ...F64_ADD, // + a3
-    0x39, 3, 0, // f64.store
-    ...get(O), ...i32(8), 0x6a, ...set(O),
+    ...get(A), ...lane(0), ...get(A), ...lane(1), ...F32_ADD, // a0 + a1
+    ...get(A), ...lane(2), ...F32_ADD, // + a2
+    ...get(A), ...lane(3), ...F32_ADD, // + a3
+    ...F32_STORE,
+    ...get(O), ...i32(4), 0x6a, ...set(O),
     ...get(U), ...i32(down), 0x6a, ...set(U),
     0x0c, 0, // br loop
     0x0b, // end loop
@@ -102,7 +107,7 @@ function moduleBytes(up: number, down: number, tapsPerPhase: number): Uint8Array
     ...get(U),
     0x0b, // end function
   );
-  const locals = vec([[4, I32], [2, V128]]);
+  const locals = vec([[4, I32], [1, V128]]);
   const code = [...locals, ...body];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
@@ -116,29 +121,30 @@ function moduleBytes(up: number, down: number, tapsPerPhase: number): Uint8Array
 
 export interface FirKernel {
   /**
-   * Runs the filter over `input` (history then queued, as doubles) from position `u` to `limit`:
+   * Runs the filter over `input` (history then queued samples) from position `u` to `limit`:
    * the outputs before rounding (a view valid until the next call) and the position after them.
    */
-  run(input: Float64Array, u: number, limit: number): { u: number; out: Float64Array };
+  run(input: Float32Array, u: number, limit: number): { u: number; out: Float32Array };
 }
 
 /** The SIMD kernel with these taps, or undefined where WebAssembly SIMD is not available. */
-export function simdFirKernel(taps: Float64Array, up: number, down: number, tapsPerPhase: number): FirKernel | undefined {
+export function simdFirKernel(taps: Float32Array, up: number, down: number, tapsPerPhase: number): FirKernel | undefined {
   const bytes = moduleBytes(up, down, tapsPerPhase);
   if (typeof WebAssembly === 'undefined' || !WebAssembly.validate(bytes)) return undefined;
   const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes));
   const mem = instance.exports.mem as WebAssembly.Memory;
   const run = instance.exports.run as (u: number, limit: number, bufOff: number, outOff: number) => number;
-  new Float64Array(mem.buffer, 0, taps.length).set(taps);
+  if (taps.byteLength > BUF_OFFSET) throw new Error('the taps overlap the input');
+  new Float32Array(mem.buffer, 0, taps.length).set(taps);
   return {
     run(input, u, limit) {
       const outOff = BUF_OFFSET + input.byteLength;
       const count = Math.max(0, Math.ceil((limit - u) / down));
-      const need = outOff + count * 8;
+      const need = outOff + count * 4;
       if (need > mem.buffer.byteLength) mem.grow(Math.ceil((need - mem.buffer.byteLength) / PAGE));
-      new Float64Array(mem.buffer, BUF_OFFSET, input.length).set(input);
+      new Float32Array(mem.buffer, BUF_OFFSET, input.length).set(input);
       const end = run(u, limit, BUF_OFFSET, outOff);
-      return { u: end, out: new Float64Array(mem.buffer, outOff, (end - u) / down) };
+      return { u: end, out: new Float32Array(mem.buffer, outOff, (end - u) / down) };
     },
   };
 }

@@ -145,10 +145,8 @@ export class SessionRecorder {
     const avail = Math.max(0, Math.min(count, this.end - this.head));
     const pending = this.pending;
     const head = this.head;
-    for (let i = 0; i < avail; i++) {
-      const v = Math.round(pending[head + i]!);
-      out[i] = v > 32767 ? 32767 : v < -32768 ? -32768 : v;
-    }
+    // The mix holds sums of PCM16 samples (whole numbers): only clipped here.
+    for (let i = 0; i < avail; i++) out[i] = toPcm16(pending[head + i]!);
     pending.fill(0, head, head + avail);
     if (inPlace) {
       if (avail < count) inPlace.fill(0, avail); // silence after the last sample placed

@@ -70,8 +70,9 @@ export function prototypeResponseDb(hz: number, h: Float64Array = designPrototyp
  * Branch p holds taps h[p], h[p+3], h[p+6]…, so one output costs TAPS_PER_PHASE multiplies. The
  * branches are laid out flat and reversed, so the inner loop walks both arrays forwards.
  */
-function flatPhases(h: Float64Array): Float64Array {
-  const flat = new Float64Array(UP * TAPS_PER_PHASE);
+function flatPhases(h: Float64Array): Float32Array {
+  // In single precision, as the filter runs (actors/t2/firKernel.ts says why).
+  const flat = new Float32Array(UP * TAPS_PER_PHASE);
   for (let p = 0; p < UP; p++) {
     for (let k = 0; k < TAPS_PER_PHASE; k++) flat[p * TAPS_PER_PHASE + (TAPS_PER_PHASE - 1 - k)] = h[p + UP * k]!;
   }
@@ -97,7 +98,7 @@ export class Resampler16to24 {
   }
 
   /** Working buffer: HIST samples of history followed by the queued input (grown as needed). */
-  private buf = new Float64Array(HIST + 4096);
+  private buf = new Float32Array(HIST + 4096);
   /** Input samples queued after the history, not resampled yet. */
   private queued = 0;
   /** Position of the next output in the 48 kHz domain, relative to the first queued sample. */
@@ -119,7 +120,7 @@ export class Resampler16to24 {
   enqueue(input: Int16Array): number {
     const len = input.length;
     if (this.buf.length < HIST + this.queued + len) {
-      const bigger = new Float64Array(Math.max(HIST + this.queued + len, this.buf.length * 2));
+      const bigger = new Float32Array(Math.max(HIST + this.queued + len, this.buf.length * 2));
       bigger.set(this.buf.subarray(0, HIST + this.queued));
       this.buf = bigger;
     }
@@ -150,21 +151,23 @@ export class Resampler16to24 {
    * What `drain` returns, before rounding and clipping (`toPcm16` of each value gives `drain`'s
    * samples): a view valid until the next call. The recorder rounds and mixes them in one pass.
    */
-  drainRaw(): Float64Array {
+  drainRaw(): Float32Array {
     const len = this.queued;
     const limit = len * UP;
     let u = this.u;
     const buf = this.buf;
-    let acc: Float64Array;
+    let acc: Float32Array;
     if (this.kernel) {
       const r = this.kernel.run(buf.subarray(0, HIST + len), u, limit);
       acc = r.out;
       u = r.u;
     } else {
       const count = Math.max(0, Math.ceil((limit - u) / DOWN));
-      if (this.raw.length < count) this.raw = new Float64Array(Math.max(count, this.raw.length * 2));
+      if (this.raw.length < count) this.raw = new Float32Array(Math.max(count, this.raw.length * 2));
       acc = this.raw.subarray(0, count);
       const taps = TAPS;
+      // Single precision as in the kernel: each product and sum rounded to float32.
+      const f = Math.fround;
       let n = 0;
       while (u < limit) {
         const i = (u / UP) | 0; // newest input sample used
@@ -176,12 +179,12 @@ export class Resampler16to24 {
         let a2 = 0;
         let a3 = 0;
         for (let k = 0; k < TAPS_PER_PHASE; k += 4) {
-          a0 += taps[off + k]! * buf[i + k]!;
-          a1 += taps[off + k + 1]! * buf[i + k + 1]!;
-          a2 += taps[off + k + 2]! * buf[i + k + 2]!;
-          a3 += taps[off + k + 3]! * buf[i + k + 3]!;
+          a0 = f(a0 + f(taps[off + k]! * buf[i + k]!));
+          a1 = f(a1 + f(taps[off + k + 1]! * buf[i + k + 1]!));
+          a2 = f(a2 + f(taps[off + k + 2]! * buf[i + k + 2]!));
+          a3 = f(a3 + f(taps[off + k + 3]! * buf[i + k + 3]!));
         }
-        acc[n++] = a0 + a1 + a2 + a3;
+        acc[n++] = f(f(f(a0 + a1) + a2) + a3);
         u += DOWN;
       }
     }
@@ -193,12 +196,15 @@ export class Resampler16to24 {
   }
 
   /** The JavaScript loop's outputs (no SIMD kernel), reused from drain to drain. */
-  private raw = new Float64Array(0);
+  private raw = new Float32Array(0);
 }
 
 /** One resampled value as a PCM16 sample: clipped, then rounded. */
 export function toPcm16(a: number): number {
-  return a > 32767 ? 32767 : a < -32768 ? -32768 : Math.round(a);
+  // Math.round(a) for the rest, as a truncation of a positive number: floor(a + 0.5) shifted by
+  // 32768 (exact in doubles for any |a| < 2^23). V8's Math.round cost ≈ 7 ns a sample here,
+  // twice the filter itself; `| 0` is one instruction (bench/t2-journal.ts: assembly per chunk).
+  return a >= 32767 ? 32767 : a <= -32768 ? -32768 : ((a + 32768.5) | 0) - 32768;
 }
 
 /** Reads a PCM16 LE byte buffer as samples (copying when unaligned). */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Resampler16to24, prototypeResponseDb, pcm16FromBytes } from '../../actors/t2/resampler.js';
+import { DOWN, Resampler16to24, TAPS_PER_PHASE, UP, designPrototype, prototypeResponseDb, pcm16FromBytes, toPcm16 } from '../../actors/t2/resampler.js';
 import { SessionRecorder } from '../../actors/t2/recorder.js';
 
 function sine(hz: number, rate: number, seconds: number, amp = 10000): Int16Array {
@@ -89,6 +89,43 @@ describe('16 → 24 kHz resampler (windowed-sinc polyphase FIR)', () => {
       compared += a.length;
     }
     expect(compared).toBeGreaterThan(500_000);
+  });
+
+  it('rounds to the samples of the same filter in double precision, within one step, rarely (single precision is enough)', () => {
+    // The reference: y at the 48 kHz position u = n × DOWN, phase p = u mod UP, newest input i = u / UP,
+    // is the sum over m of h[p + UP·m] × x[i − m], in doubles.
+    const h = designPrototype();
+    let seed = 11;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const x = new Int16Array(200_000);
+    for (let i = 0; i < x.length; i++) x[i] = rand() < 0.05 ? (rand() < 0.5 ? 32767 : -32768) : Math.floor(rand() * 65536) - 32768;
+    const got = new Resampler16to24().push(x);
+    expect(got.length).toBe(300_000);
+    let differ = 0;
+    let worst = 0;
+    for (let n = 0; n < got.length; n++) {
+      const u = n * DOWN;
+      const i = Math.floor(u / UP);
+      const p = u - i * UP;
+      let y = 0;
+      for (let m = 0; m < TAPS_PER_PHASE; m++) y += i - m >= 0 ? h[p + UP * m]! * x[i - m]! : 0;
+      const d = Math.abs(got[n]! - toPcm16(y));
+      worst = Math.max(worst, d);
+      if (d) differ++;
+    }
+    expect(worst).toBeLessThanOrEqual(1);
+    // Outputs land within a few thousandths of a step of the double-precision sum: only those
+    // that fall that close to a half step round the other way (266 of 300 000 here).
+    expect(differ / got.length).toBeLessThan(0.002);
+  });
+
+  it('rounds to PCM16 as Math.round does, ties towards +∞, and clips at the rails', () => {
+    const reference = (a: number): number => (a > 32767 ? 32767 : a < -32768 ? -32768 : Math.round(a));
+    const values = [0, -0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, -0.49999997, 32766.5, 32767, 32767.4, 32767.5, 40000, -32767.5, -32768, -32768.4, -32768.5, -40000, 1e9, -1e9];
+    let seed = 3;
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 200_000; i++) values.push((rand() - 0.5) * 70_000, Math.round((rand() - 0.5) * 70_000) + 0.5, Math.fround((rand() - 0.5) * 66_000));
+    for (const v of values) if (toPcm16(v) !== reference(v)) expect.fail(`toPcm16(${v}) = ${toPcm16(v)}, Math.round gives ${reference(v)}`);
   });
 
   it('keeps a 1 kHz tone at its level and puts no image above 8 kHz (anti-aliasing)', () => {
