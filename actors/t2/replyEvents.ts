@@ -1,3 +1,5 @@
+import { performance as perfHooks } from 'node:perf_hooks';
+
 /**
  * A session's chart events from Gemini (transcript fragments, turn boundaries, usage, the link's
  * own events), delivered after the audio of the same loop iteration instead of in the middle of
@@ -18,14 +20,32 @@
 
 /** How long one slice of queued events may hold the loop before the sockets are read again. */
 export const SLICE_MS = 2;
+/**
+ * The slice while the loop is busy with other work (audio, mostly): when, since the last slice,
+ * it spent more than {@link BUSY_MS} and most of its time on other callbacks. In a burst of
+ * replies each loop iteration reads tens of milliseconds of Gemini messages and candidate chunks;
+ * a 2 ms slice after each made every chunk read in the next iteration wait for it too, and the
+ * candidates' chunk latency p99 is made of those bursts (bench/README.md, T2). The events are
+ * then delivered once the burst is over, at the full slice; a session's own audio still flushes
+ * its events first, so they never fall behind it.
+ */
+export const BUSY_SLICE_MS = 0.25;
+const BUSY_MS = 1;
+
+/** The slice, from what the loop did since the last one (`eventLoopUtilization` over that span). */
+export function sliceMs(since: { active: number; utilization: number }): number {
+  return since.active > BUSY_MS && since.utilization > 0.5 ? BUSY_SLICE_MS : SLICE_MS;
+}
 
 const queue: Array<{ flush(): void }> = [];
 let head = 0;
 let scheduled = false;
 
+let lastSlice = perfHooks.eventLoopUtilization();
+
 function drain(): void {
   scheduled = false;
-  const until = performance.now() + SLICE_MS;
+  const until = performance.now() + sliceMs(perfHooks.eventLoopUtilization(lastSlice));
   while (head < queue.length) {
     const s = queue[head++]!;
     s.flush();
@@ -39,6 +59,7 @@ function drain(): void {
     queue.length = 0;
     head = 0;
   }
+  lastSlice = perfHooks.eventLoopUtilization();
 }
 
 function schedule(): void {

@@ -1,5 +1,6 @@
+import { performance as perfHooks } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SLICE_MS, SessionEvents } from '../../actors/t2/replyEvents.js';
+import { BUSY_SLICE_MS, SLICE_MS, SessionEvents, sliceMs } from '../../actors/t2/replyEvents.js';
 
 /** One turn of the loop: the queue's setImmediate, scheduled before this one, has run. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -7,7 +8,13 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 describe('a session’s chart events from Gemini, after the audio of the loop iteration', () => {
   afterEach(() => {
     vi.useRealTimers();
+    vi.restoreAllMocks();
   });
+
+  /** What the loop did between two slices, as the queue reads it (the test runner's own work is not audio). */
+  const loopWas = (active: number, utilization: number): void => {
+    vi.spyOn(perfHooks, 'eventLoopUtilization').mockReturnValue({ active, idle: active / utilization - active, utilization });
+  };
 
   it('are delivered after the current task, in order, each session’s in its own order', async () => {
     const got: string[] = [];
@@ -70,7 +77,16 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     expect(got).toEqual(['closing']);
   });
 
+  it(`takes ${BUSY_SLICE_MS} ms slices while other work keeps the loop busy (audio first), ${SLICE_MS} ms otherwise`, () => {
+    // A burst of replies: 30 ms of Gemini messages and candidate chunks since the last slice.
+    expect(sliceMs({ active: 30, utilization: 1 })).toBe(BUSY_SLICE_MS);
+    // Slices back to back, or a loop that waited for the sockets most of the time.
+    expect(sliceMs({ active: 0.2, utilization: 1 })).toBe(SLICE_MS);
+    expect(sliceMs({ active: 5, utilization: 0.2 })).toBe(SLICE_MS);
+  });
+
   it(`a burst is worked through in slices of ${SLICE_MS} ms, with the loop turning between two slices`, async () => {
+    loopWas(0.1, 1);
     vi.useFakeTimers({ toFake: ['performance'] });
     const got: number[] = [];
     // Each session's event costs 1 ms of the (simulated) clock.
@@ -85,5 +101,23 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     expect(got).toEqual([0, 1, 2, 3]);
     await nextTurn();
     expect(got).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it(`while audio keeps the loop busy, a burst is worked through ${BUSY_SLICE_MS} ms at a time`, async () => {
+    loopWas(30, 1);
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const got: number[] = [];
+    const sessions = Array.from({ length: 3 }, () => new SessionEvents<number>((e) => {
+      got.push(e);
+      vi.advanceTimersByTime(1);
+    }));
+    sessions.forEach((s, i) => s.push(i));
+    // One session per turn (a slice always delivers at least one session's events).
+    await nextTurn();
+    expect(got).toEqual([0]);
+    await nextTurn();
+    expect(got).toEqual([0, 1]);
+    await nextTurn();
+    expect(got).toEqual([0, 1, 2]);
   });
 });
