@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import type { Store } from '../../core/store/store.js';
+import { compiledOnce } from '../../core/store/compiledOnce.js';
 import type { Turn } from '../../machines/t2live.js';
 
 /**
@@ -67,9 +68,17 @@ export function storeNow(at = Date.now()): string {
  */
 export class SessionStore {
   private readonly db: Kysely<SessionTables>;
+  /** The turn's write, compiled once (a hot path: core/store/compiledOnce.ts). */
+  private readonly appendTurnWrite: (v: { id: string; turn: string }) => Compilable;
 
   constructor(private readonly store: Store, readonly instanceId: string) {
     this.db = store.db.withTables<SessionTables>();
+    this.appendTurnWrite = compiledOnce(['id', 'turn'], (p) => {
+      const appended = store.dialect === 'sqlite'
+        ? sql<string>`json_insert(transcript, '$[#]', json(${p.turn}))`
+        : sql<string>`(transcript::jsonb || jsonb_build_array(${p.turn}::jsonb))::text`;
+      return this.db.updateTable('t2_sessions').set({ transcript: appended }).where('id', '=', p.id).where('status', '=', 'live');
+    });
   }
 
   /**
@@ -87,11 +96,7 @@ export class SessionStore {
 
   /** One small write per final turn, appended in place (the row stays valid JSON). */
   appendTurn(id: string, turn: Turn): Promise<void> {
-    const t = JSON.stringify(turn);
-    const appended = this.store.dialect === 'sqlite'
-      ? sql<string>`json_insert(transcript, '$[#]', json(${t}))`
-      : sql<string>`(transcript::jsonb || jsonb_build_array(${t}::jsonb))::text`;
-    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ transcript: appended }).where('id', '=', id).where('status', '=', 'live')]);
+    return this.store.writeAll([this.appendTurnWrite({ id, turn: JSON.stringify(turn) })]);
   }
 
   /** A session that ends without anything to save (cancelled, nothing said): its open row goes. */
