@@ -41,6 +41,7 @@ const queue: Array<{ flush(): void }> = [];
 let head = 0;
 let scheduled = false;
 
+/** The loop's counters at the end of the last slice (the slice's clock is `performance.now()`). */
 let lastSlice = perfHooks.eventLoopUtilization();
 
 function drain(): void {
