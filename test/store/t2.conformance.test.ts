@@ -23,6 +23,14 @@ const finished = (id: string, over: Partial<FinishedSession> = {}): FinishedSess
   transcript: [turn('candidate', 'Bonjour, quels sont les horaires ?', 10)], rules: { replies: 1 }, usage: null, report: { scoreGlobal: 12 }, ...over,
 });
 const TTL = 15_000;
+/** One instance's claims on `store`, on the test's clock. */
+const claimsOf = (store: Store, instanceId: string, now: () => number): Claims => new Claims({ store, instanceId, ttlMs: TTL, now });
+/** Two instances' connections to the engine's one database, the subjects seeded. */
+async function twoInstances(f: Awaited<ReturnType<ReturnType<typeof engineFixtures>>>) {
+  const [x, y] = [await f.open(), await f.open()];
+  await new SubjectStore(x.store).seed(SEED_SUBJECTS);
+  return [x, y] as const;
+}
 
 describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
   const fixture = engineFixtures(engine, afterEach);
@@ -90,8 +98,8 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
     it('claims: a candidate live on one instance is refused on the other until released or expired; the holder renews', async () => {
       const f = await fixture();
       let now = 1_800_000_000_000;
-      const a = new Claims({ store: (await f.open()).store, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
-      const b = new Claims({ store: (await f.open()).store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
+      const a = claimsOf((await f.open()).store, 'inst-a', () => now);
+      const b = claimsOf((await f.open()).store, 'inst-b', () => now);
       await a.register();
       await b.register();
       expect((await a.alive()).sort()).toEqual(['inst-a', 'inst-b']);
@@ -117,7 +125,7 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       let failNext = false;
       const x = (await f.open()).store;
       const flaky: Store = { ...x, writeAll: (q) => (failNext ? ((failNext = false), Promise.reject(new Error('store unreachable'))) : x.writeAll(q)) };
-      const c = new Claims({ store: flaky, instanceId: 'inst-c', ttlMs: TTL, now: () => now });
+      const c = claimsOf(flaky, 'inst-c', () => now);
       await c.register();
       const other = candidateKey('cand-flaky');
       expect(await c.acquire(other, 's6')).toEqual({ ok: true });
@@ -136,10 +144,9 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       const f = await fixture();
       let now = 1_800_000_000_000;
       const log = silentLogger();
-      const [x, y] = [await f.open(), await f.open()];
-      await new SubjectStore(x.store).seed(SEED_SUBJECTS);
-      const claimsA = new Claims({ store: x.store, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
-      const claimsB = new Claims({ store: y.store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
+      const [x, y] = await twoInstances(f);
+      const claimsA = claimsOf(x.store, 'inst-a', () => now);
+      const claimsB = claimsOf(y.store, 'inst-b', () => now);
       await claimsA.register();
       await claimsB.register();
       const onA = new SessionStore(x.store, 'inst-a');
@@ -162,7 +169,7 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       expect(JSON.parse((await onB.get('cut'))!.transcript)).toHaveLength(1);
       expect(await onB.get('mine')).toMatchObject({ status: 'live' });
       // Two instances grade what is pending at once: one production, not two.
-      const claimsC = new Claims({ store: x.store, instanceId: 'inst-c', ttlMs: TTL, now: () => now });
+      const claimsC = claimsOf(x.store, 'inst-c', () => now);
       await claimsC.register();
       const corrections = new RecordingCorrections();
       const subjectsB = new SubjectStore(y.store);
@@ -179,11 +186,10 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       const f = await fixture();
       const now = 1_800_000_000_000;
       const log = silentLogger();
-      const [x, y] = [await f.open(), await f.open()];
-      await new SubjectStore(x.store).seed(SEED_SUBJECTS);
-      const claimsA = new Claims({ store: x.store, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
-      const claimsB = new Claims({ store: y.store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
-      const claimsC = new Claims({ store: x.store, instanceId: 'inst-c', ttlMs: TTL, now: () => now });
+      const [x, y] = await twoInstances(f);
+      const claimsA = claimsOf(x.store, 'inst-a', () => now);
+      const claimsB = claimsOf(y.store, 'inst-b', () => now);
+      const claimsC = claimsOf(x.store, 'inst-c', () => now);
       for (const c of [claimsA, claimsB, claimsC]) await c.register();
       const onA = new SessionStore(x.store, 'inst-a');
       await onA.open({ id: 'drained', candidateId: 'cand', sujetId: 'club-de-sport', mode: 'audio', audioPath: '/shared/drained.wav' });
@@ -217,12 +223,11 @@ describe.each(ENGINES)('T2 store conformance: $name', (engine) => {
       const f = await fixture();
       let now = 1_800_000_000_000;
       const log = silentLogger();
-      const [x, y] = [await f.open(), await f.open()];
-      await new SubjectStore(x.store).seed(SEED_SUBJECTS);
+      const [x, y] = await twoInstances(f);
       let cut = false;
       const flaky: Store = { ...x.store, writeAll: (q) => (cut ? Promise.reject(new Error('store unreachable')) : x.store.writeAll(q)) };
-      const claimsA = new Claims({ store: flaky, instanceId: 'inst-a', ttlMs: TTL, now: () => now });
-      const claimsB = new Claims({ store: y.store, instanceId: 'inst-b', ttlMs: TTL, now: () => now });
+      const claimsA = claimsOf(flaky, 'inst-a', () => now);
+      const claimsB = claimsOf(y.store, 'inst-b', () => now);
       await claimsA.register();
       await claimsB.register();
       const period = claimsA.renewEveryMs;

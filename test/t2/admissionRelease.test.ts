@@ -4,14 +4,13 @@
  * client that starts again on the close — maybe on another instance — finds the candidate free
  * (docs/scaling.md). The release here is held by the test, so the order is checked, not raced.
  */
-import type { Server } from 'node:http';
 import WebSocket from 'ws';
 import { emit, setup } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
-import { bareServer } from './support.js';
+import { useBareServer } from './bareServerSuite.js';
 
 /** A session that ends when the candidate says `end`, closing with 1000 as the real chart does. */
 const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; code: number; reason: string } } }).createMachine({
@@ -22,13 +21,7 @@ const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; co
   },
 });
 
-let server: Server;
-let port = 0;
-let closeServer: () => Promise<void>;
-beforeAll(async () => {
-  ({ server, port, close: closeServer } = await bareServer());
-});
-afterAll(() => closeServer());
+const bare = useBareServer();
 
 describe('t2 edge: admission released before the close', () => {
   it('sends the close frame only once the admission has been let go, and lets it go once', async () => {
@@ -36,7 +29,7 @@ describe('t2 edge: admission released before the close', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const socket = attachT2LiveSocket({
-      server,
+      server: bare.server,
       runtime: new Runtime(),
       logger: silentLogger(),
       maxFrameBytes: 64_000,
@@ -46,7 +39,7 @@ describe('t2 edge: admission released before the close', () => {
       admit: () => Promise.resolve({ ok: true, done: () => { releases++; return released; } }),
     });
     try {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/t2/live?sujet=club-de-sport&mode=text`);
+      const ws = new WebSocket(`ws://127.0.0.1:${bare.port}/t2/live?sujet=club-de-sport&mode=text`);
       let closedWith: number | undefined;
       const closed = new Promise<void>((resolve) => ws.on('close', (code) => { closedWith = code; resolve(); }));
       await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });

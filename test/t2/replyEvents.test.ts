@@ -16,6 +16,18 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     vi.spyOn(perfHooks, 'eventLoopUtilization').mockReturnValue({ active, idle: active / utilization - active, utilization });
   };
 
+  /** `n` sessions with one event each, queued at once; each delivery costs 1 ms of the simulated clock. What was delivered, in order. */
+  const burst = (n: number): number[] => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const got: number[] = [];
+    const sessions = Array.from({ length: n }, () => new SessionEvents<number>((e) => {
+      got.push(e);
+      vi.advanceTimersByTime(1);
+    }));
+    sessions.forEach((s, i) => s.push(i));
+    return got;
+  };
+
   it('are delivered after the current task, in order, each session’s in its own order', async () => {
     const got: string[] = [];
     const a = new SessionEvents<string>((e) => got.push(`a:${e}`));
@@ -87,14 +99,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
 
   it(`a burst is worked through in slices of ${SLICE_MS} ms, with the loop turning between two slices`, async () => {
     loopWas(0.1, 1);
-    vi.useFakeTimers({ toFake: ['performance'] });
-    const got: number[] = [];
-    // Each session's event costs 1 ms of the (simulated) clock.
-    const sessions = Array.from({ length: 5 }, () => new SessionEvents<number>((e) => {
-      got.push(e);
-      vi.advanceTimersByTime(1);
-    }));
-    sessions.forEach((s, i) => s.push(i));
+    const got = burst(5);
     await nextTurn();
     expect(got).toEqual([0, 1]);
     await nextTurn();
@@ -105,13 +110,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
 
   it(`while audio keeps the loop busy, a burst is worked through ${BUSY_SLICE_MS} ms at a time`, async () => {
     loopWas(30, 1);
-    vi.useFakeTimers({ toFake: ['performance'] });
-    const got: number[] = [];
-    const sessions = Array.from({ length: 3 }, () => new SessionEvents<number>((e) => {
-      got.push(e);
-      vi.advanceTimersByTime(1);
-    }));
-    sessions.forEach((s, i) => s.push(i));
+    const got = burst(3);
     // One session per turn (a slice always delivers at least one session's events).
     await nextTurn();
     expect(got).toEqual([0]);

@@ -212,14 +212,3 @@ export function pcm16k(ms: number, seed = 1): Buffer {
   for (let i = 0; i < n; i++) buf.writeInt16LE(((i * 37 + seed * 101) % 20000) - 10000, i * 2);
   return buf;
 }
-
-/** A bare HTTP server on a free port that answers 404: for tests that attach the T2 socket edge alone. */
-export async function bareServer(): Promise<{ server: Server; port: number; close(): Promise<void> }> {
-  const server = createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    server,
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}

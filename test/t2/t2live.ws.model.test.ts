@@ -1,12 +1,11 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AnyActorRef, EventObject, InspectionEvent } from 'xstate';
 import WebSocket from 'ws';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import type { T2Emitted } from '../../machines/t2live.js';
 import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
-import { bareServer } from './support.js';
+import { useBareServer } from './bareServerSuite.js';
 import { runModel } from '../harness/index.js';
 import { expectT2 } from './t2Oracle.js';
 import { controlled, recorder, samples, serialize, variants, wiredForModel } from './t2ModelSpec.js';
@@ -20,13 +19,7 @@ import { controlled, recorder, samples, serialize, variants, wiredForModel } fro
  * so is `client.disconnected`, which the edge sends when the socket closes: the socket stays open
  * so that what the server writes afterwards is still observed.
  */
-let server: Server;
-let port = 0;
-let closeServer: () => Promise<void>;
-beforeAll(async () => {
-  ({ server, port, close: closeServer } = await bareServer());
-});
-afterAll(() => closeServer());
+const bare = useBareServer();
 
 /** A frame the client received, as the chart's emitted event it serializes. */
 function fromFrame(data: WebSocket.RawData, isBinary: boolean): T2Emitted {
@@ -53,7 +46,7 @@ describe('t2live model through the WebSocket edge', () => {
         const world = recorder.reset();
         world.edge = true;
         const socket = attachT2LiveSocket({
-          server,
+          server: bare.server,
           runtime,
           logger: silentLogger(),
           maxFrameBytes: 64_000,
@@ -61,7 +54,7 @@ describe('t2live model through the WebSocket edge', () => {
           defaultMode: 'text',
           wire: () => ({ logic: machine, input }),
         });
-        const ws = new WebSocket(`ws://127.0.0.1:${port}/t2/live?sujet=club-de-sport&mode=text`);
+        const ws = new WebSocket(`ws://127.0.0.1:${bare.port}/t2/live?sujet=club-de-sport&mode=text`);
         ws.on('message', (data, isBinary) => world.emitted.push(fromFrame(data, isBinary)));
         const closed = new Promise<void>((resolve) =>
           ws.on('close', (code, reason) => {
