@@ -35,8 +35,10 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
   const now = deps.now ?? Date.now;
   return fromCallback<ToInterlocutor, InterlocutorInput>(({ sendBack, receive, input }) => {
     // Chart events leave after the audio of the loop iteration, in this session's order
-    // (actors/t2/replyEvents.ts); the model's audio flushes them first.
-    const events = new SessionEvents<InterlocutorEvent>(sendBack);
+    // (actors/t2/replyEvents.ts). The model's audio delivers them first, unless all that is
+    // pending is transcript fragments and usage: bookkeeping the page and the chart do not need
+    // before the audio (a turn's end, an interruption, the link's events are delivered first).
+    const events = new SessionEvents<InterlocutorEvent>(sendBack, mayFollowAudio);
     const send = (e: InterlocutorEvent): void => events.push(e);
     const t0 = now();
     const link = new GeminiLiveLink({
@@ -45,7 +47,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
       systemPrompt: deps.systemPrompt(input.sujetId),
       log: deps.logger.child({ session: input.sessionId }),
       send,
-      onMessage: (msg) => forwardServerMessage(msg, { send, flush: () => events.flush(), audio: deps.audio, atMs: () => now() - t0 }),
+      onMessage: (msg) => forwardServerMessage(msg, { send, beforeAudio: () => events.beforeAudio(), audio: deps.audio, atMs: () => now() - t0 }),
     });
     link.open();
     const detachAudio = deps.audio?.attachInterlocutor((pcm, base64) => link.sendAudio(pcm, base64));
@@ -73,8 +75,13 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
   });
 }
 
+/** Chart events the model's next audio may overtake: they neither gate the audio nor tell the page what to do with it. */
+function mayFollowAudio(e: InterlocutorEvent): boolean {
+  return e.type === 'interlocutor.transcript' || e.type === 'interlocutor.usage';
+}
+
 /** What one Live message says, as chart events: model audio, both transcriptions, turn boundaries, usage. */
-function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: InterlocutorEvent) => void; flush: () => void; audio: InterlocutorAudioPort | undefined; atMs: () => number }): void {
+function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: InterlocutorEvent) => void; beforeAudio: () => void; audio: InterlocutorAudioPort | undefined; atMs: () => number }): void {
   const { send } = o;
   const sc = msg.serverContent;
   if (sc) {
@@ -83,7 +90,7 @@ function forwardServerMessage(msg: LiveServerMessage, o: { send: (e: Interlocuto
     const chunk = sc.modelTurn?.parts ? decodeParts(sc.modelTurn.parts) : undefined;
     if (chunk) {
       if (o.audio) {
-        o.flush();
+        o.beforeAudio();
         o.audio.interlocutor(chunk);
       } else send({ type: 'interlocutor.audio', pcm: chunk });
     }

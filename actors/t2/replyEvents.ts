@@ -13,9 +13,14 @@ import { performance as perfHooks } from 'node:perf_hooks';
  * once the loop has read its sockets, in slices of {@link SLICE_MS}, so that audio read meanwhile
  * is forwarded between two slices.
  *
- * A session's events keep their order, and keep it against its audio: {@link SessionEvents.flush}
- * delivers what is pending before that session's next audio leaves (the page sees the same frames
- * in the same order as before). Only the interleaving across sessions changes.
+ * A session's events keep their order among themselves. Against its audio, they keep it where it
+ * matters: before the session's next audio leaves, {@link SessionEvents.beforeAudio} delivers what
+ * is pending if any of it must reach the chart first (a turn's end, an interruption — the page
+ * empties its playback queue on it —, the link's events). Transcript fragments and usage may be
+ * overtaken by the audio that came after them, by one slice at most: the first audio of a reply
+ * no longer waits for the bookkeeping of the candidate's transcript that precedes it (a chart
+ * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies, made
+ * the later sessions' first audio wait for all the earlier sessions' (bench/README.md, T2 wave s25).
  */
 
 /** How long one slice of queued events may hold the loop before the sockets are read again. */
@@ -71,9 +76,12 @@ function schedule(): void {
 
 export class SessionEvents<E> {
   private pending: E[] = [];
+  /** How many pending events must reach the chart before the session's next audio. */
+  private beforeAudioCount = 0;
   private closed = false;
 
-  constructor(private readonly deliver: (event: E) => void) {}
+  /** @param mayFollowAudio events the session's later audio may overtake (default: none). */
+  constructor(private readonly deliver: (event: E) => void, private readonly mayFollowAudio: (event: E) => boolean = () => false) {}
 
   push(event: E): void {
     if (this.closed) return;
@@ -82,6 +90,12 @@ export class SessionEvents<E> {
       schedule();
     }
     this.pending.push(event);
+    if (!this.mayFollowAudio(event)) this.beforeAudioCount++;
+  }
+
+  /** The session's audio is about to leave: delivers the pending events if one must precede it. */
+  beforeAudio(): void {
+    if (this.beforeAudioCount > 0) this.flush();
   }
 
   /** Delivers what is pending now, in order (events a delivery pushes are delivered too). */
@@ -89,6 +103,7 @@ export class SessionEvents<E> {
     while (this.pending.length > 0 && !this.closed) {
       const events = this.pending;
       this.pending = [];
+      this.beforeAudioCount = 0;
       for (const e of events) {
         if (this.closed) return;
         this.deliver(e);
@@ -100,5 +115,6 @@ export class SessionEvents<E> {
   close(): void {
     this.closed = true;
     this.pending = [];
+    this.beforeAudioCount = 0;
   }
 }

@@ -176,6 +176,30 @@ describe('configuration and barge-in', () => {
   });
 });
 
+describe('the model audio against the chart events before it', () => {
+  it('overtakes the candidate’s transcript, never an interruption', async () => {
+    env = await startT2({ gemini: true });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'garderie' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    const conn = env.fake!.connections[0]!;
+    const pcm = Buffer.alloc(5760, 1); // 120 ms at 24 kHz
+    // Both messages in one read of the socket: the reply's first audio reaches the page before
+    // the bookkeeping of what the candidate said.
+    conn.inputTranscription('Bonjour, il reste des places');
+    conn.sendAudio(pcm);
+    await c.until(() => c.order.includes('audio') && c.order.includes('transcript'), 'audio and transcript');
+    expect(c.order.filter((k) => k === 'audio' || k === 'transcript')).toEqual(['audio', 'transcript']);
+    conn.outputTranscription('Il reste deux places dans le groupe des deux ans à partir de');
+    await c.until(() => c.states().includes('interlocutor_speaking'), 'speaking');
+    // The page empties its playback queue on `interrupted`: the next reply's audio must follow it.
+    conn.interrupted();
+    conn.sendAudio(pcm);
+    await c.until(() => c.binary.length === 2 && c.order.includes('interrupted'), 'interrupted and the second audio');
+    expect(c.order.indexOf('interrupted')).toBeLessThan(c.order.lastIndexOf('audio'));
+    c.ws.close();
+  });
+});
+
 describe('goAway and session resumption', () => {
   let fake: GeminiLiveFake | undefined;
   afterEach(async () => {

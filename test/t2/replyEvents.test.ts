@@ -42,17 +42,41 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     expect(got).toEqual(['audio', 'a:transcript', 'a:turnComplete', 'a:usage', 'b:transcript']);
   });
 
-  it('a flush (the session’s next audio) delivers that session’s pending events first, and only once', async () => {
+  it('the session’s next audio (no event may follow it by default) delivers that session’s pending events first, and only once', async () => {
     const got: string[] = [];
     const a = new SessionEvents<string>((e) => got.push(`a:${e}`));
     const b = new SessionEvents<string>((e) => got.push(`b:${e}`));
     b.push('transcript');
     a.push('transcript');
-    a.flush();
+    a.beforeAudio();
     got.push('a:audio');
     a.push('usage');
     await nextTurn();
     expect(got).toEqual(['a:transcript', 'a:audio', 'b:transcript', 'a:usage']);
+  });
+
+  it('the next audio overtakes pending transcript fragments, not an event that must precede it (and what is before that)', async () => {
+    const got: string[] = [];
+    const mayFollowAudio = (e: string): boolean => e.startsWith('transcript') || e === 'usage';
+    const a = new SessionEvents<string>((e) => got.push(e), mayFollowAudio);
+    a.push('transcript 1');
+    a.push('usage');
+    a.beforeAudio();
+    got.push('audio 1');
+    a.push('transcript 2');
+    a.push('interrupted');
+    a.push('transcript 3');
+    a.beforeAudio();
+    got.push('audio 2');
+    // Delivered once: the queue's turn finds nothing left.
+    await nextTurn();
+    expect(got).toEqual(['audio 1', 'transcript 1', 'usage', 'transcript 2', 'interrupted', 'transcript 3', 'audio 2']);
+    // Once delivered, the count of events that must precede audio starts again from nothing.
+    a.push('transcript 4');
+    a.beforeAudio();
+    got.push('audio 3');
+    await nextTurn();
+    expect(got.slice(-2)).toEqual(['audio 3', 'transcript 4']);
   });
 
   it('an event pushed while delivering is delivered after the ones before it', async () => {

@@ -138,6 +138,8 @@ export interface ClientMessage {
 export class LiveClient {
   readonly json: ClientMessage[] = [];
   readonly binary: Buffer[] = [];
+  /** Every frame's kind in arrival order: `audio` for binary ones, the message's `type` otherwise. */
+  readonly order: string[] = [];
   closeCode: number | undefined;
   closeReason = '';
   readonly closed: Promise<{ code: number; reason: string }>;
@@ -161,6 +163,7 @@ export class LiveClient {
       const buf = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
       if (isBinary) this.binary.push(buf);
       else this.json.push(JSON.parse(buf.toString('utf8')) as ClientMessage);
+      this.order.push(isBinary ? 'audio' : this.json.at(-1)!.type);
       this.notify();
     });
   }
