@@ -38,7 +38,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
     // (actors/t2/replyEvents.ts). The model's audio delivers them first, unless all that is
     // pending is transcript fragments and usage: bookkeeping the page and the chart do not need
     // before the audio (a turn's end, an interruption, the link's events are delivered first).
-    const events = new SessionEvents<InterlocutorEvent>(sendBack, mayFollowAudio);
+    const events = new SessionEvents<InterlocutorEvent>(sendBack, mayFollowAudio, mergeFragments);
     const send = (e: InterlocutorEvent): void => events.push(e);
     const t0 = now();
     const link = new GeminiLiveLink({
@@ -78,6 +78,18 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
 /** Chart events the model's next audio may overtake: they neither gate the audio nor tell the page what to do with it. */
 function mayFollowAudio(e: InterlocutorEvent): boolean {
   return e.type === 'interlocutor.transcript' || e.type === 'interlocutor.usage';
+}
+
+/**
+ * Two transcript fragments of the same speaker, both still pending, as one: Gemini sends its
+ * transcriptions a few words at a time, and the chart joins a speaker's fragments into the open
+ * turn anyway (machines/t2live.ts, `transcriptIn`), so one event for both gives the same turn,
+ * the same text on the page, for one chart macrostep and one page frame. The first fragment's
+ * time is kept: it is the turn's, when the fragment opens one.
+ */
+function mergeFragments(last: InterlocutorEvent, next: InterlocutorEvent): InterlocutorEvent | undefined {
+  if (last.type !== 'interlocutor.transcript' || next.type !== 'interlocutor.transcript' || last.speaker !== next.speaker) return undefined;
+  return { ...last, text: last.text + next.text };
 }
 
 /** What one Live message says, as chart events: model audio, both transcriptions, turn boundaries, usage. */

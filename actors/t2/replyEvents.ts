@@ -80,14 +80,31 @@ export class SessionEvents<E> {
   private beforeAudioCount = 0;
   private closed = false;
 
-  /** @param mayFollowAudio events the session's later audio may overtake (default: none). */
-  constructor(private readonly deliver: (event: E) => void, private readonly mayFollowAudio: (event: E) => boolean = () => false) {}
+  /**
+   * @param mayFollowAudio events the session's later audio may overtake (default: none).
+   * @param merge one event that says what `last` then `next` say, when they can be one (both
+   *   still pending): one chart macrostep, one page frame, instead of two.
+   */
+  constructor(
+    private readonly deliver: (event: E) => void,
+    private readonly mayFollowAudio: (event: E) => boolean = () => false,
+    private readonly merge: (last: E, next: E) => E | undefined = () => undefined,
+  ) {}
 
   push(event: E): void {
     if (this.closed) return;
-    if (this.pending.length === 0) {
+    const n = this.pending.length;
+    if (n === 0) {
       queue.push(this);
       schedule();
+    } else {
+      const last = this.pending[n - 1]!;
+      const merged = this.merge(last, event);
+      if (merged !== undefined) {
+        this.pending[n - 1] = merged;
+        if (this.mayFollowAudio(last) && !this.mayFollowAudio(merged)) this.beforeAudioCount++;
+        return;
+      }
     }
     this.pending.push(event);
     if (!this.mayFollowAudio(event)) this.beforeAudioCount++;

@@ -189,8 +189,13 @@ describe('the model audio against the chart events before it', () => {
     conn.sendAudio(pcm);
     await c.until(() => c.order.includes('audio') && c.order.includes('transcript'), 'audio and transcript');
     expect(c.order.filter((k) => k === 'audio' || k === 'transcript')).toEqual(['audio', 'transcript']);
-    conn.outputTranscription('Il reste deux places dans le groupe des deux ans à partir de');
+    // Two fragments read together reach the chart and the page as one.
+    conn.outputTranscription('Il reste deux places ');
+    conn.outputTranscription('dans le groupe des deux ans à partir de');
     await c.until(() => c.states().includes('interlocutor_speaking'), 'speaking');
+    expect(c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor')).toEqual([
+      { type: 'transcript', speaker: 'interlocutor', text: 'Il reste deux places dans le groupe des deux ans à partir de', final: false },
+    ]);
     // The page empties its playback queue on `interrupted`: the next reply's audio must follow it.
     conn.interrupted();
     conn.sendAudio(pcm);

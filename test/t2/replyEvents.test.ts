@@ -79,6 +79,24 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     expect(got.slice(-2)).toEqual(['audio 3', 'transcript 4']);
   });
 
+  it('merges an event into the one before it while both are pending, never into one delivered', async () => {
+    const got: string[] = [];
+    // Fragments merge; an `x` fragment may not follow audio, so a merge into it must hold the audio.
+    const merge = (last: string, next: string): string | undefined => (last.startsWith('fragment') && next.startsWith('fragment') ? `${last}+${next.slice(9)}` : undefined);
+    const a = new SessionEvents<string>((e) => got.push(e), (e) => !e.includes('x'), merge);
+    a.push('fragment a');
+    a.push('fragment b');
+    a.push('turnComplete');
+    a.push('fragment c');
+    await nextTurn();
+    expect(got).toEqual(['fragment a+b', 'turnComplete', 'fragment c']);
+    a.push('fragment d');
+    a.push('fragment x');
+    a.beforeAudio();
+    got.push('audio');
+    expect(got.slice(3)).toEqual(['fragment d+x', 'audio']);
+  });
+
   it('an event pushed while delivering is delivered after the ones before it', async () => {
     const got: string[] = [];
     const a: SessionEvents<string> = new SessionEvents<string>((e) => {
