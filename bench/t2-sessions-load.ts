@@ -1,7 +1,10 @@
 /**
  * Load generator for bench/t2-sessions.ts, in its own process so that the measured event loop is
  * palabre's alone: runs the Gemini Live fake and N candidate clients streaming at real-time rate.
+ * With `T2_LATENCY_DUMP=FILE` in the environment, every measured up chunk's send time and latency
+ * are written there (bench/support/t2-latency-ticks.ts says which ticks hold the p99's chunks).
  */
+import { writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { fakeTone, startGeminiLiveFake } from '../test/fakes/geminiLive.js';
 
@@ -32,6 +35,8 @@ const sentAt: number[] = [];
 let measureFromSeq = 0;
 let measureFromMs = 0;
 const upMs: number[] = [];
+/** When each measured up chunk was sent (for T2_LATENCY_DUMP). */
+const upAt: number[] = [];
 const downMs: number[] = [];
 const replyAt = new Map<number, number>();
 const turnBytes = new Map<object, number>();
@@ -41,7 +46,10 @@ const fake = await startGeminiLiveFake({
     const now = performance.now();
     const at = sentAt[pcm.readUInt32LE(0)];
     const seq = pcm.readUInt32LE(0);
-    if (at !== undefined && seq >= measureFromSeq) upMs.push(now - at);
+    if (at !== undefined && seq >= measureFromSeq) {
+      upMs.push(now - at);
+      upAt.push(at);
+    }
     // Mirrors the fake's own count: the reply goes out right after this call, in the same tick.
     const n = (turnBytes.get(conn) ?? 0) + pcm.length;
     if (n >= REPLY_AFTER) {
@@ -154,6 +162,12 @@ async function run(go: Go): Promise<void> {
     const s = [...xs].sort((a, b) => a - b);
     return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor((q / 100) * s.length))]! * 100) / 100 : -1;
   };
+  // Where the tail is (bench/support/t2-latency-ticks.ts reads it): each up chunk's send time
+  // (ms from the first measured chunk's) and latency.
+  if (process.env.T2_LATENCY_DUMP) {
+    const t0 = upAt.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+    writeFileSync(process.env.T2_LATENCY_DUMP, JSON.stringify({ upSentAtMs: upAt.map((t) => Math.round((t - t0) * 100) / 100), upMs }));
+  }
   const latency = { upP50Ms: p(upMs, 50), upP99Ms: p(upMs, 99), upSamples: upMs.length, downP50Ms: p(downMs, 50), downP99Ms: p(downMs, 99), downSamples: downMs.length };
   // `sent`: the measured window's chunks; `sentTotal` with the warm-up's.
   process.send!({ type: 'done', ready, sent: sent - Math.min(sent, measureFromSeq), sentTotal: sent, bytesDown, finals, closedBeforeEnd, fakeConnections: fake.connections.length, cpuUs: cpu.user + cpu.system, latency });
