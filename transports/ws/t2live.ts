@@ -7,6 +7,7 @@ import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
+import { SessionEvents } from '../../core/deferredEvents.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, sendEmitted, sendJson } from './t2liveFrames.js';
 import { batchTickWrites, rememberRawSocket } from './tickWrites.js';
@@ -346,18 +347,22 @@ function routeSocket(hub: Hub, ws: WebSocket, own: Session): void {
   const { opts } = hub;
   let bound: Session = own;
   const send = (e: T2Event): void => bound.ref.send(e);
-  // Idle detection needs to know frames arrive, not each one: one activity event per second.
+  // Idle detection needs to know frames arrive, not each one: one activity event per second,
+  // after the loop's reads (core/deferredEvents.ts) rather than in the frame's handler: the chunk
+  // that triggers it, and every session's chunk read after it, need not wait for a chart step —
+  // and sessions that started together send theirs on the same tick, a burst of them each second.
   let lastActivity = 0;
+  const activityEvents = new SessionEvents<T2Event>(send);
   const activity = (): void => {
     const now = Date.now();
     if (now - lastActivity < ACTIVITY_EVERY_MS) return;
     lastActivity = now;
-    send({ type: 'client.activity' });
+    activityEvents.push({ type: 'client.activity' });
   };
   const candidateAudio = (pcm: Buffer, base64?: string): void => {
-    activity();
     if (bound.audio) bound.audio.candidate(pcm, base64);
     else send({ type: 'client.audio', pcm });
+    activity();
   };
 
   own.ref.on('*', (raw: unknown) => {
@@ -385,6 +390,7 @@ function routeSocket(hub: Hub, ws: WebSocket, own: Session): void {
     }
   });
   ws.on('close', () => {
+    activityEvents.close();
     hub.live.delete(ws);
     // Only the socket the session is attached to speaks for its client (not one it let go).
     if (bound.ws !== ws) return;

@@ -1,6 +1,6 @@
 import { performance as perfHooks } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BUSY_SLICE_MS, SLICE_MS, SessionEvents, sliceMs } from '../../actors/t2/replyEvents.js';
+import { BUSY_SLICE_MS, SLICE_MS, SessionEvents, sliceMs } from '../../core/deferredEvents.js';
 
 /** One turn of the loop: the queue's setImmediate, scheduled before this one, has run. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
