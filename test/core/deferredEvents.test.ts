@@ -28,10 +28,14 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     return got;
   };
 
-  it('are delivered after the current task, in order, each session’s in its own order', async () => {
+  /** Two sessions logging their deliveries, as `a:event` and `b:event`, into one list. */
+  const twoSessions = (): { got: string[]; a: SessionEvents<string>; b: SessionEvents<string> } => {
     const got: string[] = [];
-    const a = new SessionEvents<string>((e) => got.push(`a:${e}`));
-    const b = new SessionEvents<string>((e) => got.push(`b:${e}`));
+    return { got, a: new SessionEvents<string>((e) => got.push(`a:${e}`)), b: new SessionEvents<string>((e) => got.push(`b:${e}`)) };
+  };
+
+  it('are delivered after the current task, in order, each session’s in its own order', async () => {
+    const { got, a, b } = twoSessions();
     a.push('transcript');
     b.push('transcript');
     a.push('turnComplete');
@@ -43,9 +47,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
   });
 
   it('the session’s next audio (no event may follow it by default) delivers that session’s pending events first, and only once', async () => {
-    const got: string[] = [];
-    const a = new SessionEvents<string>((e) => got.push(`a:${e}`));
-    const b = new SessionEvents<string>((e) => got.push(`b:${e}`));
+    const { got, a, b } = twoSessions();
     b.push('transcript');
     a.push('transcript');
     a.beforeAudio();
