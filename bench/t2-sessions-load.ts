@@ -62,10 +62,13 @@ const fake = await startGeminiLiveFake({
 });
 process.send!({ type: 'fake', baseUrl: fake.baseUrl });
 
+/** Resolved when the bench has taken its measures at the window's end (`probed`). */
+let probed: () => void = () => undefined;
+const probedMsg = new Promise<void>((resolve) => (probed = resolve));
 process.on('message', (raw) => {
-  const go = raw as Go;
-  if (go.type !== 'go') return;
-  void run(go);
+  const msg = raw as Go | { type: 'probed' };
+  if (msg.type === 'probed') probed();
+  if (msg.type === 'go') void run(msg);
 });
 
 async function run(go: Go): Promise<void> {
@@ -156,6 +159,9 @@ async function run(go: Go): Promise<void> {
   });
   const cpu = process.cpuUsage(cpu0);
   const closedBeforeEnd = closedEarly;
+  // The window's end: the bench stops its measures and probes memory, the sessions still open.
+  process.send!({ type: 'window-end' });
+  await probedMsg;
   for (const ws of clients) ws.close();
   await new Promise((r) => setTimeout(r, 1000));
   const p = (xs: number[], q: number): number => {
