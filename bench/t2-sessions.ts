@@ -9,7 +9,7 @@
  *   … --baseline   the same load against bench/support/t2BaselineProxy.ts (the irreducible relay)
  *   … --stagger S  the sessions start streaming spread over the first S seconds (default 0: all on
  *                  the same 20 ms tick, so all their Gemini replies arrive together every 3 s)
- *   … --no-gc-tuning  palabre without `palabre serve`'s GC setting (core/gcTuning.ts)
+ *   … --no-gc-tuning  palabre without `palabre serve`'s GC settings (core/gcTuning.ts)
  *   … --warmup W   the sessions stream W seconds before the measured `seconds` start (default 0):
  *                  CPU, lag and latencies are then those of a warmed process (V8 optimizes the
  *                  hot code on its helper threads in the first seconds — about 5 µs per chunk
@@ -39,7 +39,7 @@ const SECONDS = Number(args[1] ?? 20);
 const INSPECT = process.argv.includes('--inspect');
 const BASELINE = process.argv.includes('--baseline');
 // palabre as `palabre serve` runs it (the relay keeps Node's defaults: it is the reference).
-const GC_TUNED = !BASELINE && !process.argv.includes('--no-gc-tuning') && tuneGcForServe();
+const GC_TUNED = !BASELINE && !process.argv.includes('--no-gc-tuning') ? tuneGcForServe() : [];
 
 const { child, next } = forkLoad(new URL('./t2-sessions-load.ts', import.meta.url));
 

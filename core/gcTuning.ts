@@ -1,27 +1,48 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8's old-generation growing factor for `palabre serve`: the next major collection starts once
- * the old generation has grown to (1 + HEAP_GROWING_PERCENT / 100) × what the last one left.
+ * The two V8 garbage-collection settings of `palabre serve`, each applied unless node's own
+ * command line sets that flag (then the operator's value wins).
  *
- * Why (bench/README.md, T2 wave s22): under load, palabre promotes a steady 3–4 MB/s out of the
- * young generation (chart snapshots and socket messages that live through two scavenges). V8's own
- * factor is computed from that rate against its marking speed and comes out at 1.1–1.2, which with
- * a 47 MB live heap put the old generation's limit barely above the young generation's capacity:
- * incremental marking restarted right after every mark-compact: one every 0.5–0.7 s at 200 T2
- * sessions, 10–13 µs of CPU per audio chunk on V8's helper threads. With a factor of 2, one every
- * 3–4 s and ≈ 4–5 µs less per chunk; the price is a larger old generation between collections
- * (it peaks at ≈ 60–68 MB instead of ≈ 50–55 at 200 sessions; RSS at load did not move
- * measurably), ≈ 1 MB of idle RSS (bench/serve-start.ts).
+ * 1. **No allocation-site pretenuring** (bench/README.md, T2 wave s27). V8 watches each object
+ *    and array literal: when one scavenge finds ≥ 100 of a literal's objects still alive and
+ *    ≥ 85 % of those it created, every later object of that literal is allocated straight in the
+ *    old generation — for good. `ws`'s receiver makes one array per message
+ *    (`this._fragments = []`) and keeps only the last one per socket. While 200 T2 sessions
+ *    start, scavenges come every few milliseconds, each socket has had one message between two of
+ *    them, and all 200 arrays are the sockets' current ones: 100 % alive, so V8 tenured that
+ *    literal (`--trace-pretenuring-statistics`: `(117, 117, 1.000000) undecided => tenure`). From
+ *    then on every page frame's array lived in the old generation, dead 20 ms later but kept until
+ *    the next mark-compact, and through it every scavenge kept the frame's buffer, its
+ *    ArrayBuffer and its slices alive: ≈ 310 bytes promoted per frame, 5.5 % of all allocation
+ *    (the relay in bench/ 0.1 %), the marking work of V8's helper threads. The SDK's message
+ *    events from Gemini went the same way. Without pretenuring: 0.9–1.0 %. Nothing of palabre's
+ *    is long-lived *and* allocated in bulk after start, which is what pretenuring is for.
+ * 2. **Old-generation growing factor 2** (wave s22): the next major collection starts once the
+ *    old generation has grown to (1 + HEAP_GROWING_PERCENT / 100) × what the last one left. V8's
+ *    own factor follows the promotion rate against its marking speed; at the promotion above it
+ *    came out at 1.1–1.2 and restarted incremental marking right after each mark-compact. The
+ *    price is a larger old generation between collections (≈ 1 MB of idle RSS).
  *
- * Set at run time (the flag is read at each collection): V8 refuses it in NODE_OPTIONS, and
- * `palabre serve` is started in more ways than one script. A `--heap-growing-percent` given on
- * node's command line wins.
+ * Set at run time, before any surface starts (both flags are read when V8 uses them, at each
+ * allocation-site decision and each collection): V8 refuses the growing factor in NODE_OPTIONS,
+ * and `palabre serve` is started in more ways than one script.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
-export function tuneGcForServe(execArgv: readonly string[] = process.execArgv): boolean {
-  if (execArgv.some((a) => /^--heap[-_]growing[-_]percent\b/.test(a))) return false;
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  return true;
+/** One setting: the flag's name (either spelling matches it on node's command line) and its value here. */
+export const SERVE_GC_FLAGS: ReadonlyArray<{ name: RegExp; flag: string }> = [
+  { name: /^--(no-?)?allocation[-_]site[-_]pretenuring\b/, flag: '--no-allocation-site-pretenuring' },
+  { name: /^--heap[-_]growing[-_]percent\b/, flag: `--heap-growing-percent=${HEAP_GROWING_PERCENT}` },
+];
+
+/** Applies the settings node's command line leaves open; returns the flags it set. */
+export function tuneGcForServe(execArgv: readonly string[] = process.execArgv): string[] {
+  const applied: string[] = [];
+  for (const { name, flag } of SERVE_GC_FLAGS) {
+    if (execArgv.some((a) => name.test(a))) continue;
+    setFlagsFromString(flag);
+    applied.push(flag);
+  }
+  return applied;
 }
