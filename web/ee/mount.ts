@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 import type { EeSubject, EeTask } from '../../actors/corrections/eeSubjects.js';
-import { pageCsp, sendPage, webAssetDir } from '../layout.js';
+import { mountHome, pageCsp, sendPage, webAssetDir } from '../layout.js';
 import { mountT2Static } from '../t2/mount.js';
 import type { SigninOptions } from '../t2/pages.js';
 import { eeHomePage, eeProductionPage, eeWritePage } from './pages.js';
@@ -29,6 +29,8 @@ const productionParam = z.string().uuid();
 
 export function mountEePages(app: Express, deps: EePagesDeps): void {
   mountT2Static(app);
+  // The home page lists this process's pages (the nav registry), /ee included.
+  mountHome(app);
   app.use(
     '/ee/static',
     express.static(webAssetDir('ee/static'), {

@@ -21,12 +21,9 @@ let timer = 0;
 let lastNotice = '';
 let busy = false;
 
+// Called only when the sentence changes (a new count state, a new time notice).
 const announce = (text) => {
-  // Emptied first so that the same sentence twice is read twice.
-  $('ee-announce').textContent = '';
-  setTimeout(() => {
-    $('ee-announce').textContent = text;
-  }, 50);
+  $('ee-announce').textContent = text;
 };
 
 function updateCount() {
