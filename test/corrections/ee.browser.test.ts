@@ -4,6 +4,8 @@ import { AxeBuilder } from '@axe-core/playwright';
 import express from 'express';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Report } from '../../actors/corrections/report.js';
+import { createCorrectionService } from '../../actors/corrections/service.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createT2Surface } from '../../actors/t2/surface.js';
 import { createAuth } from '../../core/auth.js';
@@ -181,4 +183,27 @@ describe.skipIf(!chromiumRequirement.ok)(`written practice /ee in Chromium (${ch
       expect([...problems, ...other.problems]).toEqual([]);
     }, 90_000);
   }
+
+  it('renders what a report carries beyond the known fields: a criterion’s `details` folded under its justification (375 px)', async () => {
+    // A stored report whose criteria carry the figures behind their justification, as a grading may attach them.
+    const service = createCorrectionService(env.ctx);
+    const graded = await service.correctWritten({ candidateId: 'cand-details', tache: 'EE_T1', consigne: 'Écrivez un message à vos voisins.', texte: T1_TEXTE });
+    const report = structuredClone(graded.report) as unknown as Report & { criteres: Record<string, { details?: unknown }> };
+    report.criteres.adequation_tache!.details = { mots: 88, limite_basse: 60, limite_haute: 120, consigne_respectee: true };
+    report.criteres.competence_grammaticale!.details = ['1 erreur relevée', 'densité 0,9 pour 100 mots'];
+    const id = await service.store.save({ candidateId: 'cand-details', production: { epreuve: 'EE', tache: 'EE_T1', consigne: 'Écrivez un message à vos voisins.', texte: T1_TEXTE }, report, meta: { sujet: SUBJECT, titre: 'Prévenir ses voisins de travaux' } });
+    const { page, problems } = await newPage(375);
+    await page.goto('/ee');
+    await page.goto(`/ee/productions/${id}#token=${await mint('cand-details')}`);
+    await page.waitForSelector('#ee-production-body .report-details');
+    const row = page.locator('tr[data-critere="adequation_tache"]');
+    expect(await row.locator('details summary').textContent()).toBe('Les chiffres derrière cette note');
+    expect(await row.locator('details').getAttribute('open')).toBeNull();
+    await row.locator('details summary').click();
+    expect(await row.locator('details dl').textContent()).toBe('mots88limite basse60limite haute120consigne respecteeoui');
+    expect(await page.locator('tr[data-critere="competence_grammaticale"] details li').allTextContents()).toEqual(['1 erreur relevée', 'densité 0,9 pour 100 mots']);
+    expect(await page.locator('tr[data-critere="coherence_cohesion"] details').count()).toBe(0);
+    await check(page, 375, 'report with details');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
