@@ -155,6 +155,8 @@ describe('written practice over HTTP (corrections surface, offline)', () => {
     expect(page).toContain('<label for="ee-text">');
     expect(page).toContain('data-min="120" data-max="180" data-minutes="30"');
     expect(page).toContain('Document 2');
+    const redirect = await fetch(`${base}/corrections`, { redirect: 'manual' });
+    expect([redirect.status, redirect.headers.get('location')]).toEqual([302, '/ee']);
     expect((await call('/ee/sujets/nope')).status).toBe(404);
     expect((await call('/ee/productions/nope')).status).toBe(404);
     expect((await call('/ee/static/write.js')).status).toBe(200);

@@ -65,6 +65,8 @@ export function mountEePages(app: Express, deps: EePagesDeps): void {
   };
 
   app.get('/ee', (_req, res) => page(res, () => eeHomePage(deps.tasks, deps.subjects)));
+  // The corrections' own path leads a browser to the page that uses them.
+  app.get('/corrections', (_req, res) => res.redirect(302, '/ee'));
   app.get('/ee/sujets/:id', (req: Request, res: Response) => {
     const id = subjectParam.safeParse(req.params.id);
     const subject = id.success ? deps.subjects.find((s) => s.id === id.data) : undefined;
