@@ -36,6 +36,8 @@ export interface WrittenCorrectionRequest {
   tache: WrittenTask;
   consigne: string;
   texte: string;
+  /** Extra facts stored with the production (e.g. the practice subject's id and title). */
+  meta?: Record<string, unknown>;
   signal?: AbortSignal;
 }
 

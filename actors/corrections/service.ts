@@ -126,7 +126,7 @@ export class CorrectionEngine implements CorrectionService {
   }
 
   correctWritten(req: WrittenCorrectionRequest): Promise<CorrectionOutcome> {
-    return this.run({ epreuve: 'EE', tache: req.tache, consigne: req.consigne, texte: req.texte }, { candidateId: req.candidateId }, req.signal);
+    return this.run({ epreuve: 'EE', tache: req.tache, consigne: req.consigne, texte: req.texte }, { candidateId: req.candidateId, meta: req.meta }, req.signal);
   }
 
   correctOral(req: OralCorrectionRequest): Promise<CorrectionOutcome> {

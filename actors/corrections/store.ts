@@ -146,6 +146,24 @@ export class CorrectionStore {
     }));
   }
 
+  /**
+   * The candidate's written productions (tasks EE_T1–T3), newest first, at most `limit`: what
+   * « Mes séances » lists beside the oral sessions.
+   */
+  async listWritten(candidateId: string, limit = 200): Promise<StoredProduction[]> {
+    const rows = await this.db.selectFrom('correction_productions').selectAll()
+      .where('candidate_id', '=', candidateId).where('tache', 'in', ['EE_T1', 'EE_T2', 'EE_T3'])
+      .orderBy('created_at', 'desc').orderBy(this.tieBreak, 'desc').limit(limit).execute();
+    return rows.map(toStored);
+  }
+
+  /** One of the candidate's productions; another candidate's answers like a missing one. */
+  async getOwn(candidateId: string, id: string): Promise<StoredProduction | undefined> {
+    const row = await this.db.selectFrom('correction_productions').selectAll()
+      .where('id', '=', id).where('candidate_id', '=', candidateId).executeTakeFirst();
+    return row ? toStored(row) : undefined;
+  }
+
   /** Every `autre` description observed, newest first. */
   async autreDescriptions(): Promise<Array<{ critere: string; description: string; productionId: string }>> {
     const rows = await this.db.selectFrom('correction_errors as e').innerJoin('correction_productions as p', 'p.id', 'e.production_id')

@@ -1,15 +1,21 @@
 import type express from 'express';
+import { authFor } from '../../core/auth.js';
 import type { AppContext, Surface } from '../../core/surface.js';
 import { correctionsRouter } from '../../transports/http/corrections.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
 import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
+import { mountEePages } from '../../web/ee/mount.js';
+import { addNavLink } from '../../web/layout.js';
+import { EE_SUBJECTS, EE_TASKS } from './eeSubjects.js';
+import { writtenPracticeDeps } from './eePractice.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
  * its model call, the detectors and the Grammalecte sidecar) behind the HTTP edge
- * `POST /corrections/ee|eo` (transports/http/corrections.ts), plus `/corrections/autre` for admins.
+ * `POST /corrections/ee|eo` (transports/http/corrections.ts), plus `/corrections/autre` for admins,
+ * and the candidates' written-practice page `/ee` (web/ee/) with its routes `/api/ee/…`.
  */
 /** The HTTP edge of corrections, given what it checks before grading: task codes and language. */
 export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requireAdmin?: express.RequestHandler): express.Router {
@@ -17,6 +23,7 @@ export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requ
     ctx, service, ...(requireAdmin ? { requireAdmin } : {}),
     tasks: { written: WRITTEN_TASKS, oral: ORAL_TASKS },
     language: { check: detectFrench, message: NOT_FRENCH_MESSAGE },
+    practice: writtenPracticeDeps(service, service.store),
   });
 }
 
@@ -31,6 +38,11 @@ export const correctionsSurface: Surface = {
         requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage }).requireAdmin;
       }
       http.app.use(correctionsHttp(ctx, service, requireAdmin));
+      // Development (the dev secret signs): the page offers T2's dev sign-in (POST /api/t2/dev/token).
+      const devSignin = !ctx.config.JWT_SECRET && !ctx.config.JWT_JWKS_URL;
+      const auth = authFor(ctx.config, { logger: ctx.logger });
+      mountEePages(http.app, { tasks: EE_TASKS, subjects: EE_SUBJECTS, verifyToken: (t) => auth.verifyToken(t), logger: ctx.logger, devSignin });
+      addNavLink({ href: '/ee', label: 'Expression écrite', order: 22 });
     }
     // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
     // process) before answering, bounded so a slow machine does not hold the start.
@@ -42,7 +54,7 @@ export const correctionsSurface: Surface = {
       },
       health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
       notes: () => [service.engineNote()],
-      urls: (http ? { 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
+      urls: (http ? { ee: '/ee', 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
     };
   },
 };

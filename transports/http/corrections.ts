@@ -4,6 +4,7 @@ import { authFor, principalOf } from '../../core/auth.js';
 import type { AppContext } from '../../core/surface.js';
 import type { CorrectionEngine } from '../../actors/corrections/service.js';
 import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js';
+import { mountWrittenPractice, type WrittenPracticeDeps } from './eePractice.js';
 
 /**
  * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
@@ -11,6 +12,7 @@ import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js
  *   POST /corrections/eo          {tache: EO_T1|EO_T2|EO_T3, consigne, transcript: [...]} → report
  *   GET  /candidates/:id/patterns  the caller's own confirmed patterns (≥ 3 of the last 5)
  *   GET  /corrections/autre        recurring `autre` descriptions for review (admin session)
+ *   /api/ee/productions[/:id]      the written-practice page's routes (./eePractice.ts)
  * Callers send `Authorization: Bearer <JWT>`: 401 without a valid one, 400 with the zod issues
  * for a bad body, 504 past CORRECTION_TIMEOUT_MS (55 s; the client waits 60 s).
  */
@@ -48,9 +50,11 @@ export interface CorrectionsRouterDeps {
   tasks: TaskCodes;
   /** Is this production French? A production that is not is refused with 422 before any grading. */
   language: { check: (text: string) => { french: boolean; detected?: string }; message: string };
+  /** The written-practice page's routes (`/api/ee/…`); absent = not mounted. */
+  practice?: WrittenPracticeDeps;
 }
 
-export function correctionsRouter({ ctx, service, requireAdmin, tasks, language }: CorrectionsRouterDeps): Router {
+export function correctionsRouter({ ctx, service, requireAdmin, tasks, language, practice }: CorrectionsRouterDeps): Router {
   const { eeBody, eoBody } = bodies(tasks);
   const router = express.Router();
   const auth = authFor(ctx.config, { logger: ctx.logger });
@@ -126,6 +130,8 @@ export function correctionsRouter({ ctx, service, requireAdmin, tasks, language 
     if (principalOf(res).sub !== id.data) return reject(res, 403, { error: 'forbidden', message: 'token subject is another candidate' }, 'forbidden');
     res.json(await service.patterns(id.data));
   });
+
+  if (practice) mountWrittenPractice(router, practice, { bearer, parseJson, reject, withDeadline, language });
 
   if (requireAdmin) {
     router.get('/corrections/autre', requireAdmin, async (_req, res) => {

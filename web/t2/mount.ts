@@ -31,7 +31,12 @@ export function t2StaticDir(): string {
   return webAssetDir('t2/static');
 }
 
-function mountT2Static(app: Express): void {
+/** Also mounted by the written-practice pages (web/ee), which share the sign-in, report and styles. */
+const staticMounted = new WeakSet<Express>();
+
+export function mountT2Static(app: Express): void {
+  if (staticMounted.has(app)) return;
+  staticMounted.add(app);
   // The pages use the site stylesheet: serve it even when no other surface with pages runs.
   mountStatic(app);
   app.use(

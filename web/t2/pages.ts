@@ -61,7 +61,7 @@ export function subjectListPage(subjects: Subject[], opts: { textMode: boolean }
     notice: opts.textMode ? TEXT_MODE_NOTICE : undefined,
     body: html`<h1>Expression orale, tâche 2 : choisissez un sujet</h1>
 <p>Vous menez un échange pour obtenir des informations. L’interlocuteur attend que vous parliez en premier.</p>
-<p>Vos séances passées et leurs rapports sont dans <a href="/t2/seances">Mes séances</a>.</p>
+<p>Vos séances passées et leurs rapports sont dans <a href="/t2/seances">Mes séances</a>. Pour l’écrit : <a href="/ee">Expression écrite</a>.</p>
 <ul class="t2-subjects">
 ${subjects.map((s) => html`<li><a href="/t2/sujets/${encodeURIComponent(s.id)}">${s.titre}</a><p>${s.consigne}</p></li>
 `)}</ul>`,
@@ -133,12 +133,18 @@ export function sessionListPage(opts: { signin: SigninOptions }): string {
     current: '/t2/seances',
     scripts: ['/t2/static/sessions.js'],
     styles: STYLES,
-    body: html`<h1>Mes séances de la tâche 2</h1>
+    body: html`<h1>Mes séances</h1>
 ${signinSection(opts.signin)}
 <section id="t2-sessions" aria-labelledby="t2-sessions-title">
-<h2 id="t2-sessions-title">Séances passées</h2>
+<h2 id="t2-sessions-title">Expression orale : séances de la tâche 2</h2>
 <p id="t2-sessions-status" role="status">Connectez-vous pour voir vos séances.</p>
 <ul id="t2-sessions-list" class="t2-session-list"></ul>
+</section>
+<section id="ee-productions" aria-labelledby="ee-productions-title">
+<h2 id="ee-productions-title">Expression écrite : productions corrigées</h2>
+<p id="ee-productions-status" role="status">Connectez-vous pour voir vos productions.</p>
+<ul id="ee-productions-list" class="t2-session-list"></ul>
+<p><a href="/ee">Écrire une nouvelle production</a></p>
 </section>`,
   });
 }

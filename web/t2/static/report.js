@@ -1,7 +1,9 @@
-// The one renderer of a T2 report, for the end of a live session (live.js) and for « Mes séances »
-// (sessions.js): criteria by their French names on /20, the global score with its NCLC level and
-// what it means, justifications, strengths, the three pieces of advice, each error with its quote
-// highlighted in the transcript and its correction, and how the interlocutor kept the exam's rules.
+// The one renderer of a correction report, oral and written: the end of a live T2 session (live.js),
+// « Mes séances » (sessions.js) and the written-practice pages (web/ee/static): criteria by their
+// French names on /20, the global score with its NCLC level and what it means, justifications
+// (with the figures behind them, folded, when the report has them), strengths, the three pieces of
+// advice, each error with its quote highlighted in the transcript or the written text and its
+// correction, and how the interlocutor kept the exam's rules.
 // Internal references (spec sections, ticket ids) are removed: the candidate reads this.
 
 const CRITERIA = {
@@ -70,6 +72,25 @@ function section(container, level, id, title) {
   return s;
 }
 
+/** A criterion's `details` (any JSON the grading attaches): the figures behind its justification. */
+function detailsBlock(details) {
+  if (details === undefined || details === null || details === '') return null;
+  if (typeof details === 'object' && !Array.isArray(details) && !Object.keys(details).length) return null;
+  const box = el('details', undefined, { class: 'report-details' });
+  box.append(el('summary', 'Les chiffres derrière cette note'));
+  const value = (v) => (typeof v === 'number' ? fr.format(v) : typeof v === 'boolean' ? (v ? 'oui' : 'non') : typeof v === 'string' ? clean(v) : JSON.stringify(v));
+  if (Array.isArray(details)) {
+    const ul = el('ul');
+    for (const item of details) ul.append(el('li', value(item)));
+    box.append(ul);
+  } else if (typeof details === 'object') {
+    const dl = el('dl');
+    for (const [k, v] of Object.entries(details)) dl.append(el('dt', clean(k.replace(/_/g, ' '))), el('dd', value(v)));
+    box.append(dl);
+  } else box.append(el('p', value(details)));
+  return box;
+}
+
 /** Finds `quote` in a candidate turn (exact, then ignoring case). */
 function locate(turns, quote) {
   const q = String(quote || '').trim();
@@ -86,13 +107,16 @@ function locate(turns, quote) {
 
 /**
  * Draws `report` (the stored JSON) into `container`. `transcript`: turns [{speaker, text}] shown
- * with each error's quote highlighted; `level`: heading level of the report's sections.
+ * with each error's quote highlighted, or `texte`: a written production (shown the same way, as
+ * « Votre texte »); `level`: heading level of the report's sections.
  */
-export function renderReport(container, { report: raw, transcript = [], level = 3, idPrefix = 'rp' }) {
+export function renderReport(container, { report: raw, transcript = [], texte, level = 3, idPrefix = 'rp' }) {
   container.replaceChildren();
   container.classList.add('t2-report');
   const report = raw && typeof raw === 'object' ? raw : {};
   const h = Math.min(6, level);
+  const written = typeof texte === 'string';
+  if (written) transcript = [{ speaker: 'candidate', text: texte }];
 
   const detectorsOnly = Boolean(report.detectorsOnly || report.source === 'detectors');
   if (detectorsOnly) {
@@ -101,7 +125,7 @@ export function renderReport(container, { report: raw, transcript = [], level = 
       el('p', 'Correction automatique sans modèle de langue.'),
       el(
         'p',
-        'Aucun modèle d’évaluation n’était disponible pour cette séance : les notes viennent de détecteurs automatiques qui repèrent des erreurs de grammaire et de vocabulaire connues. Elles sont indicatives. La pertinence de vos questions, vos idées et la richesse de votre langue n’ont pas été évaluées : une erreur non repérée n’est pas une preuve que tout était juste.',
+        `Aucun modèle d’évaluation n’était disponible pour ${written ? 'cette production' : 'cette séance'} : les notes viennent de détecteurs automatiques qui repèrent des erreurs de grammaire et de vocabulaire connues. Elles sont indicatives. ${written ? 'La pertinence de vos idées' : 'La pertinence de vos questions, vos idées'} et la richesse de votre langue n’ont pas été évaluées : une erreur non repérée n’est pas une preuve que tout était juste.`,
       ),
     );
     container.append(box);
@@ -118,7 +142,8 @@ export function renderReport(container, { report: raw, transcript = [], level = 
   if (dl.children.length) summary.append(dl);
   if (niveau && NCLC_MEANING[niveau]) summary.append(el('p', NCLC_MEANING[niveau], { class: 'report-nclc-meaning' }));
   if (detectorsOnly && dl.children.length) summary.append(el('p', 'Cette note et ce niveau sont une estimation des seuls détecteurs automatiques : ne les prenez pas pour un résultat d’examen.', { class: 'report-estimate' }));
-  if (!dl.children.length) summary.append(el('p', 'La note globale n’a pas été calculée pour cette séance.'));
+  if (!dl.children.length) summary.append(el('p', `La note globale n’a pas été calculée pour ${written ? 'cette production' : 'cette séance'}.`));
+  if (written && typeof report.mots === 'number') summary.append(el('p', `Votre texte compte ${report.mots} mot${report.mots > 1 ? 's' : ''}.`, { class: 'report-words' }));
   const phon = report.t2 && report.t2.phonologie;
   const criteres = report.criteres && typeof report.criteres === 'object' ? report.criteres : {};
   if (Object.keys(criteres).length) {
@@ -142,7 +167,10 @@ export function renderReport(container, { report: raw, transcript = [], level = 
       const note = assessed && typeof value === 'number' ? score20(value) : 'non évaluée';
       let why = c && typeof c === 'object' && c.justification ? clean(c.justification) : '';
       if (!assessed && id === 'phonologie') why = 'La prononciation demande l’enregistrement audio brut, qui n’est pas encore analysé : ce critère n’est pas noté et ne compte pas dans la note globale.';
-      tr.append(el('th', criterionName(id), { scope: 'row' }), el('td', note), el('td', why || '—'));
+      const whyCell = el('td', why || '—');
+      const more = c && typeof c === 'object' ? detailsBlock(c.details) : null;
+      if (more) whyCell.append(more);
+      tr.append(el('th', criterionName(id), { scope: 'row' }), el('td', note), whyCell);
       tbody.append(tr);
     }
     table.append(thead, tbody);
@@ -179,9 +207,9 @@ export function renderReport(container, { report: raw, transcript = [], level = 
         marks.set(found.turn, arr);
       }
       const quote = el('p', undefined, { class: 'report-quote' });
-      quote.append(el('span', 'Vous avez dit : '), el('q', e.extrait || ''));
+      quote.append(el('span', written ? 'Vous avez écrit : ' : 'Vous avez dit : '), el('q', e.extrait || ''));
       if (found) {
-        const a = el('a', 'voir dans la transcription', { href: `#${markId}`, class: 'report-jump' });
+        const a = el('a', written ? 'voir dans votre texte' : 'voir dans la transcription', { href: `#${markId}`, class: 'report-jump' });
         quote.append(' (', a, ')');
       }
       const fix = el('p', undefined, { class: 'report-fix' });
@@ -221,11 +249,11 @@ export function renderReport(container, { report: raw, transcript = [], level = 
 
   // The transcript with the quoted passages highlighted.
   if (turns.length) {
-    const part = section(container, h, `${idPrefix}-transcript`, 'Transcription');
-    const ol = el('ol', undefined, { class: 't2-transcript report-transcript' });
+    const part = section(container, h, `${idPrefix}-transcript`, written ? 'Votre texte' : 'Transcription');
+    const ol = el(written ? 'div' : 'ol', undefined, { class: written ? 'report-text' : 't2-transcript report-transcript' });
     turns.forEach((t, i) => {
-      const li = el('li', undefined, { 'data-speaker': t.speaker });
-      li.append(el('strong', t.speaker === 'candidate' ? 'Vous : ' : 'Interlocuteur : '));
+      const li = el(written ? 'p' : 'li', undefined, { 'data-speaker': t.speaker });
+      if (!written) li.append(el('strong', t.speaker === 'candidate' ? 'Vous : ' : 'Interlocuteur : '));
       const span = el('span');
       const ms = (marks.get(i) || []).sort((a, b) => a.at - b.at);
       let pos = 0;

@@ -1,4 +1,5 @@
-// « Mes séances »: the candidate's past T2 sessions (GET /api/t2/sessions) and, on
+// « Mes séances »: the candidate's past T2 sessions (GET /api/t2/sessions) and written
+// productions (GET /api/ee/productions, reopened at /ee/productions/:id) and, on
 // /t2/seances/:id, one session's report with its transcript (GET /api/t2/sessions/:id), drawn
 // by the same renderer as the end of a live session (report.js).
 import { endReasonText, renderReport, saveBlob, score20 } from './report.js';
@@ -66,6 +67,44 @@ async function showList(token) {
   }
 }
 
+const WRITTEN_TASKS = { EE_T1: 'Tâche 1', EE_T2: 'Tâche 2', EE_T3: 'Tâche 3' };
+
+/** The written productions, beside the sessions; a server without the written practice says so. */
+async function showWritten(token) {
+  const status = $('ee-productions-status');
+  const list = $('ee-productions-list');
+  if (!status || !list) return;
+  list.replaceChildren();
+  if (!token) {
+    status.textContent = 'Connectez-vous pour voir vos productions.';
+    return;
+  }
+  status.textContent = 'Chargement…';
+  const { res, body } = await api('/api/ee/productions', token);
+  if (res.status === 404) {
+    status.textContent = 'L’entraînement à l’expression écrite n’est pas proposé par ce serveur.';
+    return;
+  }
+  if (!res.ok) {
+    status.textContent = body.message || `Le serveur a répondu ${res.status}.`;
+    return;
+  }
+  const items = body.productions || [];
+  status.textContent = items.length
+    ? `${items.length} production${items.length > 1 ? 's' : ''}, la plus récente en premier.`
+    : 'Aucune production écrite pour l’instant.';
+  for (const p of items) {
+    const li = el('li', undefined, { 'data-production-id': p.id });
+    const a = el('a', `${WRITTEN_TASKS[p.tache] || p.tache} — ${p.sujet.titre || 'sujet libre'}`, { href: `/ee/productions/${encodeURIComponent(p.id)}` });
+    const parts = [when(p.createdAt)];
+    if (typeof p.mots === 'number') parts.push(`${p.mots} mots`);
+    if (typeof p.scoreGlobal === 'number') parts.push(`note ${score20(p.scoreGlobal)}`);
+    if (p.nclc) parts.push(`NCLC ${p.nclc}`);
+    li.append(a, el('p', parts.join(' · '), { class: 'hint' }));
+    list.append(li);
+  }
+}
+
 async function download(path, token, name, button) {
   const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
   if (!res.ok) {
@@ -113,7 +152,10 @@ const detail = $('t2-session');
 const signin = setupSignin({
   onChange: (token) => {
     if (detail) void showSession(detail.dataset.sessionId, token);
-    else void showList(token);
+    else {
+      void showList(token);
+      void showWritten(token);
+    }
   },
 });
 $('t2-print')?.addEventListener('click', () => window.print());
