@@ -96,8 +96,11 @@ export function indexSheet(facts: Fact[], background = ''): SheetIndex {
   };
 }
 
-/** How strongly the question points at each fact (same order as the sheet). */
-export function scoreFacts(index: SheetIndex, question: string): number[] {
+/**
+ * How strongly the question points at each fact (same order as the sheet): `words` from the
+ * words they share, `score` with the price cue added.
+ */
+export function factScores(index: SheetIndex, question: string): Array<{ words: number; score: number }> {
   const folded = dropFrames(fold(question));
   const qs = new Set(stems(question));
   const priceCue = PRICE_CUE.test(folded);
@@ -112,9 +115,12 @@ export function scoreFacts(index: SheetIndex, question: string): number[] {
       s += (w / shared) * (index.background.has(q) ? BACKGROUND : 1);
     }
     // A price question leans to the facts that state an amount (« c'est combien ? » has no topic word).
-    if (priceCue && index.money[i]) s += 1;
-    return s;
+    return { words: s, score: s + (priceCue && index.money[i] ? MIN_SCORE : 0) };
   });
+}
+
+export function scoreFacts(index: SheetIndex, question: string): number[] {
+  return factScores(index, question).map((f) => f.score);
 }
 
 /** « Vous pouvez répéter… », « c'est combien déjà ? »: the candidate asks for a fact again. */
@@ -136,13 +142,16 @@ export function classify(index: SheetIndex, question: string, given: ReadonlySet
   const request = REQUEST.test(folded);
   if (CLOSING.test(folded) && !folded.includes('?')) return { kind: 'closing' };
   if (GREETING.test(folded) && !request) return { kind: 'greeting' };
-  const scores = scoreFacts(index, question);
-  const ranked = scores.map((score, i) => ({ score, fact: index.facts[i]! })).filter((r) => r.score >= MIN_SCORE).sort((a, b) => b.score - a.score);
+  const ranked = factScores(index, question)
+    .map((f, i) => ({ ...f, fact: index.facts[i]! }))
+    .filter((r) => r.score >= MIN_SCORE)
+    .sort((a, b) => b.score - a.score);
   const again = asksAgain(question);
-  // « Et pour le sauna, c'est quel prix ? » after the price: a word the sheet does not know makes
-  // it another question, not the same one asked again.
+  // « Et pour le sauna, c'est quel prix ? »: a word the sheet does not know makes it another
+  // question — not the price asked again, nor any other amount reached by the price cue alone.
   const unknown = stems(question).some((q) => !index.df.has(q) && !index.background.has(q));
   for (const r of ranked) {
+    if (unknown && r.words === 0) continue;
     if (!given.has(r.fact) || again || (r.score >= AGAIN_SCORE && !unknown)) return { kind: 'fact', fact: r.fact, score: r.score };
   }
   if (GREETING.test(folded)) return { kind: 'greeting' };

@@ -61,7 +61,9 @@ const CLOSING = [
   /je reste à (?:votre )?disposition/i,
   /avez-vous d['’]autres questions/i,
 ];
-const AI_MENTION = /\b(?:(?:une|l['’])\s*ia\b|intelligence artificielle|mod[èe]le de langage|\bmod[èe]le\b (?:d['’]ia|linguistique)|assistant virtuel|je suis un (?:robot|programme|mod[èe]le)|chatbot|\bAI\b|language model|gemini)/i;
+const AI_MENTION = /\b(?:(?:une|l['’])\s*ia\b|intelligence artificielle|mod[èe]le de langage|\bmod[èe]le\b (?:d['’]ia|linguistique)|assistant virtuel|je suis un (?:robot|programme|mod[èe]le)|chatbot|language model|gemini)/i;
+/** Upper case only: « j'ai », « n'ai » are French verbs. */
+const AI_ACRONYM = /\bAI\b/;
 const LIST = /(?:^|\n)\s*(?:[-*•]|\d+[.)])\s+/;
 const INLINE_ENUM = /\b(?:premi[èe]rement|deuxi[èe]mement|troisi[èe]mement)\b/i;
 
@@ -98,7 +100,7 @@ export function checkReply(text: string): RuleId[] {
   if (n < 15 || n > 25) broken.push('length_15_25');
   if (LIST.test(text) || INLINE_ENUM.test(trimmed)) broken.push('no_list');
   if (CLOSING.some((re) => re.test(trimmed))) broken.push('no_closing_formula');
-  if (AI_MENTION.test(trimmed)) broken.push('no_ai_mention');
+  if (AI_MENTION.test(trimmed) || AI_ACRONYM.test(trimmed)) broken.push('no_ai_mention');
   if (!isFrench(trimmed)) broken.push('french_only');
   return broken;
 }
