@@ -3,6 +3,7 @@ import type { LlmProvider } from '../llm/types.js';
 import type { Logger } from '../../core/log.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 import type { Subject } from './subjects.js';
+import { backgroundOf } from './factSheetResponder.js';
 
 /**
  * The text-mode interlocutor (no GEMINI_API_KEY): same events as the Gemini actor, so the same
@@ -43,7 +44,7 @@ export function textInterlocutor(deps: TextInterlocutorDeps) {
         messages: history,
         maxTokens: 120,
         purpose: 't2',
-        offlineHints: { factSheet: subject?.factSheet ?? [] },
+        offlineHints: { factSheet: subject?.factSheet ?? [], background: subject ? backgroundOf(subject) : '' },
         signal: controller.signal,
       });
       history.push({ role: 'assistant', content: result.text });

@@ -10,6 +10,7 @@ import { SessionRecorder } from './recorder.js';
 import { journalPathOf } from './recordingJournal.js';
 import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
+import { backgroundOf } from './factSheetResponder.js';
 import type { SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { OrderedWrites } from './orderedWrites.js';
@@ -94,7 +95,10 @@ export async function gradeT2(corrections: CorrectionService, input: EvaluateInp
  */
 export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typeof t2liveMachine; input: T2Input; audio: ClientAudioPort } {
   const now = deps.now ?? Date.now;
-  const monitor = new RuleMonitor();
+  const monitor = new RuleMonitor(() => {
+    const s = deps.subjects.cached(params.sujetId);
+    return s ? { factSheet: s.factSheet, background: backgroundOf(s) } : undefined;
+  });
   const usage: Record<string, number> = {};
   let recorder: ThreadRecording | undefined;
   /** The close of a recording the session did not wait for (a drain): the save hands it on. */
@@ -185,6 +189,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           deps.sessions.open({ id: params.sessionId, candidateId, sujetId: params.sujetId, mode: params.mode, audioPath: records ? recordingPath : null }));
       },
       persistTurn: (_, { turn }) => {
+        // Closed candidate turns are the questions the monitor checks the next reply against.
+        if (turn.speaker === 'candidate') monitor.candidate(turn.text);
         // The whole transcript is written again at the end: a failed turn write loses nothing then.
         writes.run('t2 turn not written: kept in memory until the end', () => deps.sessions.appendTurn(params.sessionId, turn));
       },

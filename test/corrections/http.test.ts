@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surface.js';
-import { makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
+import { ENGLISH_LETTER, makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
 
 describe('HTTP /corrections (offline provider, real socket)', () => {
   let env: ReturnType<typeof makeContext>;
@@ -92,6 +92,19 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     expect(mixed.status).toBe(200);
   });
 
+  it('an English letter → 422 not_french, nothing stored, patterns unchanged; learner French full of errors → 200', async () => {
+    const patterns = async () => (await fetch(`${base}/candidates/cand-http/patterns`, { headers: { authorization: `Bearer ${token}` } })).json();
+    const before = { health: await running.health!(), patterns: await patterns() };
+    const res = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: ENGLISH_LETTER });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({ error: 'not_french', detected: 'eng' });
+    expect(await running.health!()).toMatchObject({ productions: (before.health as { productions: number }).productions });
+    expect(await patterns()).toEqual(before.patterns);
+    const learner = await post('/corrections/ee', { tache: 'EE_T1', consigne: T1_CONSIGNE, texte: LEARNER_FRENCH });
+    expect(learner.status).toBe(200);
+    expect(((await running.health!()) as { productions: number }).productions).toBe((before.health as { productions: number }).productions + 1);
+  });
+
   it('/healthz names the correction engine and how to install the other', async () => {
     const h = (await running.health!()) as { engine: { engine: string; install?: string } };
     expect(['grammalecte', 'detectors']).toContain(h.engine.engine);
@@ -109,3 +122,9 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     expect((await fetch(`${base}/candidates/cand-http/patterns`)).status).toBe(401);
   });
 });
+
+/** A2 learner French: missing negations, agreement, accents and prepositions, one English word. */
+const LEARNER_FRENCH = `Bonjour Madame,
+Je vous ecris pour dire que je suis pas content de l'appartement. Le chauffage il marche pas depuis deux semaine et il fait tres froid dans la chambre. J'ai appelé le concierge beaucoup de fois mais personne il vient, c'est pas cool. Je veux que vous reparer le chauffage vite sinon je paye pas le loyer de le mois prochain.
+Merci de me repondre,
+Ahmed`;

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { detectFrench } from '../../actors/corrections/language.js';
 import { loadLabelled } from './labelled.js';
+import { ENGLISH_LETTER } from './support.js';
 import { candidateText } from '../../actors/corrections/production.js';
+import { loadEval } from './eval/evaluate.js';
+import { confusion, loadLanguageSet } from './eval/language/set.js';
 
 describe('not French → refused (detectFrench)', () => {
   it('English, Spanish, Portuguese, Chinese and Arabic are not French', () => {
@@ -15,6 +18,25 @@ describe('not French → refused (detectFrench)', () => {
   it('every labelled French production passes, learner errors and English words included; too short to tell passes', () => {
     for (const { id, production } of loadLabelled()) expect(detectFrench(candidateText(production)).french, id).toBe(true);
     expect(detectFrench("Hey Sarah, je pense qu'on devrait organiser un lunch avec le manager et commander des snacks.").french).toBe(true);
-    expect(detectFrench('Bonjour !')).toMatchObject({ french: true, detected: 'und' });
+    expect(detectFrench('Bonjour !')).toMatchObject({ french: true });
+    expect(detectFrench('Ok.')).toMatchObject({ french: true, detected: 'und' });
+  });
+
+  it('an English letter where French trigrams score close (0.91 of English) is refused', () => {
+    expect(detectFrench(ENGLISH_LETTER)).toMatchObject({ french: false, detected: 'eng' });
+  });
+
+  it('short texts: decided by function words, none at all is too short to tell', () => {
+    expect(detectFrench("Je suis d'accord avec vous.").french).toBe(true);
+    expect(detectFrench('How much is the rent?')).toMatchObject({ french: false, detected: 'eng' });
+    expect(detectFrench('Grazie mille, a domani.').french).toBe(false);
+  });
+
+  it('the tuning part of the labelled set is classified without error; every French eval production passes', () => {
+    const c = confusion(loadLanguageSet('tune'), (t) => detectFrench(t).french);
+    expect({ frenchRefused: c.frenchRefused, otherAccepted: c.otherAccepted }).toEqual({ frenchRefused: 0, otherAccepted: 0 });
+    for (const part of ['tune', 'heldout', 'fresh', 'final'] as const) {
+      for (const { id, production } of loadEval(part)) expect(detectFrench(candidateText(production)).french, id).toBe(true);
+    }
   });
 });

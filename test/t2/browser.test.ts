@@ -120,7 +120,7 @@ describe.skipIf(!ok)(`T2 live page in Chromium (${chromiumRequirement.reason}; $
       await page.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
       await page.keyboard.press('Enter');
       await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
-      expect(await page.textContent('#t2-transcript li[data-speaker="interlocutor"] span')).toBe(REPLY);
+      expect(await page.textContent('#t2-transcript li[data-speaker="interlocutor"] span')).toBe(`Bonjour. ${REPLY}`);
       await page.click('#t2-end');
       await page.waitForSelector('#t2-report:not([hidden])');
       expect(await page.isHidden('#t2-download')).toBe(true);

@@ -90,7 +90,7 @@ describe('close codes of /t2/live', () => {
     c.send({ type: 'text', text: 'Bonjour, combien coûte l’abonnement mensuel ?' });
     await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
     const reply = c.json.find((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final)!;
-    expect(reply.text).toBe('L’abonnement mensuel coûte 49 dollars, ou 480 dollars si vous payez l’année complète en une seule fois.');
+    expect(reply.text).toBe('Bonjour. L’abonnement mensuel coûte 49 dollars, ou 480 dollars si vous payez l’année complète en une seule fois.');
     c.send({ type: 'text', text: 'Et la piscine, elle est ouverte quand ?' });
     await c.until(() => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length === 2, 'second reply');
     c.send({ type: 'end' });

@@ -1,4 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { registerOfflineResponder } from '../../actors/llm/offline.js';
+import { CLOSING_ANSWER, GREETING_ANSWER, NO_INFORMATION_ANSWER } from '../../actors/t2/factSheetResponder.js';
+import { t2OfflineResponder } from '../../actors/t2/offlineResponder.js';
+import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { LiveClient, startT2, type T2Env } from './support.js';
 
 /**
@@ -39,4 +43,51 @@ describe('offline end to end with the real corrections service', () => {
     expect(prod).toMatchObject({ kind: 'EO_T2_LIVE', tache: 'EO_T2', candidate_id: 'cand-offline' });
     expect(JSON.parse(prod.transcript)).toHaveLength(6);
   }, 120_000);
+});
+
+/** Sends each message in text mode and returns the interlocutor's final replies, then the report. */
+async function dialogue(e: T2Env, sujet: string, questions: string[]): Promise<{ answers: string[]; rules: RulesReport }> {
+  const c = await LiveClient.open(e, { token: await e.mint('premium', 'cand-topic'), sujet });
+  await c.until(() => c.states().includes('listening'), 'listening', 20000);
+  const finals = () => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).map((m) => String(m.text));
+  for (const q of questions) {
+    const before = finals().length;
+    c.send({ type: 'text', text: q });
+    await c.until(() => finals().length > before, `answer to ${q}`, 20000);
+  }
+  c.send({ type: 'end' });
+  expect((await c.closed).code).toBe(1000);
+  return { answers: finals(), rules: (c.find('report')!.report as { t2: { rules: RulesReport } }).t2.rules };
+}
+
+interface RulesReport { replies: number; compliant: number; rules: Array<{ rule: string; violations: number }> }
+
+describe('offline interlocutor on topic, through the real T2 WebSocket edge', () => {
+  const cuisine = SEED_SUBJECTS.find((s) => s.id === 'cours-de-cuisine')!;
+  const fact = (theme: string) => cuisine.factSheet.find((f) => f.theme === theme)!.answer;
+  const QUESTIONS = ['Bonjour…', 'Quel est le prix d’un atelier ?', 'Est-ce qu’il faut apporter un tablier ?', 'merci, bonne journée'];
+
+  it('greets, answers the fact asked, says it has no answer, closes; the report says every reply kept the rules', async () => {
+    env = await startT2();
+    const { answers, rules } = await dialogue(env, 'cours-de-cuisine', QUESTIONS);
+    expect(answers).toEqual([GREETING_ANSWER, fact('prix'), NO_INFORMATION_ANSWER, CLOSING_ANSWER]);
+    expect(rules).toMatchObject({ replies: 4, compliant: 4 });
+  }, 60_000);
+
+  it('a wandering interlocutor (the gift voucher to a greeting, the price again) is reported as such', async () => {
+    env = await startT2();
+    // The offline provider's T2 responder replaced by one that answers the first money fact, as the
+    // first keyword matcher did: the monitor, fed the session's fact sheet and questions, must see it.
+    const wander = registerOfflineResponder('t2', (req) => (/bonjour|merci/i.test(req.messages.at(-1)?.content ?? '') ? fact('bon cadeau') : fact('prix')));
+    try {
+      const { answers, rules } = await dialogue(env, 'cours-de-cuisine', QUESTIONS);
+      expect(answers).toEqual([fact('bon cadeau'), fact('prix'), fact('prix'), fact('bon cadeau')]);
+      expect(rules).toMatchObject({ replies: 4, compliant: 1 });
+      expect(rules.rules.find((r) => r.rule === 'answers_question')!.violations).toBe(3);
+      expect(rules.rules.find((r) => r.rule === 'no_repeat')!.violations).toBe(2);
+    } finally {
+      wander();
+      registerOfflineResponder('t2', t2OfflineResponder);
+    }
+  }, 60_000);
 });
