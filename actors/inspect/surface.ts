@@ -99,7 +99,7 @@ export const inspectSurface: Surface = {
 <li><span class="ev-type">nom.de.l.événement</span> : un événement traité par une conversation, une ligne par événement (l’événement et l’état qui en résulte).</li>
 <li><span class="ev-state">→ état</span> : l’état atteint après l’événement ; <span class="muted">« état inchangé »</span> : l’événement n’a changé aucun état.</li>
 <li><span class="muted">(nom)</span> : l’événement est traité par un acteur invoqué par la conversation (l’interlocuteur, un appel au modèle…).</li>
-<li><span class="ev-type">＋ acteur démarré</span> : un acteur a démarré. Sur le statechart, l’état courant est surligné en jaune, la dernière transition en orange.</li>
+<li><span class="ev-type">+ acteur démarré</span> : un acteur a démarré. Sur le statechart, l’état courant est surligné en jaune, la dernière transition en orange.</li>
 </ul>
 </details>
 <ol id="log" class="event-log"></ol>

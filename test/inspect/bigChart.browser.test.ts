@@ -100,7 +100,7 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector: big charts, last transition
 
       // One candidate message: one log entry for it (the event and its new state together).
       ws.send(JSON.stringify({ type: 'text', text: 'Bonjour, quel est le prix de la location pour une semaine ?' }));
-      await expect.poll(() => received.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), { timeout: 45_000 }).toBe(true);
+      await expect.poll(() => received.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), { timeout: 45_000, message: `the interlocutor's reply; received ${JSON.stringify(received)}` }).toBe(true);
       await page.selectOption('#scope', 'selected');
       const textEntries = page.locator('#log li[data-event-type="client.text"]');
       await expect.poll(() => textEntries.count(), { timeout: 10_000 }).toBe(1);

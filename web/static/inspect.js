@@ -260,7 +260,7 @@ function lastTransition(conv, svg) {
     const edges = [...svg.querySelectorAll('[data-event]')].filter(
       (e) => e.getAttribute('data-event') === cur.eventType && before.has(e.getAttribute('data-source')) && after.has(e.getAttribute('data-target')),
     );
-    if (edges.length > 0) return { record: cur, edges, from: statePath(snaps[i - 1].value), to: statePath(cur.value) };
+    if (edges.length > 0) return { record: cur, edges };
   }
   return null;
 }
@@ -274,7 +274,10 @@ function markLastTransition(conv, svg) {
     return;
   }
   for (const e of last.edges) e.classList.add('last');
-  line.textContent = `Dernière transition (en orange) : ${last.record.eventType}, ${last.from} → ${last.to}`;
+  // Each edge taken (one per parallel region), named by its states relative to the chart's root.
+  const name = (id) => id.split('.').slice(1).join('.') || id;
+  const moves = [...new Set(last.edges.map((e) => `${name(e.getAttribute('data-source'))} → ${name(e.getAttribute('data-target'))}`))];
+  line.textContent = `Dernière transition (en orange) : ${last.record.eventType}, ${moves.join(' ; ')}`;
 }
 
 async function select(systemId) {
@@ -339,13 +342,14 @@ function logItem(g) {
   time.textContent = new Date(head.at).toLocaleTimeString('fr-FR', { hour12: false });
   const type = document.createElement('span');
   type.className = 'ev-type';
-  type.textContent = g.actor ? '＋ acteur démarré' : head.eventType || head.type;
+  type.textContent = g.actor ? '+ acteur démarré' : head.eventType || head.type;
   const who = document.createElement('span');
   who.className = 'muted';
   const inner = head.actor !== head.conversation ? ` (${head.actor})` : '';
   who.textContent = ` · ${labelOf(head.conversation)}${inner}`;
   li.append(time, type, who);
-  if (g.snapshot) {
+  // Callback and promise actors have no state value: nothing to say about their state.
+  if (g.snapshot && g.snapshot.value !== undefined) {
     const to = document.createElement('span');
     to.className = g.changed ? 'ev-state' : 'ev-state muted';
     to.textContent = g.changed ? ` → ${statePath(g.snapshot.value)}` : ' · état inchangé';
