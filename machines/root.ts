@@ -18,7 +18,10 @@ export type RootEvent =
   /**
    * A conversation says whose it is (e.g. `t2:<sub>` once its token is verified). One live
    * conversation per owner: an older one with the same owner is told `conversation.replaced`,
-   * unless it awaits its client (`AWAITING_CLIENT_TAG`): then the claimer resumes it.
+   * unless it awaits its client (`AWAITING_CLIENT_TAG`): then the claimer resumes it. An older
+   * one still in use (`RESUMABLE_TAG`) is replaced only by a `takeover` claim: a plain claim is
+   * told `conversation.activeElsewhere`, so the candidate is asked before the other tab's session
+   * ends.
    */
   | {
       type: 'conversation.claim';
@@ -26,6 +29,8 @@ export type RootEvent =
       ref: AnyActorRef;
       /** Only resume an older conversation of this owner; never replace one (a reconnecting page). */
       resumeOnly?: boolean;
+      /** The owner confirmed ending their conversation in use elsewhere. */
+      takeover?: boolean;
     };
 
 /**
@@ -98,6 +103,10 @@ export const rootMachine = setup({
         }
         if (event.resumeOnly) {
           enqueue.sendTo(event.ref, { type: 'conversation.nothingToResume' });
+          return;
+        }
+        if (older && tagged(RESUMABLE_TAG) && !event.takeover) {
+          enqueue.sendTo(event.ref, { type: 'conversation.activeElsewhere' });
           return;
         }
         if (older) enqueue.sendTo(older.ref, { type: 'conversation.replaced' });

@@ -55,6 +55,11 @@ export const CLOSE = {
   NOTHING_TO_GRADE: 4422,
   /** A reconnect asked to resume (`resume=1`) but no session of this candidate awaits one. */
   NOTHING_TO_RESUME: 4410,
+  /**
+   * The candidate's session is live in another tab or window: this one did not start, so the page
+   * can ask before taking over (`takeover`). Shared with the transport's RESUMED_ELSEWHERE.
+   */
+  ACTIVE_ELSEWHERE: 4409,
   TOO_MANY_SESSIONS: 4429,
   INTERNAL: 1011,
 } as const;
@@ -71,6 +76,11 @@ export interface T2Input {
   graceMs?: number;
   /** A reconnect: resume this candidate's waiting session, never start a new one. */
   resumeOnly?: boolean;
+  /**
+   * The candidate confirmed ending their session live elsewhere (another tab): without it, a live
+   * session of the same candidate makes this one stop with ACTIVE_ELSEWHERE instead.
+   */
+  takeover?: boolean;
   /** The clock of `liveAt` and `remainingMs` (the system's clock in tests: SimulatedClock.now). */
   now?: () => number;
 }
@@ -150,7 +160,9 @@ export type SystemEvent =
   /** The root's answer to a claim: an older session of this candidate awaits its socket. */
   | { type: 'conversation.resume'; systemId: string }
   /** The root's answer to a resume-only claim when no session awaits the candidate. */
-  | { type: 'conversation.nothingToResume' };
+  | { type: 'conversation.nothingToResume' }
+  /** The root's answer to a plain claim while the candidate's session is live elsewhere. */
+  | { type: 'conversation.activeElsewhere' };
 
 export type T2Event = ClientEvent | InterlocutorEvent | SystemEvent;
 
@@ -171,7 +183,9 @@ export type T2Emitted =
   /** After a reconnect: what the page needs to rebuild itself (the transcript so far, the exam time left). */
   | { type: 'client.resume'; state: ClientState; transcript: Turn[]; remainingMs: number }
   /** This session's socket belongs to the older session `systemId` from now on (the transport re-attaches it). */
-  | { type: 'client.handover'; systemId: string };
+  | { type: 'client.handover'; systemId: string }
+  /** Why the dialogue ended, as soon as it did (the report, if any, comes later). */
+  | { type: 'client.ended'; reason: EndReason };
 
 export interface InterlocutorInput {
   sessionId: string;
@@ -277,9 +291,11 @@ export const t2liveMachine = setup({
     claimCandidate: enqueueActions(({ context, self, enqueue }) => {
       // Alone (tests, benches) there is no root to claim from.
       const parent = self._parent;
-      if (parent) enqueue.sendTo(parent, { type: 'conversation.claim', owner: `t2:${context.candidateId ?? ''}`, ref: self, resumeOnly: context.resumeOnly === true });
+      if (parent) enqueue.sendTo(parent, { type: 'conversation.claim', owner: `t2:${context.candidateId ?? ''}`, ref: self, resumeOnly: context.resumeOnly === true, ...(context.takeover ? { takeover: true } : {}) });
     }),
     announce: emit((_, params: { value: ClientState }) => ({ type: 'client.state' as const, value: params.value })),
+    /** Tells the page why its dialogue ended (another tab took over, time, idle…), before any close. */
+    announceEnd: emit(({ context }, params: { reason?: EndReason }) => ({ type: 'client.ended' as const, reason: params.reason ?? context.endReason ?? 'candidate' })),
     /** A transcription fragment: joined to the open turn of the same speaker, relayed to the client. */
     transcriptIn: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'interlocutor.transcript') return;
@@ -386,7 +402,11 @@ export const t2liveMachine = setup({
     loadingSubject: {
       on: {
         'server.shutdown': { target: 'cancelled' },
-        'conversation.replaced': { target: 'cancelled' },
+        'conversation.replaced': { target: 'cancelled', actions: { type: 'announceEnd', params: { reason: 'replaced' } } },
+        'conversation.activeElsewhere': {
+          target: 'error',
+          actions: { type: 'setError', params: { code: CLOSE.ACTIVE_ELSEWHERE, name: 'ACTIVE_ELSEWHERE', message: 'Une séance de ce compte est déjà en cours dans un autre onglet ou une autre fenêtre.' } },
+        },
         // The root answers the claim made on leaving `authorizing` before the subject is read.
         'conversation.resume': { target: 'handedOver', actions: emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId })) },
         'conversation.nothingToResume': {
@@ -421,7 +441,7 @@ export const t2liveMachine = setup({
             'interlocutor.failed': { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_UNAVAILABLE', message: 'L’interlocuteur est indisponible. Réessayez dans un instant.' } } },
             'client.end': { target: '#t2live.cancelled' },
             'client.disconnected': { target: '#t2live.cancelled' },
-            'conversation.replaced': { target: '#t2live.cancelled' },
+            'conversation.replaced': { target: '#t2live.cancelled', actions: { type: 'announceEnd', params: { reason: 'replaced' } } },
             'server.shutdown': { target: '#t2live.cancelled' },
           },
           after: {
@@ -562,7 +582,7 @@ export const t2liveMachine = setup({
       },
     },
     finishing: {
-      entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announce', params: { value: 'finishing' } }],
+      entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announceEnd', params: {} }, { type: 'announce', params: { value: 'finishing' } }],
       on: {
         'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) },
         // The drain's grading time passed while the session was still closing: remember it, so

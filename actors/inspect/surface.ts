@@ -65,12 +65,14 @@ export const inspectSurface: Surface = {
 <section class="inspect-chart" aria-labelledby="chart-title">
 <h2 id="chart-title">Statechart</h2>
 <p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez une conversation.</p>
+<p id="chart-last" class="state-line">Dernière transition : aucune pour l’instant.</p>
 <p class="chart-tools">
+<button type="button" id="zoom-fit">Ajuster à la vue</button>
 <button type="button" id="zoom-out" aria-label="Réduire le statechart">−</button>
 <button type="button" id="zoom-reset">Taille réelle</button>
 <button type="button" id="zoom-in" aria-label="Agrandir le statechart">+</button>
 <span id="zoom-level" class="muted" aria-live="polite">100 %</span>
-<span class="muted">Glissez pour déplacer, Ctrl + molette pour zoomer, flèches au clavier.</span>
+<span class="muted">Glissez pour déplacer, Ctrl + molette pour zoomer, flèches au clavier (F : ajuster).</span>
 </p>
 <div id="chart" class="chart-box" tabindex="0" role="region" aria-label="Statechart de la conversation sélectionnée (zone défilante)"></div>
 <details id="context-box" class="context-box" open>
@@ -91,6 +93,15 @@ export const inspectSurface: Surface = {
 <input type="text" id="filter" name="filter" autocomplete="off" spellcheck="false">
 </div>
 <p id="connection" class="muted" role="status">Connexion…</p>
+<details class="log-legend" id="log-legend" open>
+<summary>Légende</summary>
+<ul>
+<li><span class="ev-type">nom.de.l.événement</span> : un événement traité par une conversation, une ligne par événement (l’événement et l’état qui en résulte).</li>
+<li><span class="ev-state">→ état</span> : l’état atteint après l’événement ; <span class="muted">« état inchangé »</span> : l’événement n’a changé aucun état.</li>
+<li><span class="muted">(nom)</span> : l’événement est traité par un acteur invoqué par la conversation (l’interlocuteur, un appel au modèle…).</li>
+<li><span class="ev-type">+ acteur démarré</span> : un acteur a démarré. Sur le statechart, l’état courant est surligné en jaune, la dernière transition en orange.</li>
+</ul>
+</details>
 <ol id="log" class="event-log"></ol>
 </section>
 </div>`;

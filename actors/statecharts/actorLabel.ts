@@ -1,11 +1,14 @@
 /**
  * A readable name for a conversation on /inspect, from its machine, its systemId and its
- * (redacted) context: `t2live · candidate ab12 · Inscription club de sport`, `skull · device salon`,
- * `chat · question 3f2a · « Combien de temps… »`. UUIDs are cut to four characters: enough to
- * tell two actors apart on one screen, never a whole identifier.
+ * (redacted) context: `t2live · candidate user-1234ab12 · Inscription club de sport`,
+ * `skull · device salon`, `chat · question 3f2a · « Combien de temps… »`. Conversation UUIDs are cut
+ * to four characters: they only tell two actors apart on one screen. A candidate id is what the
+ * admin looks for (the `sub` of the candidate's token, as in « Mes séances » and the logs), so it
+ * is shown whole, up to CANDIDATE_MAX characters; a longer one keeps its start and its end.
  */
 
 const QUOTE_MAX = 40;
+const CANDIDATE_MAX = 40;
 
 function obj(v: unknown): Record<string, unknown> {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -21,9 +24,12 @@ export function shortId(systemId: string): string {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(tail) ? tail.slice(0, 4) : tail;
 }
 
-/** A candidate id shortened the same way: long ids keep their last four characters. */
+/** A candidate id, whole unless very long: then its first and last characters around « … ». */
 function shortCandidate(id: string): string {
-  return id.length > 8 ? id.slice(-4) : id;
+  const chars = [...id];
+  if (chars.length <= CANDIDATE_MAX) return id;
+  const keep = Math.floor((CANDIDATE_MAX - 1) / 2);
+  return `${chars.slice(0, keep).join('')}…${chars.slice(-keep).join('')}`;
 }
 
 function quote(text: string): string {

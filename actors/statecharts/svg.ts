@@ -6,7 +6,9 @@ import type { Chart, ChartNode } from './chart.js';
  * Lays a chart out with ELK (layered, hierarchical) and draws it as standalone SVG: nested and
  * parallel states, final states, initial markers, guards and delays on the edges, invoked actors
  * under the state's name. Entirely offline. Each state is a `<g data-state-id="…">` so the
- * inspector highlights the current state by toggling a class.
+ * inspector highlights the current state by toggling a class; each edge and its label carry the
+ * transition's event, source and target (`data-event`, `data-source`, `data-target`), so it
+ * highlights the transition last taken the same way.
  */
 
 // elkjs is CommonJS whose module.exports is the constructor; NodeNext typing sees a namespace.
@@ -126,12 +128,17 @@ export async function chartToSvg(chart: Chart, opts: SvgOptions = {}): Promise<s
   for (const child of graph.children ?? []) drawNode(child, undefined);
 
   for (const edge of graph.edges ?? []) {
+    // `e<i>` or `e<i>_<j>`: the transition it draws, and for an extra target, which one.
+    const [, i, j] = /^e(\d+)(?:_(\d+))?$/.exec(edge.id) ?? [];
+    const t = i === undefined ? undefined : chart.transitions[Number(i)];
+    const target = t ? (t.targets[j === undefined ? 0 : Number(j)] ?? t.source) : undefined;
+    const attrs = t ? ` data-event="${esc(t.event)}" data-source="${esc(t.source)}" data-target="${esc(target ?? '')}"` : '';
     for (const s of edge.sections ?? []) {
       const pts = [s.startPoint, ...(s.bendPoints ?? []), s.endPoint];
-      parts.push(`<path class="edge" data-edge="${esc(edge.id)}" d="M${pts.map((p) => `${p.x},${p.y}`).join(' L')}" marker-end="url(#arrow)"/>`);
+      parts.push(`<path class="edge" data-edge="${esc(edge.id)}"${attrs} d="M${pts.map((p) => `${p.x},${p.y}`).join(' L')}" marker-end="url(#arrow)"/>`);
     }
     for (const l of edge.labels ?? []) {
-      parts.push(`<text class="edge-label" x="${(l.x ?? 0) + 4}" y="${(l.y ?? 0) + FONT}">${esc(l.text ?? '')}</text>`);
+      parts.push(`<text class="edge-label" data-edge="${esc(edge.id)}"${attrs} x="${(l.x ?? 0) + 4}" y="${(l.y ?? 0) + FONT}">${esc(l.text ?? '')}</text>`);
     }
   }
 
@@ -162,5 +169,7 @@ export const SVG_STYLE = [
   '.state-atomic.active>rect,.state-final.active>rect{fill:#fff4c2}',
   '.edge{fill:none;stroke:#333;stroke-width:1.1}',
   '.edge-label{fill:#0b4f8a!important}',
+  '.edge.last{stroke:#b35c00;stroke-width:3}',
+  '.edge-label.last{fill:#8a3d00!important;font-weight:700}',
   '.initial{fill:#333}',
 ].join('');

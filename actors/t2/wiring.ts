@@ -61,6 +61,8 @@ export interface SessionParams {
   token: string | undefined;
   /** A reconnect (`resume=1`): resume the candidate's waiting session, never start one. */
   resume?: boolean;
+  /** `takeover=1`: the candidate confirmed ending their session live in another tab. */
+  takeover?: boolean;
 }
 
 /** The audio URL of a production (GET, owner only: transports/http/t2.ts). */
@@ -223,7 +225,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       log.warn({ err: (err as Error).message }, 't2 recording assembled but not recorded in its row: the next start does it');
     }
   };
-  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(deps.now ? { now: deps.now } : {}) };
+  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(params.takeover ? { takeover: true } : {}), ...(deps.now ? { now: deps.now } : {}) };
   return { logic, input, audio };
 }
 

@@ -78,7 +78,7 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector keeps ended conversations ($
     const ended = page.locator('#actors button.ended[data-kind="chat"]');
     await expect.poll(() => ended.count(), { timeout: 10_000 }).toBe(3);
     expect(await ended.first().textContent()).toMatch(/^chat · question [0-9a-f]{4} · « .+ »terminée il y a \d+ sétat final : /);
-    await expect.poll(() => page.locator('#actors button[data-kind="t2live"]').textContent(), { timeout: 10_000 }).toContain('t2live · candidate 9b21 · Inscription');
+    await expect.poll(() => page.locator('#actors button[data-kind="t2live"]').textContent(), { timeout: 10_000 }).toContain('t2live · candidate cand-7f3e9b21 · Inscription');
 
     await ended.first().click();
     await expect.poll(() => page.locator('#chart-state').textContent()).toMatch(/^chat · question .+ — terminée ; état final : \S+/);
@@ -98,8 +98,9 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector keeps ended conversations ($
     await expect.poll(() => page.locator('#log li').evaluateAll((lis) => [...new Set(lis.map((li) => (li as HTMLElement).dataset.kind))])).toEqual(['t2live']);
     await page.selectOption('#machine', '');
 
-    // Zoom and pan instead of shrink-to-fit.
+    // Natural size, then zoom and pan.
     const width = async () => Number(await page.locator('#chart svg').getAttribute('width'));
+    await page.click('#zoom-reset');
     const natural = await width();
     await page.click('#zoom-in');
     expect(await page.textContent('#zoom-level')).toBe('125 %');
@@ -109,7 +110,7 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector keeps ended conversations ($
 
     // The live T2 session: state written as a path.
     await page.locator('#actors button[data-kind="t2live"]').click();
-    await expect.poll(() => page.locator('#chart-state').textContent(), { timeout: 10_000 }).toMatch(/^t2live · candidate 9b21 · .+ — état : \S+/);
+    await expect.poll(() => page.locator('#chart-state').textContent(), { timeout: 10_000 }).toMatch(/^t2live · candidate cand-7f3e9b21 · .+ — état : \S+/);
     expect(await axeAt(page)).toEqual([]);
     if (process.env.SCREENSHOTS) {
       mkdirSync('docs/img', { recursive: true });

@@ -62,7 +62,9 @@ const ctx = (s: AnyMachineSnapshot) => s.context as Context;
  * ownership; a claim by a live conversation makes it its owner's one conversation — the older
  * one is told `conversation.replaced` — unless the older one awaits its client (or, for a
  * resume-only claim, is resumable): then the claimer is told `conversation.resume` with the older
- * one's systemId; a resume-only claim with nothing to resume is told `conversation.nothingToResume`.
+ * one's systemId; a resume-only claim with nothing to resume is told `conversation.nothingToResume`;
+ * a plain claim while the older one is in use (resumable) is told `conversation.activeElsewhere`
+ * and replaces nobody — only a `takeover` claim replaces it.
  */
 function expectedRoot(events: EventObject[]) {
   const live = new Map<string, { kind: string; at: number; child: number }>();
@@ -90,6 +92,8 @@ function expectedRoot(events: EventObject[]) {
       const olderKind = older ? KINDS[previous!] : undefined;
       if (older && (olderKind === 'awaiting' || (e.resumeOnly === true && olderKind === 'resumable'))) tell(claimer, { type: 'conversation.resume', systemId: previous! });
       else if (e.resumeOnly === true) tell(claimer, { type: 'conversation.nothingToResume' });
+      // Still in use elsewhere (another tab): the claimer is asked to confirm, nothing replaced.
+      else if (older && olderKind === 'resumable' && e.takeover !== true) tell(claimer, { type: 'conversation.activeElsewhere' });
       else {
         if (older) tell(older, { type: 'conversation.replaced' });
         owners.set(e.owner as string, by);
@@ -139,6 +143,7 @@ describe('root model', () => {
           Object.entries(ctx(s).conversations).flatMap(([by, e]) => [
             { owner: 'u', ref: e.ref, by },
             { owner: 'u', ref: e.ref, by, resumeOnly: true },
+            { owner: 'u', ref: e.ref, by, takeover: true },
           ]),
       },
       serializeState: (s) => JSON.stringify({ live: Object.keys(ctx(s).conversations).sort(), owners: ctx(s).owners }),

@@ -118,6 +118,14 @@ describe('statechart export', () => {
     for (const node of allNodes(chart)) expect(svg).toContain(`data-state-id="${node.id}"`);
     expect(svg).toContain('invoke fetcher');
     expect(svg).toContain('go [ready]');
+    // Every edge and its label name the transition they draw, for the inspector's « last transition ».
+    for (const t of chart.transitions) {
+      for (const target of t.targets.length ? t.targets : [t.source]) {
+        const attrs = `data-event="${t.event}" data-source="${t.source}" data-target="${target}"`;
+        expect(svg, `${t.source} —${t.event}→ ${target}`).toMatch(new RegExp(`<path class="edge" data-edge="[^"]+" ${attrs.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      }
+    }
+    expect(svg).toMatch(/<text class="edge-label" data-edge="e0" data-event=/);
   });
 
   it('`palabre machines` prints every machine in each format and rejects bad arguments', async () => {

@@ -101,7 +101,12 @@ describe('InspectorHub', () => {
   });
 
   it('names actors readably', () => {
-    expect(actorLabel('t2live', 't2:0d6f2c1e-aaaa-4bbb-8ccc-123456789abc', { candidateId: 'user-1234ab12', subject: { titre: 'Inscription club de sport' } })).toBe('t2live · candidate ab12 · Inscription club de sport');
+    expect(actorLabel('t2live', 't2:0d6f2c1e-aaaa-4bbb-8ccc-123456789abc', { candidateId: 'user-1234ab12', subject: { titre: 'Inscription club de sport' } })).toBe('t2live · candidate user-1234ab12 · Inscription club de sport');
+    // Never cut to a few characters: two candidates ending alike stay apart.
+    expect(actorLabel('t2live', 't2:x', { candidateId: 'cand-double' })).toBe('t2live · candidate cand-double');
+    const long = `auth0|${'a'.repeat(30)}-${'b'.repeat(30)}`;
+    const shown = actorLabel('t2live', 't2:x', { candidateId: long });
+    expect(shown).toBe(`t2live · candidate ${long.slice(0, 19)}…${long.slice(-19)}`);
     expect(actorLabel('skull', 'skull:salon', { deviceId: 'salon' })).toBe('skull · device salon');
     expect(actorLabel('chat', 'chat:3f2a9c1e-aaaa-4bbb-8ccc-123456789abc', { question: 'Combien de temps les journaux techniques sont-ils conservés ?' })).toBe('chat · question 3f2a · « Combien de temps les journaux technique… »');
     expect(actorLabel('correction', 'correction:77aa9c1e-aaaa-4bbb-8ccc-123456789abc', { production: { tache: 'EO_T2' } })).toBe('correction · EO_T2 · 77aa');

@@ -80,6 +80,11 @@ describe.skipIf(!ok)(`T2 live page in Chromium (${chromiumRequirement.reason}; $
       expect(await axe(page)).toEqual([]);
       await page.focus('#t2-end');
       await page.keyboard.press('Enter');
+      // « Terminer » asks first; the focus starts on « Continuer le dialogue », the safe choice.
+      await page.waitForSelector('#t2-end-dialog[open]');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('t2-end-cancel');
+      await page.focus('#t2-end-confirm');
+      await page.keyboard.press('Enter');
       await page.waitForSelector('#t2-report:not([hidden])', { timeout: 20000 });
       expect(await page.getAttribute('body', 'data-t2-state')).toBe('ended');
       expect(await page.textContent('#t2-report-body [data-critere="phonologie"]')).toMatch(/^Phonologienon évaluée/);
@@ -122,6 +127,7 @@ describe.skipIf(!ok)(`T2 live page in Chromium (${chromiumRequirement.reason}; $
       await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
       expect(await page.textContent('#t2-transcript li[data-speaker="interlocutor"] span')).toBe(`Bonjour. ${REPLY}`);
       await page.click('#t2-end');
+      await page.click('#t2-end-confirm');
       await page.waitForSelector('#t2-report:not([hidden])');
       expect(await page.isHidden('#t2-download')).toBe(true);
       await context.close();

@@ -98,12 +98,104 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]').count()).toBe(2);
     await page.click('#t2-end');
+    await page.click('#t2-end-confirm');
     await page.waitForSelector('#t2-report:not([hidden])');
     // One session, graded once, with all four turns.
     expect(env.corrections.oral).toHaveLength(1);
     expect(env.corrections.oral[0]!.transcript).toHaveLength(4);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('a second tab asks before taking over, and the first says why it ended; « Terminer » asks and differs from « Envoyer »; after the end no countdown, no warning, the transcript once; sign-in lasts across tabs until it expires', async () => {
+    // The warning comes one second into the dialogue, so the test sees it go away at the end.
+    env = await startT2({ env: { T2_EXAM_DURATION_MS: '120000', T2_WARNING_BEFORE_MS: '119000' } });
+    const { page: first, problems } = await newPage(env);
+    await first.goto(`/t2/sujets/club-de-sport#token=${await env.mint('premium', 'cand-tabs')}`);
+    await first.click('#t2-start-button');
+    await first.waitForSelector('#t2-text-form:not([hidden])');
+    // « Terminer » ends the exam: it does not look like « Envoyer » (colours and border).
+    const look = (sel: string) => first.$eval(sel, (b) => { const c = getComputedStyle(b); return `${c.backgroundColor}|${c.color}|${c.borderTopColor}`; });
+    expect(await look('#t2-end')).not.toBe(await look('#t2-text-form button[type="submit"]'));
+    await first.fill('#t2-text', 'Bonjour, quels sont vos horaires ?');
+    await first.keyboard.press('Enter');
+    await first.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    await first.waitForSelector('#t2-warning:not([hidden])');
+    // « Terminer » asks first; « Continuer le dialogue » (focused) keeps the session going.
+    await first.click('#t2-end');
+    await first.waitForSelector('#t2-end-dialog[open]');
+    expect(await first.evaluate(() => document.activeElement?.id)).toBe('t2-end-cancel');
+    expect(await axeAt(first)).toEqual([]);
+    await first.keyboard.press('Enter');
+    expect(await first.isVisible('#t2-end-dialog')).toBe(false);
+    expect(await first.evaluate(() => document.activeElement?.id)).toBe('t2-end');
+    expect(await first.getAttribute('body', 'data-t2-state')).not.toBe('finishing');
+    expect(env.corrections.oral).toHaveLength(0);
+
+    // Another tab of the same browser: signed in without asking again (the token outlives the tab).
+    const second = await first.context().newPage();
+    second.on('pageerror', (err) => problems.push(`pageerror (second tab): ${err.message}`));
+    await second.goto('/t2/sujets/club-de-sport');
+    await expect.poll(() => second.textContent('#t2-signin-status')).toContain('cand-tabs');
+    await second.click('#t2-start-button');
+    // It asks before ending the other tab's session; nothing has ended yet.
+    await second.waitForSelector('#t2-elsewhere:not([hidden])');
+    expect(await second.evaluate(() => document.activeElement?.id)).toBe('t2-elsewhere-title');
+    expect(await second.textContent('#t2-elsewhere-text')).toContain('autre onglet');
+    expect(await second.isHidden('#t2-live')).toBe(true);
+    expect(await second.isDisabled('#t2-start-button')).toBe(false);
+    expect(await axeAt(second)).toEqual([]);
+    await first.fill('#t2-text', 'Combien coûte l’abonnement ?');
+    await first.keyboard.press('Enter');
+    await expect.poll(() => first.locator('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]').count()).toBe(2);
+    expect(env.corrections.oral).toHaveLength(0);
+    expect(env.ctx.runtime.countByKind().t2live).toBe(1);
+
+    // Confirmed: the second tab starts; the first says why its session ended, and shows its report.
+    await second.click('#t2-takeover');
+    await second.waitForSelector('#t2-text-form:not([hidden])');
+    expect(await second.isHidden('#t2-elsewhere')).toBe(true);
+    await first.waitForSelector('#t2-report:not([hidden])');
+    expect(await first.textContent('#t2-ended-note')).toContain('une nouvelle séance a été démarrée dans un autre onglet');
+    expect(await first.isVisible('#t2-ended-note')).toBe(true);
+    expect(env.corrections.oral).toHaveLength(1);
+    expect(env.corrections.oral[0]!.transcript).toHaveLength(4);
+    // After the end: no countdown, no « Il reste … », no « Terminer », and the transcript once.
+    expect(await first.isVisible('#t2-timer')).toBe(false);
+    expect(await first.isVisible('#t2-warning')).toBe(false);
+    expect(await first.isVisible('#t2-end')).toBe(false);
+    expect(await first.locator('li:visible', { hasText: 'Combien coûte l’abonnement' }).count()).toBe(1);
+    expect(await axeAt(first)).toEqual([]);
+
+    // The second tab ends its own session through the confirmation: no « autre onglet » note there.
+    await second.fill('#t2-text', 'Bonjour, le club est-il ouvert le dimanche ?');
+    await second.keyboard.press('Enter');
+    await second.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
+    await second.click('#t2-end');
+    await second.click('#t2-end-confirm');
+    await second.waitForSelector('#t2-report:not([hidden])');
+    expect(await second.isHidden('#t2-ended-note')).toBe(true);
+    expect(await second.isVisible('#t2-timer')).toBe(false);
+    expect(await second.locator('li:visible', { hasText: 'le club est-il ouvert le dimanche' }).count()).toBe(1);
+    expect(await axeAt(second)).toEqual([]);
+
+    // « Mes séances » in a new tab: signed in, both sessions listed.
+    const third = await first.context().newPage();
+    await third.goto('/t2/seances');
+    await expect.poll(() => third.locator('#t2-sessions-list li').count()).toBe(2);
+    expect(await third.textContent('#t2-signin-status')).toContain('cand-tabs');
+    expect(await axeAt(third)).toEqual([]);
+    // Signing out in one tab signs the others out too.
+    await third.click('#t2-signout');
+    await expect.poll(() => second.textContent('#t2-signin-status')).toContain('pas connecté');
+    // A kept token past its expiry is dropped, never used.
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const expired = `${b64({ alg: 'HS256' })}.${b64({ sub: 'cand-tabs', plan: 'premium', exp: Math.floor(Date.now() / 1000) - 60 })}.sig`;
+    await third.evaluate((t) => localStorage.setItem('palabre.token', t), expired);
+    await third.reload();
+    await expect.poll(() => third.textContent('#t2-signin-status')).toContain('pas connecté');
+    expect(await third.evaluate(() => localStorage.getItem('palabre.token'))).toBeNull();
+    expect(problems).toEqual([]);
+  }, 90_000);
 
   it('a dropped connection shows « Connexion perdue, reprise… » and resumes when the server is reachable again', async () => {
     env = await startT2();
@@ -136,6 +228,7 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]').count()).toBe(2);
     await page.click('#t2-end');
+    await page.click('#t2-end-confirm');
     await page.waitForSelector('#t2-report:not([hidden])');
     expect(env.corrections.oral).toHaveLength(1);
     expect(problems.filter(notRefusedReconnect)).toEqual([]);
@@ -278,6 +371,7 @@ describe.skipIf(!chromiumRequirement.ok)(`T2 candidate pages in Chromium (${chro
     await page.keyboard.press('Enter');
     await page.waitForSelector('#t2-transcript li[data-speaker="interlocutor"][data-final="true"]');
     await page.click('#t2-end');
+    await page.click('#t2-end-confirm');
     await page.waitForSelector('#t2-report:not([hidden])');
     expect(await page.isHidden('#t2-download')).toBe(true);
     expect(await page.textContent('#t2-no-audio')).toContain('mode texte');

@@ -65,16 +65,28 @@ async function oneExchange(e: T2Env, sub: string): Promise<LiveClient> {
 }
 
 describe('one live T2 session per candidate', () => {
-  it('a second connection with the same sub takes over: the first ends `replaced`, saved and reported', async () => {
+  it('a second connection with the same sub is refused 4409 while the first is live; a confirmed takeover ends the first `replaced`, saying why before its report', async () => {
     env = await startT2();
     const first = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport' });
     await first.until(() => first.states().includes('listening'), 'listening');
     first.send({ type: 'text', text: 'Bonjour, combien coûte l’abonnement mensuel ?' });
     await first.until(() => first.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'reply');
-    const second = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport' });
+    // Not confirmed: the second tab is told the session runs elsewhere; the first goes on untouched.
+    const asking = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport' });
+    expect((await asking.closed).code).toBe(4409);
+    expect(asking.find('error')).toMatchObject({ code: 4409, name: 'ACTIVE_ELSEWHERE', message: expect.stringContaining('autre onglet') });
+    expect(first.closeCode).toBeUndefined();
+    expect(first.json.some((m) => m.type === 'ended')).toBe(false);
+    expect(rowsOf(env, 'cand-twice')).toHaveLength(1);
+    first.send({ type: 'text', text: 'Et le week-end ?' });
+    await first.until(() => first.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length === 2, 'second reply');
+    // Confirmed (`takeover=1`): the first ends `replaced`, is told so, then gets its report.
+    const second = await LiveClient.open(env, { token: await env.mint('premium', 'cand-twice'), sujet: 'club-de-sport', takeover: '1' });
     await first.until(() => first.closeCode !== undefined, 'the first session closed');
     expect(first.closeCode).toBe(1000);
-    expect(first.find('report')).toBeDefined();
+    const types = first.json.map((m) => m.type);
+    expect(first.find('ended')).toEqual({ type: 'ended', reason: 'replaced' });
+    expect(types.indexOf('ended')).toBeLessThan(types.indexOf('report'));
     await second.until(() => second.states().includes('listening'), 'second listening');
     expect(second.closeCode).toBeUndefined();
     const e = env;

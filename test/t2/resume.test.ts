@@ -75,6 +75,8 @@ describe('T2 resume after a dropped socket (text mode, offline interlocutor)', (
     const b = await LiveClient.open(env, { token, sujet: 'club-de-sport', mode: 'text', resume: '1' });
     await b.until(() => b.find('resume') !== undefined, 'resume');
     expect((await a.closed).code).toBe(4409);
+    // The tab it left is told why before the close: the session goes on elsewhere.
+    expect(a.json.at(-1)).toMatchObject({ type: 'error', code: 4409, name: 'RESUMED_ELSEWHERE', message: expect.stringContaining('continue dans un autre onglet') });
     expect((b.find('resume')!.transcript as unknown[]).length).toBe(2);
     await ask(b, 'Combien coûte l’abonnement ?');
     b.send({ type: 'end' });

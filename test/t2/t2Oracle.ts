@@ -85,6 +85,8 @@ interface Expected {
   resumes: Resume[];
   /** The older session this one handed its socket to. */
   handover: string | null;
+  /** Why the dialogue ended, as the page is told it (one `ended` frame, before any report). */
+  ended: EndReason[];
   recorded: string[];
   /** Store writes in order: `open:<candidate>`, `turn:<speaker>:<text>`, `discard` or `discard:keep`. */
   persisted: string[];
@@ -114,6 +116,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     away: false,
     resumes: [],
     handover: null,
+    ended: [],
     persisted: [],
     recorded: [],
   };
@@ -178,6 +181,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     announce('finishing');
     x.phase = 'finishing';
     x.endReason = reason;
+    x.ended.push(reason);
     x.calls.finishSession++;
     x.away = false;
     x.recorded.push('close');
@@ -208,6 +212,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     // One live session per candidate: a newer one of the same candidate ends this one. Before the
     // dialogue there is nothing to grade: cancelled.
     if (t === 'conversation.replaced' && ['loading', 'connecting'].includes(x.phase)) {
+      // The page is told why, so the tab it leaves never just says « terminé ».
+      x.ended.push('replaced');
       cancel();
       continue;
     }
@@ -237,6 +243,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
           x.phase = 'handedOver';
           x.handover = (e as Payload & { systemId: string }).systemId;
         } else if (t === 'conversation.nothingToResume') fail(CLOSE.NOTHING_TO_RESUME, 'NOTHING_TO_RESUME');
+        // The candidate's session is live in another tab: this one stops, so the page can ask.
+        else if (t === 'conversation.activeElsewhere') fail(CLOSE.ACTIVE_ELSEWHERE, 'ACTIVE_ELSEWHERE');
         break;
       case 'connecting':
         if (t === 'interlocutor.ready') {
@@ -388,6 +396,11 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   const errors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
   const resumes = w.emitted.flatMap((e) => (e.type === 'client.resume' ? [{ state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs }] : []));
   check(same(resumes, x.resumes), `on reconnect the page gets ${JSON.stringify(x.resumes)}, got ${JSON.stringify(resumes)}`);
+  const ended = w.emitted.flatMap((e) => (e.type === 'client.ended' ? [e.reason] : []));
+  check(same(ended, x.ended), `the page is told the dialogue ended ${JSON.stringify(x.ended)}, got ${JSON.stringify(ended)}`);
+  const endedAt = w.emitted.findIndex((e) => e.type === 'client.ended');
+  const reportAt = w.emitted.findIndex((e) => e.type === 'client.report');
+  if (reportAt >= 0) check(endedAt >= 0 && endedAt < reportAt, 'why the dialogue ended is sent before the report');
   const handovers = w.emitted.flatMap((e) => (e.type === 'client.handover' ? [e.systemId] : []));
   check(same(handovers, x.handover ? [x.handover] : []), `the socket is handed over to ${x.handover ?? 'nobody'}, got ${JSON.stringify(handovers)}`);
   if (w.tags) {

@@ -66,6 +66,8 @@ export interface SessionRequest {
   token: string | undefined;
   /** `resume=1`: only resume the candidate's session that lost its socket. */
   resume: boolean;
+  /** `takeover=1`: end the candidate's session live elsewhere (they confirmed it) and start this one. */
+  takeover?: boolean;
 }
 
 export interface T2SocketOptions {
@@ -249,7 +251,7 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
   const { opts } = hub;
   const sessionId = admitted?.sessionId ?? randomUUID();
   const systemId = `t2:${sessionId}`;
-  const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1' });
+  const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1', ...(q.takeover === '1' ? { takeover: true } : {}) });
   let actor: AnyActorRef;
   try {
     actor = opts.runtime.start('t2live', systemId, logic, input);
@@ -333,7 +335,11 @@ function handover(hub: Hub, ws: WebSocket, own: Session, olderId: string): Sessi
   older.ws = ws;
   own.ws = undefined;
   hub.live.set(ws, older.systemId);
-  if (stale && stale !== ws && (stale.readyState === stale.OPEN || stale.readyState === stale.CONNECTING)) stale.close(RESUMED_ELSEWHERE, 'RESUMED_ELSEWHERE');
+  if (stale && stale !== ws && (stale.readyState === stale.OPEN || stale.readyState === stale.CONNECTING)) {
+    // The tab it leaves says why before the close: the session goes on, elsewhere.
+    sendJson(stale, { type: 'error', code: RESUMED_ELSEWHERE, name: 'RESUMED_ELSEWHERE', message: 'La séance continue dans un autre onglet ou une autre fenêtre.' });
+    stale.close(RESUMED_ELSEWHERE, 'RESUMED_ELSEWHERE');
+  }
   hub.opts.logger.info({ session: older.sessionId }, 't2 session resumed by a reconnect');
   older.ref.send({ type: 'client.resumed' } satisfies T2Event);
   return older;

@@ -10,7 +10,7 @@ import type { T2Emitted } from '../../machines/t2live.js';
  * client → server: binary = PCM16 LE mono 16 kHz; JSON {type:'audio',data:<base64>} |
  *   {type:'end'} | {type:'text',text}.
  * server → client: binary = PCM16 LE mono 24 kHz; JSON {type:'state'|'transcript'|'warning'|
- *   'report'|'error', …}, then the close (1000 after the report; 4001/4003/4004/44xx/1011 otherwise).
+ *   'ended'|'report'|'error', …}, then the close (1000 after the report; 4001/4003/4004/44xx/1011 otherwise).
  */
 
 /** Text-mode messages longer than this are refused (a spoken question is far shorter). */
@@ -27,6 +27,8 @@ export const querySchema = z.object({
   mode: z.enum(['audio', 'text']).optional(),
   /** A reconnect: resume this candidate's session, never start a new one (close 4410 if none). */
   resume: z.enum(['1']).optional(),
+  /** The candidate confirmed ending their session live in another tab and starting here. */
+  takeover: z.enum(['1']).optional(),
 });
 
 const clientFrameSchema = z.discriminatedUnion('type', [
@@ -114,6 +116,9 @@ export function sendEmitted(ws: WebSocket, e: T2Emitted): void {
       break;
     case 'client.close':
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(e.code, e.reason);
+      break;
+    case 'client.ended':
+      sendJson(ws, { type: 'ended', reason: e.reason });
       break;
     case 'client.handover':
       break; // handled where the socket is routed (t2live.ts)

@@ -1,6 +1,7 @@
 // /inspect client: every conversation (live, then ended ones kept INSPECT_RETAIN_S, greyed), its
-// statechart with the current state drawn and written as a path, its context as a tree, and one
-// event log across conversations, filterable by machine. Everything received is rendered as text
+// statechart with the current state drawn and written as a path and the transition last taken
+// drawn too, its context as a tree, and one event log across conversations, filterable by machine,
+// where an event and the state it led to are one entry. Big charts open fitted to the box. Everything received is rendered as text
 // (textContent), except the chart SVG, which comes from this server's own /inspect/charts endpoint.
 
 const $ = (id) => document.getElementById(id);
@@ -22,6 +23,10 @@ let selected = null;
 let chartKind = null;
 let paused = false;
 let zoom = 1;
+/** The chart follows the box's size (fit to view) until the user zooms. */
+let fitted = true;
+const MIN_ZOOM = 0.05;
+const MAX_ZOOM = 3;
 /** Records by seq: the live stream and the histories asked for merge without duplicates. */
 const records = new Map();
 
@@ -110,9 +115,33 @@ function applyZoom() {
   svg.setAttribute('height', String(Math.round(h * zoom)));
 }
 
+/** The chart's natural size (its viewBox). */
+function naturalSize(svg) {
+  const vb = svg.viewBox && svg.viewBox.baseVal;
+  return {
+    w: vb && vb.width ? vb.width : Number(svg.dataset.w) || 800,
+    h: vb && vb.height ? vb.height : Number(svg.dataset.h) || 600,
+  };
+}
+
+/** Fit to view: the whole chart in the box (never enlarged past its natural size). */
+function fitZoom() {
+  const svg = chartEl.querySelector('svg');
+  if (!svg) return;
+  const { w, h } = naturalSize(svg);
+  const boxW = chartEl.clientWidth - 2;
+  const boxH = Math.max(160, window.innerHeight * 0.75 - 2);
+  zoom = Math.max(MIN_ZOOM, Math.min(1, boxW / w, boxH / h));
+  fitted = true;
+  applyZoom();
+  chartEl.scrollLeft = 0;
+  chartEl.scrollTop = 0;
+}
+
 function setZoom(z, focus) {
   const before = zoom;
-  zoom = Math.min(3, Math.max(0.25, Math.round(z * 100) / 100));
+  fitted = false;
+  zoom = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, Math.round(z * 100) / 100));
   const fx = focus ? focus.x : chartEl.clientWidth / 2;
   const fy = focus ? focus.y : chartEl.clientHeight / 2;
   const sx = (chartEl.scrollLeft + fx) / before;
@@ -144,7 +173,9 @@ async function loadChart(kind) {
     node.dataset.w = node.getAttribute('width') || '';
     node.dataset.h = node.getAttribute('height') || '';
     chartEl.append(node);
-    applyZoom();
+    // A new chart opens fitted when it is larger than the box (the T2 chart is ~4,700 px wide).
+    if (fitted) fitZoom();
+    else applyZoom();
   }
 }
 
@@ -203,13 +234,50 @@ function highlight(conv) {
     g.classList.toggle('active', ids.has(g.getAttribute('data-state-id')) && g !== root);
   }
   svg.classList.toggle('ended', Boolean(conv.endedAt));
-  // Bring the current (innermost) state into view inside the chart's scroll box.
+  markLastTransition(conv, svg);
+  // Bring the current (innermost) state into view inside the chart's scroll box (fitted: all is).
   const current = svg.querySelector('g.state-atomic.active, g.state-final.active');
-  if (current && typeof current.getBBox === 'function') {
+  if (!fitted && current && typeof current.getBBox === 'function') {
     const box = current.getBBox();
     chartEl.scrollLeft = Math.max(0, box.x * zoom - chartEl.clientWidth / 3);
     chartEl.scrollTop = Math.max(0, box.y * zoom - chartEl.clientHeight / 3);
   }
+}
+
+/**
+ * The transition this conversation took last: walking its own snapshots from the newest, the first
+ * whose event matches a drawn edge leaving a state active before it and entering one active after
+ * it. Events that changed nothing drawn (no edge) are skipped.
+ */
+function lastTransition(conv, svg) {
+  const snaps = sorted().filter((r) => r.type === 'snapshot' && r.conversation === conv.systemId && r.actor === conv.systemId);
+  const root = svg.querySelector('g[data-state-id]');
+  const rootId = root ? root.getAttribute('data-state-id') : '';
+  for (let i = snaps.length - 1; i > 0; i--) {
+    const cur = snaps[i];
+    const before = new Set([rootId, ...activeIds(snaps[i - 1].value, rootId)]);
+    const after = new Set([rootId, ...activeIds(cur.value, rootId)]);
+    const edges = [...svg.querySelectorAll('[data-event]')].filter(
+      (e) => e.getAttribute('data-event') === cur.eventType && before.has(e.getAttribute('data-source')) && after.has(e.getAttribute('data-target')),
+    );
+    if (edges.length > 0) return { record: cur, edges };
+  }
+  return null;
+}
+
+function markLastTransition(conv, svg) {
+  for (const e of svg.querySelectorAll('.last')) e.classList.remove('last');
+  const last = lastTransition(conv, svg);
+  const line = $('chart-last');
+  if (!last) {
+    line.textContent = 'Dernière transition : aucune pour l’instant.';
+    return;
+  }
+  for (const e of last.edges) e.classList.add('last');
+  // Each edge taken (one per parallel region), named by its states relative to the chart's root.
+  const name = (id) => id.split('.').slice(1).join('.') || id;
+  const moves = [...new Set(last.edges.map((e) => `${name(e.getAttribute('data-source'))} → ${name(e.getAttribute('data-target'))}`))];
+  line.textContent = `Dernière transition (en orange) : ${last.record.eventType}, ${moves.join(' ; ')}`;
 }
 
 async function select(systemId) {
@@ -235,27 +303,68 @@ function matchesFilter(record) {
   return (record.eventType || '').toLowerCase().includes(f);
 }
 
-function logItem(record) {
+/**
+ * One entry per event an actor processed: the event record and the snapshot it produced (same
+ * actor, same event type, the snapshot right after) are one entry, with whether the state changed.
+ */
+function groupRecords(list) {
+  const groups = [];
+  const open = new Map(); // actor → its latest event entry still waiting for its snapshot
+  const lastValue = new Map(); // actor → its state value after its previous snapshot
+  for (const r of list) {
+    if (r.type === 'event') {
+      const g = { event: r, snapshot: null };
+      groups.push(g);
+      open.set(`${r.conversation}|${r.actor}`, g);
+    } else if (r.type === 'snapshot') {
+      const key = `${r.conversation}|${r.actor}`;
+      const g = open.get(key);
+      const before = lastValue.get(key);
+      lastValue.set(key, JSON.stringify(r.value));
+      const changed = before === undefined || before !== JSON.stringify(r.value);
+      if (g && g.event.eventType === r.eventType && !g.snapshot) {
+        g.snapshot = r;
+        g.changed = changed;
+        open.delete(key);
+      } else groups.push({ event: null, snapshot: r, changed });
+    } else groups.push({ actor: r });
+  }
+  return groups;
+}
+
+function logItem(g) {
+  const head = g.event || g.snapshot || g.actor;
   const li = document.createElement('li');
-  li.dataset.eventType = record.eventType || '';
-  li.dataset.kind = record.kind || '';
+  li.dataset.eventType = head.eventType || '';
+  li.dataset.kind = head.kind || '';
   const time = document.createElement('span');
   time.className = 'ev-time';
-  time.textContent = new Date(record.at).toLocaleTimeString('fr-FR', { hour12: false });
+  time.textContent = new Date(head.at).toLocaleTimeString('fr-FR', { hour12: false });
   const type = document.createElement('span');
   type.className = 'ev-type';
-  type.textContent = `${record.type === 'snapshot' ? '→ ' : ''}${record.eventType || record.type}`;
+  type.textContent = g.actor ? '+ acteur démarré' : head.eventType || head.type;
   const who = document.createElement('span');
   who.className = 'muted';
-  const inner = record.actor !== record.conversation ? ` (${record.actor})` : '';
-  who.textContent = ` · ${labelOf(record.conversation)}${inner}${record.type === 'snapshot' ? ` · ${statePath(record.value)}` : ''}`;
-  const details = document.createElement('details');
-  const summary = document.createElement('summary');
-  summary.textContent = 'Détails';
-  const pre = document.createElement('pre');
-  pre.textContent = JSON.stringify(record.type === 'snapshot' ? { value: record.value, context: record.context } : record.event, null, 2);
-  details.append(summary, pre);
-  li.append(time, type, who, details);
+  const inner = head.actor !== head.conversation ? ` (${head.actor})` : '';
+  who.textContent = ` · ${labelOf(head.conversation)}${inner}`;
+  li.append(time, type, who);
+  // Callback and promise actors have no state value: nothing to say about their state.
+  if (g.snapshot && g.snapshot.value !== undefined) {
+    const to = document.createElement('span');
+    to.className = g.changed ? 'ev-state' : 'ev-state muted';
+    to.textContent = g.changed ? ` → ${statePath(g.snapshot.value)}` : ' · état inchangé';
+    li.append(to);
+    li.dataset.changed = String(Boolean(g.changed));
+  }
+  if (!g.actor) {
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.textContent = 'Détails';
+    const pre = document.createElement('pre');
+    pre.textContent = JSON.stringify({ ...(g.event ? { event: g.event.event } : {}), ...(g.snapshot ? { value: g.snapshot.value, context: g.snapshot.context } : {}) }, null, 2);
+    details.append(summary, pre);
+    li.append(details);
+  }
   return li;
 }
 
@@ -264,8 +373,18 @@ function sorted() {
 }
 
 function renderLog() {
-  logEl.replaceChildren(...sorted().filter(matchesFilter).slice(-MAX_LOG).map(logItem));
+  logEl.replaceChildren(...groupRecords(sorted().filter(matchesFilter)).slice(-MAX_LOG).map(logItem));
   logEl.scrollTop = logEl.scrollHeight;
+}
+
+// Records arrive in bursts: the log is redrawn once per frame, not once per record.
+let logFrame = 0;
+function scheduleLog() {
+  if (logFrame) return;
+  logFrame = requestAnimationFrame(() => {
+    logFrame = 0;
+    renderLog();
+  });
 }
 
 function remember(record) {
@@ -274,6 +393,7 @@ function remember(record) {
 }
 
 function onRecord(record) {
+  if (!paused) remember(record);
   const conv = byId(record.conversation);
   if (conv && record.type === 'snapshot' && record.actor === conv.systemId) {
     conv.value = record.value;
@@ -286,12 +406,7 @@ function onRecord(record) {
     }
   }
   if (paused) return;
-  remember(record);
-  if (matchesFilter(record)) {
-    logEl.append(logItem(record));
-    while (logEl.children.length > MAX_LOG) logEl.firstChild.remove();
-    logEl.scrollTop = logEl.scrollHeight; // newest at the bottom, kept in view
-  }
+  if (matchesFilter(record)) scheduleLog(); // newest at the bottom, kept in view
 }
 
 let socket = null;
@@ -325,6 +440,8 @@ function connect() {
     } else if (msg.type === 'history') {
       for (const r of msg.records) remember(r);
       renderLog();
+      const sel = selected && byId(selected);
+      if (sel) highlight(sel);
     }
   });
 }
@@ -337,6 +454,11 @@ pauseBtn.addEventListener('click', () => {
 $('zoom-in').addEventListener('click', () => setZoom(zoom * 1.25));
 $('zoom-out').addEventListener('click', () => setZoom(zoom / 1.25));
 $('zoom-reset').addEventListener('click', () => setZoom(1));
+$('zoom-fit').addEventListener('click', fitZoom);
+// Fitted charts follow the window (a phone turned, a window resized).
+window.addEventListener('resize', () => {
+  if (fitted) fitZoom();
+});
 chartEl.addEventListener(
   'wheel',
   (e) => {
@@ -370,6 +492,7 @@ chartEl.addEventListener('keydown', (e) => {
   if (e.key === '+' || e.key === '=') setZoom(zoom * 1.25);
   else if (e.key === '-') setZoom(zoom / 1.25);
   else if (e.key === '0') setZoom(1);
+  else if (e.key === 'f' || e.key === 'F') fitZoom();
 });
 $('clear').addEventListener('click', () => {
   records.clear();

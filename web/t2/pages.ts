@@ -97,7 +97,7 @@ ${signinSection(opts.signin)}
 <section aria-labelledby="t2-live-title" id="t2-live" hidden>
 <h2 id="t2-live-title">Dialogue</h2>
 <p>État : <strong id="t2-state" role="status" aria-live="polite">connexion…</strong></p>
-<p>Temps restant : <span id="t2-timer" aria-live="off">–</span></p>
+<p id="t2-timer-line">Temps restant : <span id="t2-timer" aria-live="off">–</span></p>
 <p id="t2-warning" role="alert" hidden></p>
 <div id="t2-link" role="status" aria-live="polite"><p id="t2-reconnecting" class="t2-callout" hidden></p></div>
 <form id="t2-text-form" hidden>
@@ -105,12 +105,27 @@ ${signinSection(opts.signin)}
 <input id="t2-text" name="text" type="text" maxlength="2000" autocomplete="off">
 <button type="submit">Envoyer</button></p>
 </form>
-<p><button type="button" id="t2-end">Terminer</button></p>
+<p><button type="button" id="t2-end" class="t2-danger" aria-haspopup="dialog">Terminer</button></p>
+<div id="t2-live-transcript">
 <h3>Transcription</h3>
 <ol id="t2-transcript" class="t2-transcript" aria-live="polite"></ol>
+</div>
+<dialog id="t2-end-dialog" class="t2-dialog" aria-labelledby="t2-end-dialog-title" aria-describedby="t2-end-dialog-text">
+<h3 id="t2-end-dialog-title">Terminer la séance ?</h3>
+<p id="t2-end-dialog-text">Le dialogue s’arrête et ce que vous avez dit est évalué. Vous ne pourrez pas le reprendre.</p>
+<p class="t2-actions"><button type="button" id="t2-end-confirm" class="t2-danger-solid">Terminer et voir le rapport</button>
+<button type="button" id="t2-end-cancel" class="secondary" autofocus>Continuer le dialogue</button></p>
+</dialog>
+</section>
+<section id="t2-elsewhere" class="t2-callout" aria-labelledby="t2-elsewhere-title" hidden>
+<h2 id="t2-elsewhere-title">Une séance est déjà en cours</h2>
+<p id="t2-elsewhere-text">Vous avez une séance en cours dans un autre onglet ou une autre fenêtre. Une seule séance à la fois : si vous commencez ici, l’autre séance est terminée et évaluée (son rapport sera dans « Mes séances »).</p>
+<p class="t2-actions"><button type="button" id="t2-takeover" class="t2-danger-solid">Terminer l’autre séance et commencer ici</button>
+<button type="button" id="t2-takeover-cancel" class="secondary">Ne rien faire</button></p>
 </section>
 <section aria-labelledby="t2-report-title" id="t2-report" hidden>
 <h2 id="t2-report-title">Rapport</h2>
+<p id="t2-ended-note" class="t2-callout" hidden></p>
 <div id="t2-report-body"></div>
 <p class="t2-actions"><button type="button" id="t2-download-transcript">Télécharger la transcription</button>
 <button type="button" id="t2-download" hidden>Télécharger l’audio</button>

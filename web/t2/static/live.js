@@ -30,6 +30,16 @@ const CLOSE_MESSAGES = {
   4410: 'La séance n’a pas pu être reprise : elle s’était terminée entre-temps.',
 };
 
+// Why the dialogue ended (the server's `ended` frame), when it was not « Terminer » in this tab.
+const END_MESSAGES = {
+  replaced: 'Cette séance a été terminée dans cet onglet parce qu’une nouvelle séance a été démarrée dans un autre onglet ou une autre fenêtre.',
+  time: 'Le temps de l’épreuve est écoulé.',
+  idle: 'La séance s’est arrêtée après un long silence.',
+  disconnected: 'La connexion a été perdue trop longtemps : la séance s’est arrêtée.',
+  interlocutor_lost: 'L’interlocuteur ne répondait plus : la séance s’est arrêtée.',
+  server_shutdown: 'Le serveur a redémarré : la séance s’est arrêtée comme si vous aviez appuyé sur « Terminer ».',
+};
+
 /** Set while a session runs, so a reload resumes it (or tells the candidate what became of it). */
 const ACTIVE_KEY = 'palabre.t2.active';
 
@@ -148,6 +158,9 @@ function main() {
   let attempts = 0;
   let retryTimer;
   let resumedNote;
+  // Why the server ended the dialogue; whether this start ends the session live in another tab.
+  let endReason;
+  let takeover = false;
 
   const signin = setupSignin({ onChange: () => syncStart() });
   function syncStart() {
@@ -194,6 +207,14 @@ function main() {
     clearInterval(timer);
   };
 
+  /** The dialogue is over: no countdown, no « Il reste 30 secondes », nothing left to end. */
+  const dialogueOver = () => {
+    $('t2-timer-line').hidden = true;
+    $('t2-warning').hidden = true;
+    $('t2-end').hidden = true;
+    if ($('t2-end-dialog').open) $('t2-end-dialog').close();
+  };
+
   const startCapture = async () => {
     if (mode !== 'audio' || capture) return;
     const sock = ws;
@@ -226,6 +247,7 @@ function main() {
     const wasLive = running && turns.length > 0;
     finished();
     stopAudio();
+    dialogueOver();
     if (player) player.close();
     player = undefined;
     setState('error');
@@ -263,9 +285,19 @@ function main() {
       title = 'Connexion requise';
       signin.clear();
     }
+    if (code === 4409) title = 'Séance poursuivie ailleurs';
+    // Taking over was asked for, but the other session runs on another server: it must end there.
+    if (code === 4409 && lastError && lastError.name === 'ACTIVE_ELSEWHERE') {
+      title = 'Une séance est déjà en cours';
+      message = 'Votre séance en cours dans un autre onglet ou une autre fenêtre ne peut pas être terminée d’ici : terminez-la dans cet onglet, puis réessayez.';
+    }
+    if (code === 1000 && endReason === 'replaced') {
+      title = 'Séance terminée dans cet onglet';
+      message = END_MESSAGES.replaced;
+    }
     $('t2-error-title').textContent = title;
     $('t2-error-message').textContent = `${message} (code ${code})`;
-    $('t2-retry').textContent = code === 1006 || code === 1001 || code === 4410 ? 'Commencer une nouvelle séance' : 'Réessayer';
+    $('t2-retry').textContent = code === 1006 || code === 1001 || code === 4410 || code === 1000 ? 'Commencer une nouvelle séance' : 'Réessayer';
     $('t2-error').hidden = false;
     $('t2-end').disabled = true;
     $('t2-error-title').setAttribute('tabindex', '-1');
@@ -287,7 +319,19 @@ function main() {
     if (m.final) currentLi.dataset.final = 'true';
   };
 
-  const start = async () => {
+  /** The candidate's session is live in another tab: ask before ending it (nothing ended yet). */
+  const showElsewhere = () => {
+    finished();
+    stopAudio();
+    if (player) player.close();
+    player = undefined;
+    $('t2-live').hidden = true;
+    $('t2-elsewhere').hidden = false;
+    $('t2-elsewhere-title').setAttribute('tabindex', '-1');
+    $('t2-elsewhere-title').focus();
+  };
+
+  const start = async (opts = {}) => {
     // A second start while one runs is refused: the first session would run on unseen.
     if (running) return;
     const token = signin.token();
@@ -298,6 +342,8 @@ function main() {
     }
     running = true;
     syncStart();
+    takeover = opts.takeover === true;
+    endReason = undefined;
     lastError = undefined;
     report = undefined;
     currentLi = undefined;
@@ -307,7 +353,12 @@ function main() {
     attempts = 0;
     deadline = 0;
     $('t2-interrupted').hidden = true;
+    $('t2-elsewhere').hidden = true;
     $('t2-error').hidden = true;
+    $('t2-timer-line').hidden = false;
+    $('t2-end').hidden = false;
+    $('t2-live-transcript').hidden = false;
+    $('t2-ended-note').hidden = true;
     $('t2-report').hidden = true;
     $('t2-live').hidden = false;
     $('t2-end').disabled = false;
@@ -378,6 +429,7 @@ function main() {
     }
     const q = new URLSearchParams({ token, sujet, mode });
     if (resume) q.set('resume', '1');
+    else if (takeover) q.set('takeover', '1');
     const sock = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`);
     ws = sock;
     sock.binaryType = 'arraybuffer';
@@ -407,9 +459,12 @@ function main() {
       else if (m.type === 'warning') {
         $('t2-warning').textContent = m.message;
         $('t2-warning').hidden = false;
+      } else if (m.type === 'ended') {
+        endReason = m.reason;
+        dialogueOver();
       } else if (m.type === 'report') report = m;
       else if (m.type === 'error') {
-        if (m.code >= 4400 && m.code < 4500 && m.code !== 4422 && m.code !== 4429 && m.code !== 4410) return; // a refused frame: nothing changes
+        if (m.code >= 4400 && m.code < 4500 && ![4409, 4410, 4422, 4429].includes(m.code)) return; // a refused frame: nothing changes
         lastError = m;
       }
     };
@@ -424,9 +479,19 @@ function main() {
       deadline = 0;
       stopAudio();
       linkNote('');
+      if (ev.code === 4409 && lastError && lastError.name === 'ACTIVE_ELSEWHERE' && !takeover) {
+        showElsewhere();
+        return;
+      }
       if (ev.code === 1000 && report) {
         finished();
+        dialogueOver();
         setState('ended');
+        // The report holds the transcript: the live one is not shown a second time.
+        $('t2-live').hidden = true;
+        const why = END_MESSAGES[endReason];
+        $('t2-ended-note').textContent = why ? `${why} Ce que vous aviez dit a été évalué : voici le rapport.` : '';
+        $('t2-ended-note').hidden = !why;
         renderReport($('t2-report-body'), { report: report.report, transcript: turns, level: 3 });
         $('t2-report').hidden = false;
         $('t2-download').hidden = !report.audioUrl;
@@ -434,8 +499,10 @@ function main() {
         $('t2-end').disabled = true;
         $('t2-report-title').setAttribute('tabindex', '-1');
         $('t2-report-title').focus();
-      } else if (ev.code === 1000) {
+      } else if (ev.code === 1000 && endReason === 'replaced') showError(1000);
+      else if (ev.code === 1000) {
         finished();
+        dialogueOver();
         setState('ended');
       } else showError(ev.code);
     };
@@ -453,12 +520,24 @@ function main() {
     e.preventDefault();
     void start();
   });
-  $('t2-end').addEventListener('click', () => {
+  // « Terminer » cannot be undone: it asks first (a modal dialog, Échap = continue).
+  $('t2-end').addEventListener('click', () => $('t2-end-dialog').showModal());
+  $('t2-end-cancel').addEventListener('click', () => {
+    $('t2-end-dialog').close();
+    $('t2-end').focus();
+  });
+  $('t2-end-confirm').addEventListener('click', () => {
+    $('t2-end-dialog').close();
     if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'end' }));
     stopAudio();
     $('t2-end').disabled = true;
   });
   $('t2-retry').addEventListener('click', () => void start());
+  $('t2-takeover').addEventListener('click', () => void start({ takeover: true }));
+  $('t2-takeover-cancel').addEventListener('click', () => {
+    $('t2-elsewhere').hidden = true;
+    $('t2-start-button').focus();
+  });
   $('t2-text-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const text = $('t2-text').value.trim();

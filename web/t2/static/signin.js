@@ -1,8 +1,14 @@
 // Who the candidate is, for the T2 pages. The token comes, in this order, from the host platform
 // (a header on the page request, handed over as data-token), `?token=` or `#token=` (removed from
-// the address bar at once), this tab's sessionStorage, or — in development only — the
+// the address bar at once), the browser's storage, or — in development only — the
 // « Se connecter en mode développement » button. The claims are decoded here only to say who is
 // signed in; the server verifies every use.
+//
+// Storage: a token with an expiry (`exp`) is kept in localStorage, so « Mes séances » opened in a
+// new tab is signed in too, until that expiry (an expired one is dropped when read); one without
+// `exp` stays in this tab's sessionStorage, since nothing says how long it may live. Not an
+// httpOnly cookie: the pages send the token themselves (Authorization header, the WebSocket), and
+// a cookie sent with every request would bring CSRF to routes that have none today.
 const KEY = 'palabre.token';
 const $ = (id) => document.getElementById(id);
 
@@ -26,13 +32,21 @@ function usable(token) {
 }
 
 export function currentToken() {
-  const t = sessionStorage.getItem(KEY) || '';
-  return usable(t) ? t : '';
+  for (const storage of [sessionStorage, localStorage]) {
+    const t = storage.getItem(KEY) || '';
+    if (usable(t)) return t;
+    if (t) storage.removeItem(KEY); // expired or unreadable: never kept past its end
+  }
+  return '';
 }
 
 function store(token) {
-  if (token) sessionStorage.setItem(KEY, token);
-  else sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(KEY);
+  localStorage.removeItem(KEY);
+  if (!token) return;
+  const c = claimsOf(token);
+  if (c && typeof c.exp === 'number') localStorage.setItem(KEY, token);
+  else sessionStorage.setItem(KEY, token);
 }
 
 /** Picks up a token handed over by the host, then wires the forms. `onChange(token)` on every change. */
@@ -110,6 +124,10 @@ export function setupSignin({ onChange = () => {} } = {}) {
     $('t2-signin-status').focus();
   });
   $('t2-signin-status').setAttribute('tabindex', '-1');
+  // Signed in or out in another tab: this one follows.
+  window.addEventListener('storage', (e) => {
+    if (e.key === KEY || e.key === null) render();
+  });
   render();
   return {
     token: currentToken,
