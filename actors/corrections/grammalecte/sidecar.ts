@@ -18,7 +18,8 @@ import type { Logger } from '../../../core/log.js';
  *   fault); a timed-out process is killed and restarted (it is stuck on that text);
  * - a crash restarts it (with a pause that doubles, up to 30 s): the request being checked fails,
  *   the waiting ones are written to the new process (they fail if it cannot start);
- * - text is made well-formed first (a lone surrogate would make Python's UTF-8 encoder raise);
+ * - lone surrogates and U+FFFD become spaces first (Python cannot encode the first; Grammalecte
+ *   skips a sentence holding the second);
  * - once stopping, nothing more is written: a check rejects with an error saying so, never an
  *   uncaught write-after-end;
  * - every line it writes is parsed by zod: a malformed answer fails its request, nothing else.
@@ -89,9 +90,20 @@ export const DEFAULT_MAX_QUEUED_CHARS = 32 * 1024 * 1024;
 interface Pending { resolve: (r: CheckResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
 interface Waiting { text: string; resolve: (r: CheckResult) => void; reject: (e: Error) => void }
 
-/** Lone surrogates replaced (U+FFFD, same length: offsets hold); Python cannot encode them. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Lone surrogates replaced by U+FFFD (same length: offsets hold). */
 export function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/**
+ * The text as Grammalecte gets it: Python cannot encode a lone surrogate (UnicodeEncodeError), and
+ * Grammalecte skips a whole sentence holding U+FFFD; a space instead keeps the length (offsets
+ * hold) and the sentence checked (a doubled space is a typographic rule, dropped by mapping.ts).
+ */
+export function forGrammalecte(text: string): string {
+  return text.replace(LONE_SURROGATE, ' ').replace(/\uFFFD/g, ' ');
 }
 
 export const GRAMMALECTE_STOPPED = 'Grammalecte stopped: the server is shutting down';
@@ -118,6 +130,8 @@ export class GrammalecteSidecar implements GrammarEngine {
   private stopping = false;
   private restartDelayMs = 500;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** A process killed for a stuck check, until its exit is seen. */
+  private killed: ChildProcessWithoutNullStreams | undefined;
 
   constructor(private readonly opts: SidecarOptions) {}
 
@@ -268,7 +282,7 @@ export class GrammalecteSidecar implements GrammarEngine {
   /** Writes the next waiting request when the process is ready and checking nothing. */
   private dispatch(): void {
     const child = this.child;
-    if (this.state !== 'ready' || !child || this.stopping || this.pending.size > 0) return;
+    if (this.state !== 'ready' || !child || child === this.killed || this.stopping || this.pending.size > 0) return;
     const next = this.waiting.shift();
     if (!next) return;
     this.waitingChars -= next.text.length;
@@ -282,11 +296,13 @@ export class GrammalecteSidecar implements GrammarEngine {
     const timer = setTimeout(() => {
       if (!this.pending.delete(id)) return;
       next.reject(new Error(`Grammalecte took longer than ${this.opts.timeoutMs} ms`));
-      // Stuck on this text: every later request would wait behind it. Restart.
+      // Stuck on this text: every later request would wait behind it. Restart; nothing more is
+      // written to it meanwhile (the waiting requests go to the new process).
+      this.killed = child;
       child.kill('SIGKILL');
     }, this.opts.timeoutMs);
     this.pending.set(id, { resolve: next.resolve, reject: next.reject, timer });
-    child.stdin.write(`${JSON.stringify({ id, text: wellFormed(next.text) })}\n`);
+    child.stdin.write(`${JSON.stringify({ id, text: forGrammalecte(next.text) })}\n`);
   }
 
   private failWaiting(err: Error): void {
