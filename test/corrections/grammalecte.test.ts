@@ -228,6 +228,20 @@ describe('sidecar failures (fake drivers)', () => {
     await expect(pool.check('après')).rejects.toThrow(GRAMMALECTE_STOPPED);
   }, 30_000);
 
+  it('a process that cannot start does not hold productions through its restart pauses: checks fail at once', async () => {
+    const python = fake('broken', 'echo "ModuleNotFoundError: No module named grammalecte" >&2; exit 1');
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300 });
+    await expect(s.start()).rejects.toThrow(/exited/);
+    const check = s.check('texte');
+    let failedAt: 'now' | 'later' = 'later';
+    void check.catch(() => (failedAt = 'now'));
+    // Rejected within the current turn of the event loop: no wait for the restart pause (0.5 s, doubling).
+    await Promise.resolve();
+    expect(failedAt).toBe('now');
+    await expect(check).rejects.toThrow(/not ready \(failed: Grammalecte exited/);
+    await s.stop();
+  });
+
   it('a program that never says ready: start fails with the reason, the status says how to install', async () => {
     const python = fake('silent', 'echo "Traceback: No module named grammalecte" >&2; exit 1');
     const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300 });

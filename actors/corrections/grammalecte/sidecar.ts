@@ -130,6 +130,8 @@ export class GrammalecteSidecar implements GrammarEngine {
   private stopping = false;
   private restartDelayMs = 500;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The last start reached `ready` (a crash after it is worth waiting for the restart). */
+  private lastStartOk = false;
   /** A process killed for a stuck check, until its exit is seen. */
   private killed: ChildProcessWithoutNullStreams | undefined;
 
@@ -161,6 +163,7 @@ export class GrammalecteSidecar implements GrammarEngine {
         clearTimeout(startTimer);
         this.state = 'failed';
         this.lastError = err.message;
+        this.lastStartOk = false;
         this.failWaiting(new Error(`Grammalecte could not start: ${err.message}`));
         reject(err);
       };
@@ -187,6 +190,7 @@ export class GrammalecteSidecar implements GrammarEngine {
           this.version = ready.data.version;
           this.warmMs = ready.data.warmMs;
           this.restartDelayMs = 500;
+          this.lastStartOk = true;
           resolve();
           this.dispatch();
           return;
@@ -262,7 +266,10 @@ export class GrammalecteSidecar implements GrammarEngine {
    */
   check(text: string): Promise<CheckResult> {
     if (this.stopping || this.state === 'stopped') return Promise.reject(new Error(GRAMMALECTE_STOPPED));
-    if (this.state !== 'ready' && this.state !== 'starting' && !this.restartTimer) {
+    // Waiting through a restart is worth it only for a process that ran: one that cannot start
+    // (no Python, a broken install) would hold every production for the restart's pause.
+    const restarting = this.restartTimer !== undefined && this.lastStartOk;
+    if (this.state !== 'ready' && this.state !== 'starting' && !restarting) {
       return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
     }
     const max = this.opts.maxQueuedChars ?? DEFAULT_MAX_QUEUED_CHARS;
