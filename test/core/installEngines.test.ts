@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../core/cacheDir.js';
 import { PROJECT_ROOT } from '../../core/version.js';
+import { freePort, spawnServe } from '../serve/spawnServe.js';
 
 /**
  * `npm install` brings the offline engines (postinstall: scripts/install-engines.mjs) where the
@@ -58,4 +59,30 @@ describe('scripts/install-engines.mjs where apt-get cannot download', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('npm run engines:install');
   });
+});
+
+describe('npm start on a machine without the offline engines', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'palabre-no-engines-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves, and its banner names what is missing and the command that adds each', async () => {
+    const serve = spawnServe({
+      PORT: String(await freePort()),
+      MQTT_EMBEDDED_PORT: String(await freePort()),
+      DATA_DIR: join(dir, 'data'),
+      PALABRE_CACHE_DIR: join(dir, 'empty-cache'),
+      GRAMMALECTE_PATH: '',
+      LOG_FORMAT: 'json',
+    });
+    try {
+      await serve.waitFor(/is serving/, 60_000);
+      await serve.waitFor(/docs assistant: ranking without query expansion/, 30_000);
+      const banner = serve.stdout();
+      expect(banner).toMatch(/corrections engine: built-in detectors only \(Grammalecte not found in .*empty-cache.*\); for Grammalecte: npm run grammalecte:install/);
+      expect(banner).toMatch(/docs assistant: ranking without query expansion: no dictionary in .*empty-cache.*lexicons \(bash actors\/retrieval\/lexicons\/install\.sh\)/);
+    } finally {
+      serve.child.kill('SIGTERM');
+      expect((await serve.exited).code).toBe(0);
+    }
+  }, 120_000);
 });
