@@ -51,8 +51,10 @@ export class GrammalectePool implements GrammarEngine {
   }
 
   check(text: string): Promise<CheckResult> {
-    const running = this.sidecars.filter((s) => s.state === 'ready');
-    const candidates = running.length > 0 ? running : this.sidecars;
+    // A ready process first, else one that will take it (warming up, restarting), else any (it says why not).
+    const ready = this.sidecars.filter((s) => s.state === 'ready');
+    const accepting = this.sidecars.filter((s) => s.accepting());
+    const candidates = ready.length > 0 ? ready : accepting.length > 0 ? accepting : this.sidecars;
     const target = candidates.reduce((best, s) => (s.load() < best.load() ? s : best));
     return target.check(text);
   }

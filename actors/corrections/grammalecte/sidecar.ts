@@ -265,13 +265,8 @@ export class GrammalecteSidecar implements GrammarEngine {
    * process is not running (stopped, failed to start) or the waiting text passes `maxQueuedChars`.
    */
   check(text: string): Promise<CheckResult> {
-    if (this.stopping || this.state === 'stopped') return Promise.reject(new Error(GRAMMALECTE_STOPPED));
-    // Waiting through a restart is worth it only for a process that ran: one that cannot start
-    // (no Python, a broken install) would hold every production for the restart's pause.
-    const restarting = this.restartTimer !== undefined && this.lastStartOk;
-    if (this.state !== 'ready' && this.state !== 'starting' && !restarting) {
-      return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
-    }
+    if (this.stopping) return Promise.reject(new Error(GRAMMALECTE_STOPPED));
+    if (!this.accepting()) return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
     const max = this.opts.maxQueuedChars ?? DEFAULT_MAX_QUEUED_CHARS;
     if (this.waitingChars + text.length > max) return Promise.reject(new Error(`Grammalecte busy: ${this.waitingChars} characters already waiting (limit ${max})`));
     return new Promise<CheckResult>((resolve, reject) => {
@@ -279,6 +274,16 @@ export class GrammalecteSidecar implements GrammarEngine {
       this.waitingChars += text.length;
       this.dispatch();
     });
+  }
+
+  /**
+   * Whether a check now waits its turn (ready, warming up, or restarting after a crash) rather than
+   * failing. Waiting through a restart is worth it only for a process that ran: one that cannot
+   * start (no Python, a broken install) would hold every production for the restart's pause.
+   */
+  accepting(): boolean {
+    if (this.stopping) return false;
+    return this.state === 'ready' || this.state === 'starting' || (this.restartTimer !== undefined && this.lastStartOk);
   }
 
   /** Requests waiting (not yet written) plus the one being checked: the pool sends work to the least loaded. */
