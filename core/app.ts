@@ -6,6 +6,7 @@ import { openStore, type Db } from './store/db.js';
 import { openAppStore } from './store/appStore.js';
 import type { Store } from './store/store.js';
 import { Runtime } from './runtime.js';
+import { EngineSet } from './engines.js';
 import type { AppContext } from './surface.js';
 import { createProviders } from '../actors/llm/providers.js';
 
@@ -15,7 +16,9 @@ export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl'>;
 export interface App extends CoreContext {
   /** The store port: SQLite over `db`, or Postgres with DATABASE_URL. */
   store: Store;
-  /** Stops every conversation, closes the store and flushes the logs. Idempotent. */
+  /** Engines shared by surfaces: `palabre serve` stops them once every surface has drained. */
+  engines: EngineSet;
+  /** Stops every conversation and shared engine, closes the store and flushes the logs. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const metrics = createMetrics();
   // SDKs load lazily on a provider's first call: building the registry costs nothing.
   const providers = createProviders(config, { logger, metrics });
+  const engines = new EngineSet(logger);
 
   let closed: Promise<void> | undefined;
   return {
@@ -63,9 +67,11 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     runtime,
     metrics,
     providers,
+    engines,
     close() {
       closed ??= (async () => {
         runtime.shutdown();
+        await engines.stop();
         await store.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'store close failed'));
         if (db.open) db.close();
         await flushLogger(logger);

@@ -46,7 +46,7 @@ export interface RunningServer {
   /** The background model check (/healthz `models`); its first result is `models.firstCheck`. */
   models: ModelWatch;
   /** Stops everything within SHUTDOWN_TIMEOUT_MS; `forced` when the deadline cut it short. */
-  shutdown(reason: string): Promise<{ forced: boolean }>;
+  shutdown(reason: string): Promise<ShutdownOutcome>;
 }
 
 /**
@@ -208,13 +208,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     runtime: app.runtime,
     metrics: app.metrics,
     providers: app.providers,
+    engines: app.engines,
     mqttUrl,
     publicUrl,
     modelStatus: () => models.current(),
   };
   const http: HttpContext = { app: expressApp, server };
-  let shuttingDown: Promise<{ forced: boolean }> | undefined;
-  const shutdown = (reason: string): Promise<{ forced: boolean }> =>
+  let shuttingDown: Promise<ShutdownOutcome> | undefined;
+  const shutdown = (reason: string): Promise<ShutdownOutcome> =>
     (shuttingDown ??= stopAll({ app, config, state, models, server, connections, started, broker }, reason));
 
   try {
@@ -346,8 +347,14 @@ interface Stoppable {
   broker: EmbeddedBroker | undefined;
 }
 
+/** How a stop went: `forced` when the deadline cut it; `failed` names surfaces whose stop threw. */
+export interface ShutdownOutcome {
+  forced: boolean;
+  failed?: string[];
+}
+
 /** The stop, within SHUTDOWN_TIMEOUT_MS: what is left at the deadline is closed by force. */
-async function stopAll(s: Stoppable, reason: string): Promise<{ forced: boolean }> {
+async function stopAll(s: Stoppable, reason: string): Promise<ShutdownOutcome> {
   const { app, config, server, connections, broker } = s;
   const { logger } = app;
   const stopStart = Date.now();
@@ -355,7 +362,8 @@ async function stopAll(s: Stoppable, reason: string): Promise<{ forced: boolean 
   s.state.ready = false;
   s.state.stopping = true;
   s.models.stop();
-  const outcome = await withDeadline(drainAndClose(s, stopStart + config.SHUTDOWN_TIMEOUT_MS), config.SHUTDOWN_TIMEOUT_MS);
+  const failed: string[] = [];
+  const outcome = await withDeadline(drainAndClose(s, stopStart + config.SHUTDOWN_TIMEOUT_MS, failed), config.SHUTDOWN_TIMEOUT_MS);
   const forced = outcome === 'timeout';
   if (forced) {
     logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requestsCut: connections.inFlight() }, 'shutdown deadline reached: closing what is left');
@@ -363,18 +371,19 @@ async function stopAll(s: Stoppable, reason: string): Promise<{ forced: boolean 
     for (const socket of connections.sockets) socket.destroy();
     void broker?.close();
   }
-  logger.info({ forced, ms: Date.now() - stopStart }, 'stopped');
+  logger[failed.length > 0 ? 'warn' : 'info']({ forced, ...(failed.length > 0 ? { failed } : {}), ms: Date.now() - stopStart }, 'stopped');
   await app.close();
-  return { forced };
+  return { forced, ...(failed.length > 0 ? { failed: [...failed] } : {}) };
 }
 
 /**
  * Stop accepting: the port stays open while draining so that a new request gets 503 +
  * Retry-After (and /healthz `ready: false`) rather than a refused connection. Requests in flight
  * complete while every surface drains its own work (T2 sessions end and save, Skull finishes its
- * turn) within the same deadline; then the server, the actors and the broker close.
+ * turn) within the same deadline; then the engines surfaces share (Grammalecte), then the server,
+ * the actors and the broker close.
  */
-async function drainAndClose(s: Stoppable, deadlineAt: number): Promise<void> {
+async function drainAndClose(s: Stoppable, deadlineAt: number, failed: string[]): Promise<void> {
   const { app, server, connections } = s;
   const stopStart = Date.now();
   const requestsAtStop = connections.inFlight();
@@ -385,12 +394,15 @@ async function drainAndClose(s: Stoppable, deadlineAt: number): Promise<void> {
       try {
         await running.stop({ deadlineAt });
       } catch (err) {
+        failed.push(name);
         app.logger.error({ err, surface: name }, 'surface stop failed');
       }
     }),
   );
   await httpDone;
   app.logger.info({ requests: requestsAtStop, ms: Date.now() - stopStart }, 'http requests in flight at the stop completed');
+  // Only now: T2's drained sessions and the last HTTP corrections were graded with these engines.
+  await app.engines.stop();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   app.runtime.shutdown();
   for (const socket of connections.sockets) socket.destroy();

@@ -8,6 +8,7 @@ import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderRegistry } from '../actors/llm/registry.js';
 import type { ModelStatus } from '../actors/llm/modelStatus.js';
+import type { SharedEngines } from './engines.js';
 
 /** What every surface gets when the process starts it. */
 export interface AppContext {
@@ -27,6 +28,11 @@ export interface AppContext {
   mqttUrl: string;
   /** Base URL the HTTP server is reachable at. */
   publicUrl: string;
+  /**
+   * Engines shared by several surfaces, stopped by core after every surface has drained. Absent in
+   * hand-built contexts (tests): the owner then stops its engine itself.
+   */
+  engines?: SharedEngines;
   /** The latest model check (actors/llm/modelStatus.ts); absent when nothing checks. */
   modelStatus?: () => readonly ModelStatus[];
 }

@@ -1,5 +1,4 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { defaultCacheDir } from '../../core/cacheDir.js';
 
 /** PALABRE_CACHE_DIR (machine-wide cache: Grammalecte's Python core lives in it). */
 let configuredDir: string | undefined;
@@ -9,5 +8,5 @@ export function setCacheDir(dir: string | undefined): void {
 }
 
 export function cacheDir(): string {
-  return configuredDir ?? process.env.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache');
+  return configuredDir ?? defaultCacheDir();
 }

@@ -4,7 +4,7 @@ import { DETECTORS } from './detectors/index.js';
 import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
 import { toFindings } from './grammalecte/mapping.js';
 import { INSTALL_HINT } from './grammalecte/locate.js';
-import type { GrammalecteSidecar } from './grammalecte/sidecar.js';
+import type { GrammarEngine } from './grammalecte/sidecar.js';
 import type { Production } from './production.js';
 
 /**
@@ -24,7 +24,6 @@ export interface EngineStatus {
   install?: string;
 }
 
-const WARMUP_WAIT_MS = 5_000;
 const AGREEMENT = new Set(['accord_sujet_verbe', 'accord_adjectif_nom', 'accord_participe_passe', 'accord_determinant_nom', 'genre_incorrect', 'nombre_incorrect']);
 const LEXICON_WORDS: ReadonlySet<string> = new Set([...Object.keys(ANGLICISMS), ...ANGLICISM_PHRASE_WORDS, ...SMS_WORDS]);
 
@@ -46,9 +45,21 @@ export function mergeFindings(base: Finding[], extra: Finding[]): Finding[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
+/** What checked a production, and why Grammalecte did not when it should have. */
+export interface CheckOutcome {
+  findings: Finding[];
+  engine: EngineName;
+  /** Grammalecte was wanted (not GRAMMALECTE=off) but did not check this text: why. */
+  grammalecteMissing?: string;
+}
+
 export class Checker {
+  /**
+   * `missing`: why no Grammalecte was found (it was wanted); undefined with no sidecar means
+   * GRAMMALECTE=off, a choice, not something missing.
+   */
   constructor(
-    private readonly sidecar: GrammalecteSidecar | undefined,
+    private readonly sidecar: GrammarEngine | undefined,
     private readonly missing: string | undefined,
     private readonly log?: Logger,
   ) {}
@@ -60,27 +71,35 @@ export class Checker {
     return { engine: 'detectors', reason, install: INSTALL_HINT };
   }
 
-  /** Every finding on the production, sorted by position, quotes verbatim. */
-  async check(production: Production): Promise<{ findings: Finding[]; engine: EngineName }> {
+  /**
+   * Every finding on the production, sorted by position, quotes verbatim. Grammalecte is waited for
+   * (warm-up, restart, its queue): under load a production takes longer, it is not graded with
+   * fewer engines. Only a Grammalecte that cannot run (missing, failed to start, stopped) or fails on
+   * this text leaves the detectors alone, and the outcome says why.
+   */
+  async check(production: Production): Promise<CheckOutcome> {
     const ctx = buildContext(production);
     const s = this.sidecar;
-    // A request during the warm-up (≈ 0.3–1 s after start) waits for it rather than losing Grammalecte.
-    if (s && s.state === 'starting') await Promise.race([s.start().catch(() => undefined), new Promise((r) => setTimeout(r, WARMUP_WAIT_MS).unref())]);
-    const withGrammalecte = s !== undefined && s.state === 'ready';
-    const builtIn: Finding[] = [];
-    for (const d of DETECTORS) {
-      if (withGrammalecte && d.name === 'orthographe') continue;
-      if (d.applies(production)) builtIn.push(...d.detect(ctx));
-    }
-    if (!withGrammalecte || ctx.text.trim() === '') return { findings: builtIn.sort((a, b) => a.start - b.start), engine: 'detectors' };
+    const detect = (skip: (name: string) => boolean): Finding[] =>
+      DETECTORS.filter((d) => !skip(d.name) && d.applies(production)).flatMap((d) => d.detect(ctx));
+    const alone = (why: string | undefined): CheckOutcome => ({
+      findings: detect(() => false).sort((a, b) => a.start - b.start),
+      engine: 'detectors',
+      ...(why !== undefined ? { grammalecteMissing: why } : {}),
+    });
+    if (ctx.text.trim() === '') return alone(undefined);
+    if (!s) return alone(this.missing);
+    let result;
     try {
-      const result = await s.check(ctx.text);
-      const gl = toFindings(ctx, result, { oral: production.epreuve === 'EO', lexiconWords: LEXICON_WORDS });
-      return { findings: mergeFindings(builtIn, gl), engine: 'grammalecte' };
+      result = await s.check(ctx.text);
     } catch (err) {
-      this.log?.warn({ err: (err as Error).message }, 'Grammalecte check failed: built-in detectors alone for this production');
-      const spelling = DETECTORS.filter((d) => d.name === 'orthographe' && d.applies(production)).flatMap((d) => d.detect(ctx));
-      return { findings: [...builtIn, ...spelling].sort((a, b) => a.start - b.start), engine: 'detectors' };
+      const why = (err as Error).message;
+      this.log?.warn({ err: why }, 'Grammalecte check failed: built-in detectors alone for this production');
+      return alone(why);
     }
+    // With Grammalecte the built-in spelling list steps aside (it checks every word).
+    const builtIn = detect((name) => name === 'orthographe');
+    const gl = toFindings(ctx, result, { oral: production.epreuve === 'EO', lexiconWords: LEXICON_WORDS });
+    return { findings: mergeFindings(builtIn, gl), engine: 'grammalecte' };
   }
 }

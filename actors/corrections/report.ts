@@ -73,6 +73,8 @@ export const reportSchema = z.object({
   detectorsOnly: z.boolean(),
   detectorsOnlyReason: z.string().optional(),
   avertissements: z.array(z.string()),
+  /** The offline engines that checked the text (absent from reports stored before it was recorded). */
+  moteurs: z.array(z.enum(['detecteurs', 'grammalecte'])).optional(),
 });
 export type Report = z.infer<typeof reportSchema>;
 

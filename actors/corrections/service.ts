@@ -15,11 +15,13 @@ import { provideLlmCall } from '../llm/llmCallActor.js';
 import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
 import { assembleReport } from './assemble.js';
+import { normaliseProduction } from './normalise.js';
 import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
 import { cacheDir, setCacheDir } from './cache.js';
 import { Checker } from './checker.js';
 import { INSTALL_HINT, locateGrammalecte } from './grammalecte/locate.js';
-import { GrammalecteSidecar } from './grammalecte/sidecar.js';
+import { GrammalectePool } from './grammalecte/pool.js';
+import { withEngines } from './engines.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from './production.js';
 import { CorrectionStore } from './store.js';
@@ -37,7 +39,7 @@ export const DEADLINE_MARGIN_MS = 3_000;
 type CorrectionConfig = Pick<Config,
   'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
   | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
-  | 'GRAMMALECTE' | 'GRAMMALECTE_PATH' | 'GRAMMALECTE_PYTHON' | 'GRAMMALECTE_TIMEOUT_MS' | 'PALABRE_CACHE_DIR'>;
+  | 'GRAMMALECTE' | 'GRAMMALECTE_PATH' | 'GRAMMALECTE_PYTHON' | 'GRAMMALECTE_TIMEOUT_MS' | 'GRAMMALECTE_WORKERS' | 'PALABRE_CACHE_DIR'>;
 
 export interface CorrectionsDeps {
   db: Db;
@@ -63,7 +65,7 @@ export class CorrectionEngine implements CorrectionService {
   readonly store: CorrectionStore;
   /** The offline checker: built-in detectors, plus Grammalecte when it runs. */
   readonly checker: Checker;
-  private readonly grammalecte: GrammalecteSidecar | undefined;
+  private readonly grammalecte: GrammalectePool | undefined;
   private readonly log: Logger;
 
   constructor(private readonly deps: CorrectionsDeps) {
@@ -71,11 +73,12 @@ export class CorrectionEngine implements CorrectionService {
     this.log = deps.logger.child({ surface: 'corrections' });
     const c = deps.config;
     setCacheDir(c.PALABRE_CACHE_DIR);
-    const found = c.GRAMMALECTE === 'off' ? { missing: 'GRAMMALECTE=off' } : locateGrammalecte(c.GRAMMALECTE_PATH, cacheDir());
-    if ('path' in found) {
-      this.grammalecte = new GrammalecteSidecar({ python: c.GRAMMALECTE_PYTHON, pythonPath: found.path, timeoutMs: c.GRAMMALECTE_TIMEOUT_MS, logger: this.log });
+    const found = c.GRAMMALECTE === 'off' ? undefined : locateGrammalecte(c.GRAMMALECTE_PATH, cacheDir());
+    if (found && 'path' in found) {
+      this.grammalecte = new GrammalectePool({ python: c.GRAMMALECTE_PYTHON, pythonPath: found.path, timeoutMs: c.GRAMMALECTE_TIMEOUT_MS, size: c.GRAMMALECTE_WORKERS, logger: this.log });
     }
-    this.checker = new Checker(this.grammalecte, 'missing' in found ? found.missing : undefined, this.log);
+    // No sidecar and nothing missing means GRAMMALECTE=off: a choice the reports do not warn about.
+    this.checker = new Checker(this.grammalecte, found && 'missing' in found ? found.missing : undefined, this.log);
   }
 
   /**
@@ -107,7 +110,7 @@ export class CorrectionEngine implements CorrectionService {
   engineNote(): string {
     const s = this.checker.status();
     if (s.engine === 'grammalecte') return `corrections engine: Grammalecte ${s.version ?? ''} + built-in detectors`.trim();
-    if (this.grammalecte?.state === 'starting') return 'corrections engine: Grammalecte warming up (requests wait for it, up to 5 s) + built-in detectors';
+    if (this.grammalecte?.state === 'starting') return 'corrections engine: Grammalecte warming up (requests wait for it) + built-in detectors';
     return `corrections engine: built-in detectors only (${s.reason}); for Grammalecte: ${INSTALL_HINT}`;
   }
 
@@ -116,6 +119,10 @@ export class CorrectionEngine implements CorrectionService {
     return this.grammalecte?.pid();
   }
 
+  /**
+   * Stops Grammalecte. Core calls it once every surface using this engine has drained (T2 grades its
+   * last sessions with it); a check after it gets a clear error and the detectors alone.
+   */
   async close(): Promise<void> {
     await this.grammalecte?.stop();
   }
@@ -155,13 +162,13 @@ export class CorrectionEngine implements CorrectionService {
         return v.ok ? v : { ok: false, errors: v.errors, repairMessage: repairInstruction(v.errors) };
       }),
       mergeDetectors: fromPromise(async ({ input }) => {
-        const { findings } = await this.checker.check(input.production);
-        return assembleReport({
+        const checked = await this.checker.check(input.production);
+        return withEngines(assembleReport({
           production: input.production,
-          findings,
+          findings: checked.findings,
           ...(input.model ? { model: input.model } : {}),
           ...(input.fallback ? { fallback: input.fallback } : {}),
-        });
+        }), checked);
       }),
       save: fromPromise(async ({ input }) =>
         this.store.save({
@@ -199,6 +206,7 @@ export class CorrectionEngine implements CorrectionService {
     signal?: AbortSignal,
   ): Promise<CorrectionOutcome> {
     signal?.throwIfAborted();
+    production = normaliseProduction(production);
     const provider = this.provider();
     const systemId = `correction:${randomUUID()}`;
     const started = performance.now();
@@ -257,8 +265,11 @@ const shared = new WeakMap<object, CorrectionEngine>();
 export function createCorrectionService(ctx: AppContext): CorrectionEngine {
   let engine = shared.get(ctx);
   if (!engine) {
-    engine = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
+    const created = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
+    engine = created;
     shared.set(ctx, engine);
+    // Shared by corrections and T2: stopped by core after both have drained, never by one of them.
+    ctx.engines?.register('grammalecte', () => created.close());
     void engine.startChecker();
   }
   return engine;

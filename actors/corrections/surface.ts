@@ -50,7 +50,9 @@ export const correctionsSurface: Surface = {
     return {
       async stop() {
         // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
-        await service.close();
+        // Grammalecte is shared with T2: core stops it once T2 has graded its drained sessions; only
+        // a hand-built context (no shared engines) leaves it to this surface.
+        if (!ctx.engines) await service.close();
       },
       health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
       notes: () => [service.engineNote()],

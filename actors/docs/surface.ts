@@ -88,6 +88,8 @@ export const docsSurface: Surface = {
         pages?.chatConfig.close();
         if (running === assistant) running = undefined;
       },
+      // The banner says when questions are not expanded, with the command that adds the dictionaries.
+      notes: () => (assistant.expansion.startsWith('ranking without') && ctx.config.DOCS_LEXICONS !== 'off' ? [`docs assistant: ${assistant.expansion}`] : []),
       health: () => ({
         corpus: assistant.retriever.root,
         documents: assistant.documents().length,

@@ -153,7 +153,11 @@ export class GeminiLiveLink {
   private async connect(resumeHandle?: string): Promise<Session> {
     // The callbacks can fire before connect() resolves: they compare against this holder.
     const mine: { session?: Session } = {};
-    mine.session = await this.o.ai.live.connect({
+    // A socket closed before the setup completes (a refused handle) fails the connect here: SDK
+    // releases before 3.x wait for a setupComplete that never comes.
+    let closedEarly: (err: Error) => void = () => undefined;
+    const early = new Promise<never>((_, reject) => (closedEarly = reject));
+    const connecting = this.o.ai.live.connect({
       model: this.o.model,
       config: liveConfig(this.o.systemPrompt, resumeHandle),
       callbacks: {
@@ -162,10 +166,15 @@ export class GeminiLiveLink {
         },
         onerror: (e) => this.o.log.warn({ err: e.message }, 'gemini live socket error'),
         onclose: (e) => {
-          if (!this.stopped && mine.session === this.current) this.closed(e);
+          if (!mine.session) closedEarly(new Error(`Live connection closed before setup completed (code ${e.code}): ${e.reason || 'no reason'}`));
+          else if (!this.stopped && mine.session === this.current) this.closed(e);
         },
       },
     });
+    // Neither may surface as an unhandled rejection once the other has settled the race.
+    connecting.catch(() => undefined);
+    early.catch(() => undefined);
+    mine.session = await Promise.race([connecting, early]);
     return mine.session;
   }
 

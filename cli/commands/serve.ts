@@ -89,11 +89,18 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   return new Promise<number>((resolve) => {
     let exitCode = EXIT.ok as number;
+    // Why the exit code is not 0, said on stderr: the log's last line (« stopped ») only covers the drain.
+    const why: string[] = [];
     stop = (reason, code) => {
       exitCode = Math.max(exitCode, code);
-      server.shutdown(reason).then(({ forced }) => {
+      if (code !== EXIT.ok) why.push(reason);
+      server.shutdown(reason).then(({ forced, failed }) => {
         release();
-        resolve(forced ? EXIT.failure : exitCode);
+        if (forced) why.push(`the shutdown deadline (SHUTDOWN_TIMEOUT_MS=${config.SHUTDOWN_TIMEOUT_MS}) was reached`);
+        if (failed) why.push(`the stop of ${failed.join(', ')} failed`);
+        const code = forced || failed ? EXIT.failure : exitCode;
+        if (code !== EXIT.ok) io.stderr.write(`palabre: exit ${code}: ${why.join('; ')} (see the log)\n`);
+        resolve(code);
       });
     };
     // A bug must not leave half a server running: log it, shut down cleanly, exit 1.

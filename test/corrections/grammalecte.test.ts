@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheDir } from '../../actors/corrections/cache.js';
 import { Checker } from '../../actors/corrections/checker.js';
 import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
-import { GrammalecteSidecar } from '../../actors/corrections/grammalecte/sidecar.js';
+import { GRAMMALECTE_STOPPED, GrammalecteSidecar } from '../../actors/corrections/grammalecte/sidecar.js';
+import { GrammalectePool } from '../../actors/corrections/grammalecte/pool.js';
 import type { Production } from '../../actors/corrections/production.js';
 import { evaluate, loadEval } from './eval/evaluate.js';
 
@@ -135,6 +136,13 @@ describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? fo
     expect(r.gap).toBeGreaterThanOrEqual(3);
   }, 60_000);
 
+  it('a lone surrogate (a cut emoji) or U+FFFD neither fails Grammalecte nor hides its sentence; offsets kept', async () => {
+    for (const text of ['Salut \uD83D les enfant joue dehors.', 'Salut \uDE00 les enfant joue dehors.', 'Salut \uFFFD les enfant joue dehors.']) {
+      const r = await sidecar.check(text);
+      expect(r.grammar.map((g) => text.slice(g.start, g.end))).toContain('enfant');
+    }
+  });
+
   it('restarts after a crash: the next check is answered by a new process', async () => {
     const pid = sidecar.pid();
     process.kill(pid!, 'SIGKILL');
@@ -165,17 +173,72 @@ describe('sidecar failures (fake drivers)', () => {
     await s.stop();
   });
 
-  it('a stuck check times out, the process is replaced; a full queue fails fast; the checker falls back to the detectors', async () => {
+  it('a stuck check times out, the process is replaced; waiting text past the memory bound fails fast; the checker falls back to the detectors and says why', async () => {
     const python = fake('stuck', `${READY}\nwhile read line; do sleep 30; done`);
-    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300, maxQueue: 1 });
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300, maxQueuedChars: 20 });
     await s.start();
     const first = s.check('a');
-    await expect(s.check('b')).rejects.toThrow(/busy/);
+    const second = s.check('b'.repeat(10));
+    await expect(s.check('c'.repeat(11))).rejects.toThrow(/busy: 10 characters already waiting \(limit 20\)/);
     await expect(first).rejects.toThrow(/longer than 300 ms/);
+    // The waiting one is written to the restarted process (stuck too, here): it fails on its own timeout.
+    await expect(second).rejects.toThrow(/longer than 300 ms/);
     const checker = new Checker(s, undefined);
     const r = await checker.check(ee('Je sais pas.'));
     expect(r.engine).toBe('detectors');
+    expect(r.grammalecteMissing).toMatch(/longer than 300 ms/);
     expect(r.findings.map((f) => f.code)).toContain('negation_incomplete');
+    await s.stop();
+  });
+
+  /** Answers each request after `delay` seconds, in order, with no error found. */
+  const slow = (name: string, delay: string) => fake(name, `${READY}\nwhile read line; do sleep ${delay}; id=\${line#\\{\\"id\\":}; id=\${id%%,*}; echo "{\\"id\\":$id,\\"grammar\\":[],\\"spelling\\":[]}"; done`);
+
+  it('many requests at once all wait their turn: none refused, none timed out by the time spent waiting', async () => {
+    // 40 requests × 0.1 s: the last waits ~4 s, twice the per-check limit, which counts from its write.
+    const s = new GrammalecteSidecar({ python: slow('slow', '0.1'), pythonPath: dir, timeoutMs: 2_000 });
+    await s.start();
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => s.check(`texte ${i}`)));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(s.restarts).toBe(0);
+    await s.stop();
+  }, 30_000);
+
+  it('once stopping, a check rejects with a clear error instead of writing to the closed pipe; the one in flight is answered', async () => {
+    const s = new GrammalecteSidecar({ python: slow('slow-stop', '0.2'), pythonPath: dir, timeoutMs: 5_000 });
+    await s.start();
+    const inFlight = s.check('avant');
+    const stopping = s.stop();
+    await expect(s.check('après')).rejects.toThrow(GRAMMALECTE_STOPPED);
+    await expect(inFlight).resolves.toEqual({ grammar: [], spelling: [] });
+    await stopping;
+    expect(s.state).toBe('stopped');
+    await expect(s.check('encore')).rejects.toThrow(GRAMMALECTE_STOPPED);
+  }, 20_000);
+
+  it('a pool spreads waiting requests over its processes and answers every one', async () => {
+    const pool = new GrammalectePool({ python: slow('slow-pool', '0.05'), pythonPath: dir, timeoutMs: 2_000, size: 2 });
+    await pool.start();
+    await expect.poll(() => pool.pids().length, { timeout: 20_000, interval: 50 }).toBe(2);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => pool.check(`texte ${i}`)));
+    expect(results).toHaveLength(20);
+    expect(new Set(pool.pids()).size).toBe(2);
+    await pool.stop();
+    expect(pool.state).toBe('stopped');
+    await expect(pool.check('après')).rejects.toThrow(GRAMMALECTE_STOPPED);
+  }, 30_000);
+
+  it('a process that cannot start does not hold productions through its restart pauses: checks fail at once', async () => {
+    const python = fake('broken', 'echo "ModuleNotFoundError: No module named grammalecte" >&2; exit 1');
+    const s = new GrammalecteSidecar({ python, pythonPath: dir, timeoutMs: 300 });
+    await expect(s.start()).rejects.toThrow(/exited/);
+    const check = s.check('texte');
+    let failedAt: 'now' | 'later' = 'later';
+    void check.catch(() => (failedAt = 'now'));
+    // Rejected within the current turn of the event loop: no wait for the restart pause (0.5 s, doubling).
+    await Promise.resolve();
+    expect(failedAt).toBe('now');
+    await expect(check).rejects.toThrow(/not ready \(failed: Grammalecte exited/);
     await s.stop();
   });
 

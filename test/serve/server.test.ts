@@ -153,6 +153,49 @@ describe('startServer (in process, with test surfaces)', () => {
     expect(logs()).toContain('shutdown deadline reached');
   });
 
+  it('stops the engines surfaces share only after every surface has drained, and names a surface whose stop failed', async () => {
+    const { config, logger, logs } = setup('engines-order', { SHUTDOWN_TIMEOUT_MS: '5000' });
+    const events: string[] = [];
+    let releaseSlow: () => void = () => undefined;
+    let ownerDrained: () => void = () => undefined;
+    const ownerDone = new Promise<void>((resolve) => (ownerDrained = resolve));
+    // The engine's owner stops at once; the other surface still grades with it while it drains.
+    const owner: Surface = {
+      name: 'owner',
+      async start(ctx) {
+        ctx.engines?.register('checker', async () => void events.push('engine stopped'));
+        return {
+          stop: async () => {
+            events.push('owner drained');
+            ownerDrained();
+          },
+        };
+      },
+    };
+    const user: Surface = {
+      name: 'user',
+      start: async () => ({
+        stop: () => new Promise<void>((resolve) => {
+          releaseSlow = () => {
+            events.push('user drained');
+            resolve();
+          };
+        }),
+      }),
+    };
+    const broken: Surface = { name: 'broken', start: async () => ({ stop: async () => { throw new Error('disk gone'); } }) };
+    const server = await startServer({ config, logger, surfaces: [async () => owner, async () => user, async () => broken] });
+    const stopping = server.shutdown('test');
+    await ownerDone;
+    await new Promise((r) => setImmediate(r));
+    // The owner has drained, the user has not: the engine must still run.
+    expect(events).toEqual(['owner drained']);
+    releaseSlow();
+    expect(await stopping).toEqual({ forced: false, failed: ['broken'] });
+    expect(events).toEqual(['owner drained', 'user drained', 'engine stopped']);
+    expect(logs()).toContain('"failed":["broken"]');
+  });
+
   it('uses an external broker when MQTT_URL is set, and never prints its password', async () => {
     const { config, logger } = setup('external', { MQTT_URL: 'mqtt://user:hunter22@127.0.0.1:1' });
     const server = await startServer({ config, logger, surfaces: [] });

@@ -4,9 +4,10 @@
 # libreoffice-core) and only its pythonpath/grammalecte/ folder (~18 MB, 27 MB with bytecode) is
 # extracted into the cache folder palabre looks in. The bytecode is compiled here, once: compiling
 # the 3.4 MB rule graph at run time would cost the sidecar ~390 MB and ~3 s on every start.
-#   bash actors/corrections/grammalecte/install.sh [DEST]   (default $PALABRE_CACHE_DIR/grammalecte)
+#   bash actors/corrections/grammalecte/install.sh [DEST]   (default $PALABRE_CACHE_DIR/grammalecte; that is
+#   $XDG_CACHE_HOME/palabre, else ~/.cache/palabre, when unset — as palabre reads it, core/cacheDir.ts)
 set -euo pipefail
-DEST="${1:-${PALABRE_CACHE_DIR:-${TMPDIR:-/tmp}/palabre-cache}/grammalecte}"
+DEST="${1:-${PALABRE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/palabre}/grammalecte}"
 PY="${GRAMMALECTE_PYTHON:-python3}"
 if [ -f "$DEST/pythonpath/grammalecte/fr/gc_engine.py" ]; then
   echo "Grammalecte already in $DEST"; exit 0

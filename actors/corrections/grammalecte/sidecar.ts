@@ -10,11 +10,18 @@ import type { Logger } from '../../../core/log.js';
  *
  * - started once per process, warmed before it says `ready` (the first check compiles the rule
  *   graph), without blocking the event loop: it is another process;
- * - requests are answered in order; each has a timeout, and a timed-out process is killed and
- *   restarted (it is stuck on that text, and would hold every later request);
- * - at most `maxQueue` requests wait: beyond, `check` fails at once (`busy`) instead of queuing
- *   forever — the caller then grades with the built-in detectors alone;
- * - a crash restarts it (with a pause that doubles, up to 30 s), pending requests fail;
+ * - one request at a time is written to it; the others wait here, in order, so that a production is
+ *   graded by Grammalecte whatever the load (refusing past a few waiting requests made the grade
+ *   depend on how many candidates finished at the same moment). The wait is bounded by memory
+ *   (`maxQueuedChars` of text), not by a count;
+ * - each request has a timeout counted from its write (time spent waiting is not the process's
+ *   fault); a timed-out process is killed and restarted (it is stuck on that text);
+ * - a crash restarts it (with a pause that doubles, up to 30 s): the request being checked fails,
+ *   the waiting ones are written to the new process (they fail if it cannot start);
+ * - lone surrogates and U+FFFD become spaces first (Python cannot encode the first; Grammalecte
+ *   skips a sentence holding the second);
+ * - once stopping, nothing more is written: a check rejects with an error saying so, never an
+ *   uncaught write-after-end;
  * - every line it writes is parsed by zod: a malformed answer fails its request, nothing else.
  */
 
@@ -58,13 +65,48 @@ export interface SidecarOptions {
   pythonPath: string;
   timeoutMs: number;
   startTimeoutMs?: number;
-  maxQueue?: number;
+  /** Text waiting to be checked, in characters, beyond which a check is refused (memory, not load). */
+  maxQueuedChars?: number;
   logger?: Logger;
 }
 
 export type SidecarState = 'stopped' | 'starting' | 'ready' | 'failed';
 
+/** What the checker needs of Grammalecte: one process, or a pool of them (pool.ts). */
+export interface GrammarEngine {
+  readonly state: SidecarState;
+  readonly version: string;
+  readonly warmMs: number;
+  readonly lastError: string;
+  start(): Promise<void>;
+  check(text: string): Promise<CheckResult>;
+  stop(): Promise<void>;
+  pid(): number | undefined;
+}
+
+/** 32 M characters (~64 MB as UTF-16): some 10,000 long productions waiting, far past any real queue. */
+export const DEFAULT_MAX_QUEUED_CHARS = 32 * 1024 * 1024;
+
 interface Pending { resolve: (r: CheckResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+interface Waiting { text: string; resolve: (r: CheckResult) => void; reject: (e: Error) => void }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Lone surrogates replaced by U+FFFD (same length: offsets hold). */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/**
+ * The text as Grammalecte gets it: Python cannot encode a lone surrogate (UnicodeEncodeError), and
+ * Grammalecte skips a whole sentence holding U+FFFD; a space instead keeps the length (offsets
+ * hold) and the sentence checked (a doubled space is a typographic rule, dropped by mapping.ts).
+ */
+export function forGrammalecte(text: string): string {
+  return text.replace(LONE_SURROGATE, ' ').replace(/\uFFFD/g, ' ');
+}
+
+export const GRAMMALECTE_STOPPED = 'Grammalecte stopped: the server is shutting down';
 
 export function driverPath(): string {
   const here = fileURLToPath(new URL('./driver.py', import.meta.url));
@@ -73,7 +115,7 @@ export function driverPath(): string {
   return candidates.find((p) => existsSync(p)) ?? here;
 }
 
-export class GrammalecteSidecar {
+export class GrammalecteSidecar implements GrammarEngine {
   state: SidecarState = 'stopped';
   version = '';
   warmMs = 0;
@@ -81,11 +123,17 @@ export class GrammalecteSidecar {
   restarts = 0;
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly pending = new Map<number, Pending>();
+  private readonly waiting: Waiting[] = [];
+  private waitingChars = 0;
   private nextId = 1;
   private ready: Promise<void> | undefined;
   private stopping = false;
   private restartDelayMs = 500;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The last start reached `ready` (a crash after it is worth waiting for the restart). */
+  private lastStartOk = false;
+  /** A process killed for a stuck check, until its exit is seen. */
+  private killed: ChildProcessWithoutNullStreams | undefined;
 
   constructor(private readonly opts: SidecarOptions) {}
 
@@ -115,9 +163,14 @@ export class GrammalecteSidecar {
         clearTimeout(startTimer);
         this.state = 'failed';
         this.lastError = err.message;
+        this.lastStartOk = false;
+        this.failWaiting(new Error(`Grammalecte could not start: ${err.message}`));
         reject(err);
       };
       child.stderr.on('data', (b: Buffer) => { stderr = (stderr + b.toString()).slice(-2000); });
+      // A write to a process that just died fails here (EPIPE), not as an uncaught exception; its
+      // request fails when the exit is seen.
+      child.stdin.on('error', (err) => this.opts.logger?.warn({ err: err.message }, 'Grammalecte sidecar pipe closed'));
       child.on('error', (err) => fail(new Error(`cannot run ${this.opts.python}: ${err.message}`)));
       child.on('exit', (code, signal) => {
         const why = `Grammalecte exited (${signal ?? code})${stderr ? `: ${stderr.trim().split('\n').slice(-1)[0]}` : ''}`;
@@ -137,7 +190,9 @@ export class GrammalecteSidecar {
           this.version = ready.data.version;
           this.warmMs = ready.data.warmMs;
           this.restartDelayMs = 500;
+          this.lastStartOk = true;
           resolve();
+          this.dispatch();
           return;
         }
         this.onLine(value, line);
@@ -149,6 +204,11 @@ export class GrammalecteSidecar {
   }
 
   private onLine(value: unknown, raw: string): void {
+    this.settleLine(value, raw);
+    this.dispatch();
+  }
+
+  private settleLine(value: unknown, raw: string): void {
     const ok = answerSchema.safeParse(value);
     if (ok.success) {
       const p = this.pending.get(ok.data.id);
@@ -187,7 +247,7 @@ export class GrammalecteSidecar {
       p.reject(new Error(why));
       this.pending.delete(id);
     }
-    if (this.stopping) { this.state = 'stopped'; return; }
+    if (this.stopping) { this.state = 'stopped'; this.failWaiting(new Error(GRAMMALECTE_STOPPED)); return; }
     this.state = 'failed';
     this.lastError = why;
     this.opts.logger?.warn({ reason: why, retryInMs: this.restartDelayMs }, 'Grammalecte sidecar stopped: restarting');
@@ -200,27 +260,77 @@ export class GrammalecteSidecar {
     this.restartDelayMs = Math.min(this.restartDelayMs * 2, 30_000);
   }
 
-  /** Checks one text; fails fast when the sidecar is not ready or too many requests wait. */
+  /**
+   * Checks one text. Waits its turn behind the others (in order); fails at once only when the
+   * process is not running (stopped, failed to start) or the waiting text passes `maxQueuedChars`.
+   */
   check(text: string): Promise<CheckResult> {
-    const child = this.child;
-    if (this.state !== 'ready' || !child) return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
-    if (this.pending.size >= (this.opts.maxQueue ?? 32)) return Promise.reject(new Error('Grammalecte busy: too many requests waiting'));
-    const id = this.nextId++;
+    if (this.stopping) return Promise.reject(new Error(GRAMMALECTE_STOPPED));
+    if (!this.accepting()) return Promise.reject(new Error(`Grammalecte not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`));
+    const max = this.opts.maxQueuedChars ?? DEFAULT_MAX_QUEUED_CHARS;
+    if (this.waitingChars + text.length > max) return Promise.reject(new Error(`Grammalecte busy: ${this.waitingChars} characters already waiting (limit ${max})`));
     return new Promise<CheckResult>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`Grammalecte took longer than ${this.opts.timeoutMs} ms`));
-        // Stuck on this text: every later request would wait behind it. Restart.
-        child.kill('SIGKILL');
-      }, this.opts.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      child.stdin.write(`${JSON.stringify({ id, text })}\n`);
+      this.waiting.push({ text, resolve, reject });
+      this.waitingChars += text.length;
+      this.dispatch();
     });
   }
 
+  /**
+   * Whether a check now waits its turn (ready, warming up, or restarting after a crash) rather than
+   * failing. Waiting through a restart is worth it only for a process that ran: one that cannot
+   * start (no Python, a broken install) would hold every production for the restart's pause.
+   */
+  accepting(): boolean {
+    if (this.stopping) return false;
+    return this.state === 'ready' || this.state === 'starting' || (this.restartTimer !== undefined && this.lastStartOk);
+  }
+
+  /** Requests waiting (not yet written) plus the one being checked: the pool sends work to the least loaded. */
+  load(): number {
+    return this.waiting.length + this.pending.size;
+  }
+
+  /** Writes the next waiting request when the process is ready and checking nothing. */
+  private dispatch(): void {
+    const child = this.child;
+    if (this.state !== 'ready' || !child || child === this.killed || this.stopping || this.pending.size > 0) return;
+    const next = this.waiting.shift();
+    if (!next) return;
+    this.waitingChars -= next.text.length;
+    if (!child.stdin.writable) {
+      // The pipe closed under us (the process is exiting): the exit handler restarts it.
+      this.waiting.unshift(next);
+      this.waitingChars += next.text.length;
+      return;
+    }
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      if (!this.pending.delete(id)) return;
+      next.reject(new Error(`Grammalecte took longer than ${this.opts.timeoutMs} ms`));
+      // Stuck on this text: every later request would wait behind it. Restart; nothing more is
+      // written to it meanwhile (the waiting requests go to the new process).
+      this.killed = child;
+      child.kill('SIGKILL');
+    }, this.opts.timeoutMs);
+    this.pending.set(id, { resolve: next.resolve, reject: next.reject, timer });
+    child.stdin.write(`${JSON.stringify({ id, text: forGrammalecte(next.text) })}\n`);
+  }
+
+  private failWaiting(err: Error): void {
+    for (const w of this.waiting.splice(0)) w.reject(err);
+    this.waitingChars = 0;
+  }
+
+  /**
+   * Stops taking work (checks reject with GRAMMALECTE_STOPPED from now on), lets the request being
+   * checked finish (the driver answers it before it reads the end of its input), then ends it.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    this.failWaiting(new Error(GRAMMALECTE_STOPPED));
     const child = this.child;
     if (!child) { this.state = 'stopped'; return; }
     await new Promise<void>((resolve) => {

@@ -5,9 +5,10 @@
 #   - mythes-fr, mythes-en-us: LibreOffice's French and English thesauri (MyThes .idx/.dat);
 #   - dict-freedict-fra-eng, dict-freedict-eng-fra: FreeDict's French ↔ English dictionaries (dictd).
 # Without them the assistant ranks without expansion and says so at start.
-#   bash actors/retrieval/lexicons/install.sh [DEST]   (default $PALABRE_CACHE_DIR/lexicons)
+#   bash actors/retrieval/lexicons/install.sh [DEST]   (default $PALABRE_CACHE_DIR/lexicons; that is
+#   $XDG_CACHE_HOME/palabre, else ~/.cache/palabre, when unset — as palabre reads it, core/cacheDir.ts)
 set -euo pipefail
-DEST="${1:-${PALABRE_CACHE_DIR:-${TMPDIR:-/tmp}/palabre-cache}/lexicons}"
+DEST="${1:-${PALABRE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/palabre}/lexicons}"
 FILES=(thes_fr.idx thes_fr.dat th_en_US_v2.idx th_en_US_v2.dat freedict-fra-eng.index freedict-fra-eng.dict.dz freedict-eng-fra.index freedict-eng-fra.dict.dz)
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 # The expansion table (expansionTable.ts) is built from the dictionaries once, here, rather than

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultCacheDir } from '../../../core/cacheDir.js';
 import { fold } from '../analyze.js';
 import { openExpansionTable, type ExpansionEntry, type ExpansionTable } from './expansionTable.js';
 
@@ -100,5 +100,5 @@ export function loadLexicon(dir: string): LexiconLoad {
 /** The dictionaries DOCS_LEXICONS names (empty: `$PALABRE_CACHE_DIR/lexicons`), or why there are none. */
 export function loadConfiguredLexicons(config: { DOCS_LEXICONS: string; PALABRE_CACHE_DIR?: string | undefined }): LexiconLoad {
   if (config.DOCS_LEXICONS === 'off') return { notice: 'ranking without query expansion: DOCS_LEXICONS=off' };
-  return loadLexicon(config.DOCS_LEXICONS || join(config.PALABRE_CACHE_DIR ?? join(tmpdir(), 'palabre-cache'), 'lexicons'));
+  return loadLexicon(config.DOCS_LEXICONS || join(config.PALABRE_CACHE_DIR ?? defaultCacheDir(), 'lexicons'));
 }

@@ -28,7 +28,7 @@ export const coreSection = {
     .describe('Name of this instance in /healthz and in the T2 rows it writes; several instances on one database need distinct names (default: the host name)'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected postgres://user:password@host:port/database').optional()
     .describe('Postgres for the shared stores (corrections, T2 subjects and sessions, chat configuration, admin sessions, login throttle), so several instances behave as one; unset = the SQLite file'),
-  PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache, e.g. Grammalecte\'s Python core for corrections (default <tmp>/palabre-cache)'),
+  PALABRE_CACHE_DIR: z.string().optional().describe('Machine-wide cache of the offline engines: Grammalecte\'s Python core for corrections, the docs assistant\'s dictionaries; `npm install` fills it (default $XDG_CACHE_HOME/palabre, else ~/.cache/palabre)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto')
     .describe('Logs on stdout: `auto` = short coloured lines on a terminal, JSON lines otherwise; `json` or `pretty` to force one (LOG_FILE is always JSON)'),

@@ -14,5 +14,7 @@ export const correctionsSection = {
   GRAMMALECTE: z.enum(['auto', 'off']).default('auto').describe('Offline grammar checker: `auto` runs Grammalecte when found (see GRAMMALECTE_PATH), `off` keeps the built-in detectors alone'),
   GRAMMALECTE_PATH: z.string().optional().describe('Folder holding the `grammalecte` Python package (default: $PALABRE_CACHE_DIR/grammalecte/pythonpath, then the Debian libreoffice-grammalecte folder)'),
   GRAMMALECTE_PYTHON: z.string().default('python3').describe('Python 3 interpreter running the Grammalecte sidecar'),
+  GRAMMALECTE_WORKERS: positiveInt.max(16).default(1)
+    .describe('Grammalecte processes checking productions (~72 MB each, one core each while checking); more shortens the wait when many candidates finish together, never changes a grade'),
   GRAMMALECTE_TIMEOUT_MS: ms.default(5000).describe('Limit of one Grammalecte check (past it the sidecar is restarted and the detectors answer alone)'),
 };
