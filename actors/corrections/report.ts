@@ -46,6 +46,19 @@ const reportCriterionSchema = criterionScoreSchema.extend({
   /** false only for phonologie while audio is not assessed (TD-08). */
   evalue: z.boolean(),
   poids: z.number().min(0).max(1),
+  /** The figures behind the score (counts, measures, the offline formula), for a detail view; absent from older reports. */
+  details: z.array(z.string()).optional(),
+});
+
+/**
+ * Task completion (actors/corrections/ceiling.ts): whether the production does the task, the
+ * highest global score it can then get, and the one sentence that says why. Absent from older reports.
+ */
+export const realisationSchema = z.object({
+  niveau: z.enum(['complete', 'partielle', 'insuffisante', 'hors_sujet']),
+  plafond: scoreSchema.nullable(),
+  raison: z.string().nullable(),
+  mesures: z.record(z.string(), z.number()),
 });
 
 export const nclcSchema = z.object({
@@ -73,6 +86,7 @@ export const reportSchema = z.object({
   detectorsOnly: z.boolean(),
   detectorsOnlyReason: z.string().optional(),
   avertissements: z.array(z.string()),
+  realisation: realisationSchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;
 
