@@ -1,15 +1,6 @@
-import type { OralTask, TranscriptTurn, WrittenTask } from './contract.js';
+import type { OralSubject, OralTask, TranscriptTurn, WrittenTask } from './contract.js';
 
-/**
- * What the candidate was asked to find out in a T2 role-play: the subject's fact sheet (what the
- * interlocutor knows). With it, the grade counts the facts the dialogue obtained; without it (the
- * HTTP API), the interlocutor's informative answers stand for them.
- */
-export interface OralSubject {
-  titre?: string;
-  contexte?: string;
-  faits: ReadonlyArray<{ theme: string; keywords: readonly string[]; answer: string }>;
-}
+export type { OralSubject };
 
 /** A production to grade: a written text, or the candidate's turns of an oral dialogue. */
 export type Production =
