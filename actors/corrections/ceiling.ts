@@ -13,7 +13,8 @@ import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasure
  * Other oral tasks (EO_T1 interview, EO_T3 point of view), speaking long enough on the topic:
  *   under 30 words → 5/20; under half the expected words, or off the instruction's topic → 10/20.
  * Written tasks: under half the minimum of words → 5/20; under the minimum → 10/20 (the taxonomy's
- * « score plafonné automatiquement »); an instruction whose words the text never takes up → 6/20.
+ * « score plafonné automatiquement »); an instruction of five content words or more, none of which
+ * the text takes up → 6/20.
  */
 
 export type Completion = 'complete' | 'partielle' | 'insuffisante' | 'hors_sujet';
@@ -26,6 +27,14 @@ export interface TaskCompletion {
   raison: string | null;
   mesures: Record<string, number>;
 }
+
+/**
+ * An instruction needs this many content words for « none taken up » to mean « off the
+ * instruction »: on the 64 labelled written productions, six on-topic texts share no word with an
+ * instruction of three or four content words (« proposer une sortie le week-end » answered with
+ * « samedi, un marché de Noël »).
+ */
+const MIN_INSTRUCTION_WORDS = 5;
 
 /** Words a candidate is expected to say in the tasks without questions (about 2 and 4½ minutes). */
 const EXPECTED_WORDS = { EO_T1: 120, EO_T3: 200 } as const;
@@ -64,7 +73,7 @@ export function writtenCompletion(m: WrittenTaskMeasures): Omit<TaskCompletion, 
   if (m.mots < m.min / 2) {
     return { niveau: 'insuffisante', plafond: 5, raison: `Votre texte ne compte que ${plural(m.mots, 'mot', 'mots')} alors que la tâche en demande au moins ${m.min} : quelques lignes ne suffisent pas à réaliser la tâche, donc la note ne peut pas dépasser 5/20.` };
   }
-  if (m.motsConsigne >= 4 && m.motsConsigneRepris === 0) {
+  if (m.motsConsigne >= MIN_INSTRUCTION_WORDS && m.motsConsigneRepris === 0) {
     return { niveau: 'hors_sujet', plafond: 6, raison: 'Votre texte ne parle pas de ce que demande la consigne : la tâche n\'est pas réalisée, donc la note ne peut pas dépasser 6/20.' };
   }
   if (m.mots < m.min) {

@@ -24,7 +24,7 @@ export function writtenFeedback(critere: string, score: number, f: Figures): str
   switch (critere) {
     case 'adequation_tache': {
       if (w && w.mots < w.min) return `Votre texte est trop court (${w.mots} mots pour un minimum de ${w.min}) : développez chaque point de la consigne avec des détails et des exemples.`;
-      if (w && w.motsConsigne >= 4 && w.motsConsigneRepris === 0) return 'Votre texte ne traite pas ce que demande la consigne : relisez-la et répondez à chacun de ses points.';
+      if (w && w.motsConsigne >= 5 && w.motsConsigneRepris === 0) return 'Votre texte ne traite pas ce que demande la consigne : relisez-la et répondez à chacun de ses points.';
       if (w && w.mots > w.max) return `Votre texte dépasse la limite de ${w.max} mots (${w.mots}) : gardez l'essentiel et supprimez les répétitions.`;
       return f.errors === 0
         ? 'Votre texte respecte la longueur demandée, reprend le sujet de la consigne et en a la forme attendue.'

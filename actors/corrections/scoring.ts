@@ -25,9 +25,9 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  * shows (range of the vocabulary, complex sentences, errors: richness.ts and the findings):
  *
  *   task T = 0.3 × questions + 0.3 × information + 0.25 × volume + 0.15 × follow-ups   (each 0–1)
- *   cohérence     = 20 × (0.45 T + 0.55 (0.5 range + 0.5 complexity)) − (d_coh + 0.5 d_L)
- *   lexique       = 20 × (0.3 T + 0.7 (0.75 range + 0.25 sentence length)) − d_lex
- *   morphosyntaxe = 20 × (0.3 T + 0.7 (0.4 complexity + 0.35 sentence length + 0.25 range)) − d_gram
+ *   cohérence     = 1.5 + 16 × (0.45 T + 0.55 (0.5 range + 0.5 complexity)) − min(5, 0.5 (d_coh + 0.5 d_L))
+ *   lexique       = 1.5 + 16 × (0.3 T + 0.7 (0.75 range + 0.25 sentence length)) − min(5, 0.5 d_lex)
+ *   morphosyntaxe = 1.5 + 16 × (0.3 T + 0.7 (0.4 complexity + 0.35 sentence length + 0.25 range)) − min(5, 0.5 d_gram)
  *
  * then the task-completion ceiling (ceiling.ts). Fitted on the tuning part of the labelled T2
  * transcripts (test/corrections/eval/oral/, `bench/grading-oral.ts`).
@@ -139,8 +139,9 @@ export interface OralParams {
   /** Words per sentence mapped to 0–1 between these two values. */
   sentenceLow: number;
   sentenceHigh: number;
-  /** Points lost per weighted error per 100 words. */
+  /** Points lost per weighted error per 100 words, and at most (speech recognition adds its own slips). */
   slope: number;
+  maxPenalty: number;
   /** The score of a criterion with nothing done (0) and with everything done (1), before errors. */
   low: number;
   high: number;
@@ -148,7 +149,7 @@ export interface OralParams {
 
 export const ORAL: OralParams = {
   questionsFull: 6, wordsFull: 150, followUpsFull: 4, secondsFull: 180,
-  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 1, low: 1.5, high: 17.5,
+  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5,
 };
 
 export interface OralComponents {
@@ -186,20 +187,21 @@ export function oralScores(production: Extract<Production, { epreuve: 'EO' }>, f
   const c = oralComponents(production, measured, p);
   const d = densities(production, findings, words, s);
   const scale = (x: number) => p.low + (p.high - p.low) * x;
+  const penalty = (density: number) => Math.min(p.maxPenalty, p.slope * density);
   const raw: Record<'coherence_cohesion' | 'lexique' | 'morphosyntaxe', { value: number; formula: string; density: number }> = {
     coherence_cohesion: {
-      value: scale(0.45 * c.task + 0.55 * (0.5 * c.range + 0.5 * c.complexity)) - p.slope * (d.density('coherence_cohesion') + 0.5 * d.language),
-      formula: `${p.low} + ${p.high - p.low} × (0,45 × tâche ${fr(c.task)} + 0,55 × (0,5 × étendue ${fr(c.range)} + 0,5 × complexité ${fr(c.complexity)})) − ${p.slope} × (${fr(d.density('coherence_cohesion'))} + 0,5 × ${fr(d.language)})`,
+      value: scale(0.45 * c.task + 0.55 * (0.5 * c.range + 0.5 * c.complexity)) - penalty(d.density('coherence_cohesion') + 0.5 * d.language),
+      formula: `${p.low} + ${p.high - p.low} × (0,45 × tâche ${fr(c.task)} + 0,55 × (0,5 × étendue ${fr(c.range)} + 0,5 × complexité ${fr(c.complexity)})) − min(${p.maxPenalty}, ${fr(p.slope)} × (${fr(d.density('coherence_cohesion'))} + 0,5 × ${fr(d.language)}))`,
       density: d.density('coherence_cohesion'),
     },
     lexique: {
-      value: scale(0.3 * c.task + 0.7 * (0.75 * c.range + 0.25 * c.sentence)) - p.slope * d.density('lexique'),
-      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,75 × étendue ${fr(c.range)} + 0,25 × longueur des phrases ${fr(c.sentence)})) − ${p.slope} × ${fr(d.density('lexique'))}`,
+      value: scale(0.3 * c.task + 0.7 * (0.75 * c.range + 0.25 * c.sentence)) - penalty(d.density('lexique')),
+      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,75 × étendue ${fr(c.range)} + 0,25 × longueur des phrases ${fr(c.sentence)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('lexique'))})`,
       density: d.density('lexique'),
     },
     morphosyntaxe: {
-      value: scale(0.3 * c.task + 0.7 * (0.4 * c.complexity + 0.35 * c.sentence + 0.25 * c.range)) - p.slope * d.density('morphosyntaxe'),
-      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,4 × complexité ${fr(c.complexity)} + 0,35 × longueur des phrases ${fr(c.sentence)} + 0,25 × étendue ${fr(c.range)})) − ${p.slope} × ${fr(d.density('morphosyntaxe'))}`,
+      value: scale(0.3 * c.task + 0.7 * (0.4 * c.complexity + 0.35 * c.sentence + 0.25 * c.range)) - penalty(d.density('morphosyntaxe')),
+      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,4 × complexité ${fr(c.complexity)} + 0,35 × longueur des phrases ${fr(c.sentence)} + 0,25 × étendue ${fr(c.range)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('morphosyntaxe'))})`,
       density: d.density('morphosyntaxe'),
     },
   };
