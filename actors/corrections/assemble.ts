@@ -2,8 +2,9 @@ import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
-import { measureTask } from './ceiling.js';
-import { densityScores, oralScores, type OralParams, type ScoringParams } from './scoring.js';
+import { measureTask, type Measured } from './ceiling.js';
+import { taskAdvice, taskStrengths } from './feedback.js';
+import { densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
 import {
   PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, reportSchema,
   type ModelOutput, type Report, type ReportErrorWithOrigin,
@@ -103,18 +104,24 @@ const GENERIC_ADVICE = [
   'Structurez vos idées avec des connecteurs logiques variés.',
 ];
 
-function strengthsFrom(production: Production, findings: Finding[]): string[] {
+function strengthsFrom(production: Production, findings: Finding[], measured: Measured): string[] {
   const found = new Set(findings.map((f) => f.code));
-  const checked = DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes);
-  const out = checked.filter((c) => !found.has(c) && STRENGTHS[c] && !(c === 'longueur_insuffisante' && found.has('longueur_excessive'))).map((c) => STRENGTHS[c]!);
-  return out.length ? out.slice(0, 5) : ['Production complète soumise à la correction'];
+  const fromTask = production.epreuve === 'EO' ? taskStrengths(measured, oralComponents(production, measured)) : [];
+  // An error nobody could make in a few words is no strength: the absence of findings counts only
+  // for a production that does the task (and, spoken, is long enough to have shown it).
+  const done = (measured.completion.niveau === 'complete' || measured.completion.niveau === 'partielle') && (production.epreuve === 'EE' || (measured.oral?.mots ?? 0) >= 100);
+  const checked = done ? DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes) : [];
+  const absent = checked.filter((c) => !found.has(c) && STRENGTHS[c] && !(c === 'longueur_insuffisante' && found.has('longueur_excessive'))).map((c) => STRENGTHS[c]!);
+  const out = [...fromTask, ...absent];
+  if (out.length) return out.slice(0, 5);
+  return [production.epreuve === 'EO' ? 'Une prise de parole en français, polie et compréhensible' : 'Un texte en français soumis à la correction'];
 }
 
-function adviceFrom(errors: ReportErrorWithOrigin[]): string[] {
+function adviceFrom(errors: ReportErrorWithOrigin[], first: string | undefined): string[] {
   const freq = new Map<string, number>();
   for (const e of errors) freq.set(e.code, (freq.get(e.code) ?? 0) + 1);
   const ranked = [...freq.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => ADVICE[c]).filter((a): a is string => Boolean(a));
-  return [...new Set([...ranked, ...GENERIC_ADVICE])].slice(0, 3);
+  return [...new Set([...(first ? [first] : []), ...ranked, ...GENERIC_ADVICE])].slice(0, 3);
 }
 
 export function assembleReport(input: AssembleInput): Report {
@@ -168,8 +175,8 @@ export function assembleReport(input: AssembleInput): Report {
     scoreGlobal,
     nclc: nclcOf(scoreGlobal),
     erreurs,
-    pointsForts: fromModel ? fromModel.output.points_forts : strengthsFrom(production, findings),
-    conseils: fromModel ? fromModel.output.conseils : adviceFrom(erreurs),
+    pointsForts: fromModel ? fromModel.output.points_forts : strengthsFrom(production, findings, measured),
+    conseils: fromModel ? fromModel.output.conseils : adviceFrom(erreurs, taskAdvice(measured, production.tache)),
     mots,
     source: fromModel ? 'model' : 'detectors',
     ...(fromModel ? { model: fromModel.name } : {}),

@@ -44,10 +44,11 @@ const plural = (n: number, one: string, many: string) => `${n} ${n > 1 ? many : 
 export function oralCompletion(m: OralTaskMeasures): Omit<TaskCompletion, 'mesures'> {
   const q = m.questionsPertinentes;
   if (q <= 1 && m.mots >= 40) {
-    return { niveau: 'hors_sujet', plafond: 8, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${plural(q, 'question', 'questions')} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 8/20.` };
+    return { niveau: 'hors_sujet', plafond: 8, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${q === 0 ? 'aucune question' : 'une seule question'} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 8/20.` };
   }
   if (q <= 1 || m.mots < 30) {
-    return { niveau: 'insuffisante', plafond: 5, raison: `Vous n'avez posé que ${plural(q, 'question', 'questions')} et prononcé ${plural(m.mots, 'mot', 'mots')} : la tâche demande d'obtenir les informations en posant une dizaine de questions pendant plusieurs minutes, donc la note ne peut pas dépasser 5/20.` };
+    const asked = q === 0 ? "Vous n'avez posé aucune question sur le sujet" : `Vous n'avez posé ${q === 1 ? "qu'une question" : `que ${q} questions`} sur le sujet`;
+    return { niveau: 'insuffisante', plafond: 5, raison: `${asked} et prononcé ${plural(m.mots, 'mot', 'mots')} : la tâche demande d'obtenir les informations en posant une dizaine de questions pendant plusieurs minutes, donc la note ne peut pas dépasser 5/20.` };
   }
   if (q <= 3 || m.faitsObtenus / m.faitsTotal < 0.5) {
     return { niveau: 'partielle', plafond: 10, raison: `Vous avez posé ${plural(q, 'question', 'questions')} et obtenu ${m.faitsObtenus} des ${m.faitsTotal} informations du sujet : l'échange s'est arrêté trop tôt pour montrer votre niveau, donc la note ne peut pas dépasser 10/20.` };

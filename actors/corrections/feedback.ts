@@ -1,4 +1,4 @@
-import type { Completion } from './ceiling.js';
+import type { Completion, Measured } from './ceiling.js';
 import type { OralComponents } from './scoring.js';
 import type { OralTaskMeasures, WrittenTaskMeasures } from './task.js';
 
@@ -94,4 +94,35 @@ export function oralFeedback(critere: string, score: number, o: OralFigures): st
     default:
       return score >= 10 ? 'Critère satisfaisant.' : 'Critère à travailler.';
   }
+}
+
+/** Strengths the task measures show (oral): what the candidate did, not the absence of an error. */
+export function taskStrengths(measured: Measured, components?: OralComponents): string[] {
+  const m = measured.oral;
+  if (!m) return [];
+  const out: string[] = [];
+  if (m.questionsPertinentes >= 5) out.push('De nombreuses questions précises sur le sujet');
+  if (m.faitsObtenus / m.faitsTotal >= 0.8) out.push("L'essentiel des informations du sujet obtenu");
+  if (m.relances >= 3) out.push("Des relances sur les réponses de l'interlocuteur");
+  if (components && components.complexity >= 0.6) out.push('Des structures variées (inversion, conditionnel, subordonnées)');
+  if (components && components.range >= 0.7 && m.mots >= 60) out.push('Un vocabulaire varié');
+  return out;
+}
+
+/** The first piece of advice when the task is not done: what to do next time. */
+export function taskAdvice(measured: Measured, tache: string): string | undefined {
+  const { niveau } = measured.completion;
+  if (measured.written) {
+    if (niveau === 'hors_sujet') return 'Relisez la consigne et répondez à chacun de ses points : destinataire, objet et informations demandées.';
+    return undefined; // the length advice comes from the length finding
+  }
+  if (tache !== 'EO_T2') {
+    if (niveau === 'complete') return undefined;
+    return 'Parlez plus longtemps sur le thème demandé : une idée, un exemple, puis une autre idée.';
+  }
+  if (niveau === 'hors_sujet') return "Dans cette tâche, interrogez l'interlocuteur : chaque réplique doit chercher une information du sujet (prix, horaires, conditions…).";
+  if (niveau === 'insuffisante') return "Posez une dizaine de questions sur tous les points du sujet et réagissez à chaque réponse jusqu'à la fin du temps.";
+  if (niveau === 'partielle') return "Continuez l'échange jusqu'à la fin du temps : chaque point du sujet mérite une question et une relance.";
+  if ((measured.oral?.relances ?? 0) < 2) return 'Reprenez la réponse de l\'interlocuteur avant de poser la question suivante (« Donc le loyer est de… Et les charges ? »).';
+  return undefined;
 }

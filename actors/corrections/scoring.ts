@@ -191,17 +191,17 @@ export function oralScores(production: Extract<Production, { epreuve: 'EO' }>, f
   const raw: Record<'coherence_cohesion' | 'lexique' | 'morphosyntaxe', { value: number; formula: string; density: number }> = {
     coherence_cohesion: {
       value: scale(0.45 * c.task + 0.55 * (0.5 * c.range + 0.5 * c.complexity)) - penalty(d.density('coherence_cohesion') + 0.5 * d.language),
-      formula: `${p.low} + ${p.high - p.low} × (0,45 × tâche ${fr(c.task)} + 0,55 × (0,5 × étendue ${fr(c.range)} + 0,5 × complexité ${fr(c.complexity)})) − min(${p.maxPenalty}, ${fr(p.slope)} × (${fr(d.density('coherence_cohesion'))} + 0,5 × ${fr(d.language)}))`,
+      formula: `${fr(p.low)} + ${fr(p.high - p.low)} × (0,45 × tâche ${fr(c.task)} + 0,55 × (0,5 × étendue ${fr(c.range)} + 0,5 × complexité ${fr(c.complexity)})) − min(${p.maxPenalty}, ${fr(p.slope)} × (${fr(d.density('coherence_cohesion'))} + 0,5 × ${fr(d.language)}))`,
       density: d.density('coherence_cohesion'),
     },
     lexique: {
       value: scale(0.3 * c.task + 0.7 * (0.75 * c.range + 0.25 * c.sentence)) - penalty(d.density('lexique')),
-      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,75 × étendue ${fr(c.range)} + 0,25 × longueur des phrases ${fr(c.sentence)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('lexique'))})`,
+      formula: `${fr(p.low)} + ${fr(p.high - p.low)} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,75 × étendue ${fr(c.range)} + 0,25 × longueur des phrases ${fr(c.sentence)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('lexique'))})`,
       density: d.density('lexique'),
     },
     morphosyntaxe: {
       value: scale(0.3 * c.task + 0.7 * (0.4 * c.complexity + 0.35 * c.sentence + 0.25 * c.range)) - penalty(d.density('morphosyntaxe')),
-      formula: `${p.low} + ${p.high - p.low} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,4 × complexité ${fr(c.complexity)} + 0,35 × longueur des phrases ${fr(c.sentence)} + 0,25 × étendue ${fr(c.range)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('morphosyntaxe'))})`,
+      formula: `${fr(p.low)} + ${fr(p.high - p.low)} × (0,3 × tâche ${fr(c.task)} + 0,7 × (0,4 × complexité ${fr(c.complexity)} + 0,35 × longueur des phrases ${fr(c.sentence)} + 0,25 × étendue ${fr(c.range)})) − min(${p.maxPenalty}, ${fr(p.slope)} × ${fr(d.density('morphosyntaxe'))})`,
       density: d.density('morphosyntaxe'),
     },
   };
@@ -214,7 +214,7 @@ export function oralScores(production: Extract<Production, { epreuve: 'EO' }>, f
       justification: oralFeedback(id, score, { tache: production.tache, measures: m, components: c, errors: d.count(id), completion: measured.completion.niveau }),
       details: [
         production.tache === 'EO_T2'
-          ? `questions sur le sujet : ${m.questionsPertinentes} (sur ${m.questions} tours qui posent une question) ; informations obtenues : ${m.faitsObtenus} sur ${m.faitsTotal} ; relances : ${m.relances}`
+          ? `questions sur le sujet : ${m.questionsPertinentes} (tours qui posent une question : ${m.questions}) ; informations obtenues : ${m.faitsObtenus} sur ${m.faitsTotal} ; relances : ${m.relances}`
           : `mots prononcés : ${m.mots}`,
         `paroles du candidat : ${m.mots} mots en ${m.tours} tours${m.dureeS ? `, dialogue de ${Math.floor(m.dureeS / 60)} min ${m.dureeS % 60} s` : ''}`,
         `étendue du vocabulaire (indice de Guiraud) ${fr(c.language.guiraud)} ; marques de phrases complexes ${fr(c.language.complexite)} pour 100 mots ; ${fr(c.language.motsParPhrase)} mots par phrase`,

@@ -63,7 +63,10 @@ describe('offline oral grades follow the task (T2)', () => {
     expect(r.realisation).toMatchObject({ niveau: 'insuffisante', plafond: 5, mesures: { mots: 14, questionsPertinentes: 1 } });
     const why = r.realisation!.raison!;
     expect(oneSentence(why), why).toBe(true);
-    expect(why).toMatch(/1 question et prononcé 14 mots/);
+    expect(why).toMatch(/^Vous n'avez posé qu'une question sur le sujet et prononcé 14 mots/);
+    // Nothing praised for the absence of errors in 14 words.
+    expect(r.pointsForts.join(' ')).not.toMatch(/Connecteurs variés|Pas d'anglicisme/);
+    expect(r.conseils[0]).toMatch(/Posez une dizaine de questions/);
     expect(r.avertissements).toContain(why);
     // Without the fact sheet (the HTTP API), the same ceiling.
     expect(offline(oral(FOURTEEN, false)).scoreGlobal).toBeLessThanOrEqual(5);

@@ -83,7 +83,7 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     const { report } = (await res.json()) as { report: { scoreGlobal: number; realisation: { niveau: string; raison: string; mesures: Record<string, number> } } };
     expect(report.scoreGlobal).toBeLessThanOrEqual(5);
     expect(report.realisation).toMatchObject({ niveau: 'insuffisante', mesures: { faitsObtenus: 1, faitsTotal: 2, mots: 14 } });
-    expect(report.realisation.raison).toMatch(/^Vous n'avez posé que 1 question/);
+    expect(report.realisation.raison).toMatch(/^Vous n'avez posé qu'une question sur le sujet/);
     const bad = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript, sujet: { faits: 'tout' } });
     expect(bad.status).toBe(400);
   });
