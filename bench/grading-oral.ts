@@ -7,9 +7,11 @@
  *
  *   npx tsx bench/grading-oral.ts tuning             # the tuning parts (looked at while fitting)
  *   npx tsx bench/grading-oral.ts heldout            # the held-out parts, run once, at the end
+ *   npx tsx bench/grading-oral.ts fresh              # the second held-out part (terse answers, split turns), run once
  *   npx tsx bench/grading-oral.ts tuning --no-sheet  # without the subject's fact sheet (the HTTP API's case)
  *   npx tsx bench/grading-oral.ts --json FILE        # another labelled set: [{id, label, niveau?, tache?, consigne, transcript, sujet?}]
- *   --no-punct drops ? ! and . from the turns (a speech recogniser's transcript)
+ *   --no-punct drops ? ! and . from the turns (a speech recogniser's transcript); --split makes each
+ *   candidate sentence a turn; --terse cuts the interlocutor's answers to six words
  *   --verbose lists every production; GRAMMALECTE=off grades with the built-in detectors alone
  */
 import { readFileSync } from 'node:fs';
@@ -31,13 +33,22 @@ const noSheet = args.includes('--no-sheet');
 /** Without question marks or full stops, as a speech recogniser may write. */
 const noPunct = args.includes('--no-punct');
 const strip = (t: string) => (noPunct ? t.replace(/\s*[?.!]+/g, '') : t);
+/** Each candidate sentence its own turn, as a speech recogniser splits at pauses. */
+const split = args.includes('--split');
+/** Interlocutor answers cut to their first six words (an examiner's terse answers). */
+const terse = args.includes('--terse');
+const reshape = (turns: TranscriptTurn[]): TranscriptTurn[] => turns.flatMap((t) => {
+  if (t.speaker === 'candidate' && split) return t.text.split(/(?<=[.?!])\s+/).map((text) => ({ ...t, text }));
+  if (t.speaker === 'interlocutor' && terse) return [{ ...t, text: t.text.split(/\s+/).slice(0, 6).join(' ') }];
+  return [t];
+});
 const jsonAt = args.indexOf('--json');
-const part = args.find((a) => a === 'tuning' || a === 'heldout');
-if (!part && jsonAt < 0) throw new Error('usage: grading-oral.ts tuning|heldout [--no-sheet] [--verbose] | --json FILE');
+const part = args.find((a) => a === 'tuning' || a === 'heldout' || a === 'fresh');
+if (!part && jsonAt < 0) throw new Error('usage: grading-oral.ts tuning|heldout|fresh [--no-sheet] [--no-punct] [--verbose] | --json FILE');
 
 const oralRow = (r: { id: string; niveau?: string; label: number; tache?: OralTask; consigne: string; transcript: TranscriptTurn[]; sujet?: OralSubject }): Row => ({
   id: r.id, niveau: r.niveau ?? '?', label: r.label,
-  production: { epreuve: 'EO', tache: r.tache ?? 'EO_T2', consigne: r.consigne, transcript: r.transcript.map((t) => ({ ...t, text: strip(t.text) })), ...(r.sujet && !noSheet ? { sujet: r.sujet } : {}) },
+  production: { epreuve: 'EO', tache: r.tache ?? 'EO_T2', consigne: r.consigne, transcript: reshape(r.transcript).map((t) => ({ ...t, text: strip(t.text) })), ...(r.sujet && !noSheet ? { sujet: r.sujet } : {}) },
 });
 
 const sets: Array<{ name: string; rows: Row[] }> = [];
@@ -46,9 +57,9 @@ if (jsonAt >= 0) {
   if (!file) throw new Error('--json needs a file');
   sets.push({ name: file, rows: (JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof oralRow>[0][]).map(oralRow) });
 } else {
-  const p = part === 'heldout' ? 'heldout' : 'tune';
-  sets.push({ name: `oral ${part}${noSheet ? ', without fact sheets' : ''}${noPunct ? ', without punctuation' : ''}`, rows: loadOral(p).map(oralRow) });
-  sets.push({
+  const p = part === 'tuning' ? 'tune' : part === 'fresh' ? 'fresh' : 'heldout';
+  sets.push({ name: `oral ${part}${noSheet ? ', without fact sheets' : ''}${noPunct ? ', without punctuation' : ''}${split ? ', split turns' : ''}${terse ? ', terse answers' : ''}`, rows: loadOral(p).map(oralRow) });
+  if (p !== 'fresh') sets.push({
     name: `written ${part}`,
     rows: loadWritten().filter((w) => w.part === p).map((w) => ({ id: w.id, niveau: w.kind, label: w.label, production: { epreuve: 'EE', tache: w.tache, consigne: w.consigne, texte: w.texte } })),
   });

@@ -7,7 +7,8 @@ import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasure
  * shows the candidate; `mesures` are the figures behind it.
  *
  * Oral role-play (EO_T2), the candidate's job is to obtain the information by asking:
- *   - off-task: at most one question on the subject, yet 40 words or more (a monologue)  → 8/20
+ *   - off-task: at most one question on the subject, yet 40 words or more (a monologue), or
+ *     two questions, one fact at most, and 80 words or more                               → 8/20
  *   - insufficient: at most one question on the subject, or under 30 words               → 5/20
  *   - partial: at most three questions, or under half of the subject's information         → 10/20
  * Other oral tasks (EO_T1 interview, EO_T3 point of view), speaking long enough on the topic:
@@ -43,8 +44,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n > 1 ? many : 
 
 export function oralCompletion(m: OralTaskMeasures): Omit<TaskCompletion, 'mesures'> {
   const q = m.questionsPertinentes;
-  if (q <= 1 && m.mots >= 40) {
-    return { niveau: 'hors_sujet', plafond: 8, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${q === 0 ? 'aucune question' : 'une seule question'} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 8/20.` };
+  if ((q <= 1 && m.mots >= 40) || (q <= 2 && m.faitsObtenus <= 1 && m.mots >= 80)) {
+    return { niveau: 'hors_sujet', plafond: 8, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${q === 0 ? 'aucune question' : q === 1 ? 'une seule question' : `${q} questions`} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 8/20.` };
   }
   if (q <= 1 || m.mots < 30) {
     const asked = q === 0 ? "Vous n'avez posé aucune question sur le sujet" : `Vous n'avez posé ${q === 1 ? "qu'une question" : `que ${q} questions`} sur le sujet`;
@@ -96,10 +97,10 @@ export function measureTask(p: Production): Measured {
     return { written, completion: { ...writtenCompletion(written), mesures: { ...written } } };
   }
   if (p.tache === 'EO_T2') {
-    const oral = oralMeasures(p.transcript, p.consigne, p.sujet);
+    const oral = oralMeasures(p.transcript, p.sujet);
     return { oral, completion: { ...oralCompletion(oral), mesures: { ...oral } } };
   }
-  const oral = oralMeasures(p.transcript, p.consigne, p.sujet);
+  const oral = oralMeasures(p.transcript, p.sujet);
   const asked = stems([p.consigne, ...p.transcript.filter((t) => t.speaker === 'interlocutor').map((t) => t.text)].join(' '));
   const said = stems(p.transcript.filter((t) => t.speaker === 'candidate').map((t) => t.text).join(' '));
   let shared = 0;

@@ -60,11 +60,29 @@ const overlap = (a: Set<string>, b: Set<string>) => {
   return n;
 };
 
-/** An interlocutor turn that gives information (not a greeting, an invitation to go on or a refusal). */
+/** An interlocutor turn that gives information (not a greeting, an invitation to go on or a refusal): a figure, or two content words. */
 function informative(text: string): boolean {
   const t = text.trim();
-  if (REFUSAL.test(t)) return false;
-  return NUMBER.test(t) ? stems(t).size >= 3 : stems(t).size >= 6;
+  if (REFUSAL.test(t) || DEFLECTION.test(t)) return false;
+  return NUMBER.test(t) || stems(t).size >= 2;
+}
+
+/** Questions about the conversation itself, not the subject. */
+const META = /\b(?:répéter|répétez|je (?:ne )?comprends pas|vous allez bien|comment allez-vous|ça va|m'entendez|vous entendez|poser (?:des|quelques|une|deux) questions?|je peux commencer|c'est bien (?:le|la|l'agence|le club))\b/i;
+/** The interlocutor steering back to the subject: the question was off it. */
+const DEFLECTION = /je ne peux pas (?:vous )?répondre|je suis là pour|revenons|ce n'est pas le sujet|parlons plutôt|concernant (?:le|la|l')\s*\p{L}+ uniquement/iu;
+
+/** Consecutive turns of one speaker are one turn: a speech recogniser splits an utterance at each pause. */
+function mergeTurns(turns: readonly TranscriptTurn[]): TranscriptTurn[] {
+  const out: TranscriptTurn[] = [];
+  for (const t of turns) {
+    const text = t.text.trim();
+    if (!text) continue;
+    const last = out.at(-1);
+    if (last && last.speaker === t.speaker) last.text = `${last.text} ${text}`;
+    else out.push({ ...t, text });
+  }
+  return out;
 }
 
 export interface OralTaskMeasures {
@@ -89,14 +107,13 @@ export interface OralTaskMeasures {
 /** Expected size of a fact sheet when none is given (the seeded subjects have 6 to 8 facts). */
 const DEFAULT_FACTS = 6;
 
-export function oralMeasures(transcript: readonly TranscriptTurn[], consigne: string, sujet?: OralSubject): OralTaskMeasures {
-  const turns = transcript.filter((t) => t.text.trim().length > 0);
+export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: OralSubject): OralTaskMeasures {
+  const turns = mergeTurns(transcript);
   const cand = turns.filter((t) => t.speaker === 'candidate');
   const mots = cand.reduce((n, t) => n + countWords(t.text), 0);
   const times = turns.map((t) => t.atMs).filter((x): x is number => typeof x === 'number');
   const dureeS = times.length >= 2 ? Math.round((Math.max(...times) - Math.min(...times)) / 1000) : 0;
 
-  const subjectStems = stems([consigne, sujet?.titre ?? '', sujet?.contexte ?? ''].join(' '));
   const facts = (sujet?.faits ?? []).map((f) => ({
     keys: new Set([...f.keywords.flatMap((k) => [...stems(k)])]),
     answer: stems(f.answer),
@@ -126,8 +143,11 @@ export function oralMeasures(transcript: readonly TranscriptTurn[], consigne: st
       questions += 1;
       const q = stems((asked.length ? asked : said).join(' '));
       const matched = facts.map((f, k) => (overlap(q, f.keys) > 0 ? k : -1)).filter((k) => k >= 0);
-      const onSubject = matched.length > 0 || answered || overlap(q, subjectStems) > 0;
-      if (onSubject) pertinent += 1;
+      // In the role-play a question is on the subject unless it is about the conversation itself
+      // or the interlocutor steers back to the subject; what it obtained is counted apart.
+      const meta = asked.length > 0 && asked.every((a) => META.test(a)) && matched.length === 0;
+      const deflected = next !== undefined && DEFLECTION.test(next.text) && matched.length === 0;
+      if (!meta && !deflected) pertinent += 1;
       if (answered) {
         // A model interlocutor paraphrases the sheet: the fact the question pointed at counts as obtained.
         for (const k of matched) obtained.add(k);
