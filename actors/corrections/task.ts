@@ -155,9 +155,11 @@ export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: Oral
         if (!facts.length && !heard.some((h) => overlap(h, s) / Math.max(1, Math.min(h.size, s.size)) >= 0.6)) heard.push(s);
       }
     }
-    if (prev && informative(prev.text) && cand.indexOf(turn) > 0) {
+    if (prev && informative(prev.text) && i > 1) {
       const echo = overlap(stems(said.join(' ')), stems(prev.text)) > 0 || NUMBER.test(said[0] ?? '') && !isQuestion(said[0] ?? '');
-      if (echo || REFORMULATION.test(turn.text)) relances += 1;
+      // « Parfait. À quelle heure… ? »: a reaction to the answer before the next question.
+      const reaction = asked.length > 0 && said.length > asked.length && !isQuestion(said[0]!);
+      if (echo || reaction || REFORMULATION.test(turn.text)) relances += 1;
     }
   });
 
