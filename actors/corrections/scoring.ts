@@ -1,10 +1,9 @@
 import { oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
 import type { Finding } from './detectors/context.js';
-import type { Production } from './production.js';
 import { criteriaOf } from './report.js';
 import { languageMeasures, type LanguageMeasures } from './richness.js';
 import type { Measured } from './ceiling.js';
-import { candidateText } from './production.js';
+import { candidateText, type Production } from './production.js';
 import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
 
 /**

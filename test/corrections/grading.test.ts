@@ -22,7 +22,7 @@ const turns = (...pairs: Array<[TranscriptTurn['speaker'], string]>): Transcript
 const C = (text: string): [TranscriptTurn['speaker'], string] => ['candidate', text];
 const I = (text: string): [TranscriptTurn['speaker'], string] => ['interlocutor', text];
 
-/** The case: 14 words, a greeting and one question, then nothing. */
+/** A T2 session where the candidate said 14 words: a greeting and one question, then nothing. */
 const FOURTEEN = turns(I('Bonjour, club Énergie, je vous écoute.'), C("Bonjour monsieur, je voudrais savoir combien coûte l'abonnement de votre club, s'il vous plaît."), I(fact('tarifs')));
 /** A complete exchange at B2: questions on every point, follow-ups, reformulations. */
 const COMPLETE = turns(
