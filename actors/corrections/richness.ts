@@ -18,11 +18,13 @@ const COMPLEX: readonly RegExp[] = [
 const NOT_CONDITIONAL = /^(?:mais|jamais|frais|vrais|vrai|désormais|anglais|français|irais)$/i;
 
 const WINDOW = 150;
+/** Rates are per 100 words of at least this many: one conditional in 14 words is not 7 per 100. */
+const MIN_WORDS = 60;
 
 export interface LanguageMeasures {
   /** Distinct words / √words (lower-cased). */
   guiraud: number;
-  /** Complexity markers per 100 words. */
+  /** Complexity markers per 100 words (counted over 60 words at least). */
   complexite: number;
   /** Words per sentence. */
   motsParPhrase: number;
@@ -42,5 +44,5 @@ export function languageMeasures(text: string): LanguageMeasures {
   for (const re of COMPLEX) for (const m of folded.matchAll(re)) if (!NOT_CONDITIONAL.test(m[0])) markers += 1;
   // Before a capital too: a speech recogniser may leave the full stops out.
   const sentences = folded.split(/[.?!…]+|\n+|\s+(?=[A-ZÀÂÉÈÊÎÔÛÇ][a-zàâéèêëîïôûüç'])/).filter((s) => s.match(WORD)).length;
-  return { guiraud: Math.round(guiraud * 100) / 100, complexite: Math.round((1000 * markers) / n) / 10, motsParPhrase: Math.round((10 * n) / Math.max(1, sentences)) / 10 };
+  return { guiraud: Math.round(guiraud * 100) / 100, complexite: Math.round((1000 * markers) / Math.max(n, MIN_WORDS)) / 10, motsParPhrase: Math.round((10 * n) / Math.max(1, sentences)) / 10 };
 }

@@ -24,6 +24,8 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  * shows (range of the vocabulary, complex sentences, errors: richness.ts and the findings):
  *
  *   task T = 0.3 × questions + 0.3 × information + 0.25 × volume + 0.15 × follow-ups   (each 0–1)
+ *   range = Guiraud's index 4 → 0, 10 → 1; complexity = markers per 100 words (of at least 60), 8 → 1;
+ *   sentence length = 4 → 0, 10 → 1 words per sentence, times words / 60 under 60 words
  *   cohérence     = 1.5 + 16 × (0.45 T + 0.55 (0.5 range + 0.5 complexity)) − min(5, 0.5 (d_coh + 0.5 d_L))
  *   lexique       = 1.5 + 16 × (0.3 T + 0.7 (0.75 range + 0.25 sentence length)) − min(5, 0.5 d_lex)
  *   morphosyntaxe = 1.5 + 16 × (0.3 T + 0.7 (0.4 complexity + 0.35 sentence length + 0.25 range)) − min(5, 0.5 d_gram)
@@ -178,7 +180,8 @@ export function oralComponents(production: Extract<Production, { epreuve: 'EO' }
     task, questions, information, volume, followUps, language,
     range: clamp01((language.guiraud - p.rangeLow) / (p.rangeHigh - p.rangeLow)),
     complexity: clamp01(language.complexite / p.complexityFull),
-    sentence: clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)),
+    // Long sentences show something only in a production long enough to show it.
+    sentence: clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)) * clamp01(m.mots / 60),
   };
 }
 
