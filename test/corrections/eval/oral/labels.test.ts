@@ -9,7 +9,7 @@ import { loadOral, loadWritten } from './load.js';
 
 const LEVELS = ['insuffisant', 'partiel', 'A2', 'B1', 'B2', 'C1', 'hors-sujet'];
 
-describe.each(['tune', 'heldout', 'fresh'] as const)('oral part %s', (part) => {
+describe.each(['tune', 'heldout', 'fresh', 'final'] as const)('oral part %s', (part) => {
   const items = loadOral(part);
 
   it('every transcript has a label /20, a known level, candidate turns and expanded fact answers', () => {

@@ -64,7 +64,7 @@ export function parseOral(text: string, file = 'inline'): OralItem[] {
   });
 }
 
-export function loadOral(part: 'tune' | 'heldout' | 'fresh'): OralItem[] {
+export function loadOral(part: 'tune' | 'heldout' | 'fresh' | 'final'): OralItem[] {
   return parseOral(readFileSync(join(HERE, `${part}.txt`), 'utf8'), `${part}.txt`);
 }
 
