@@ -8,6 +8,7 @@
  *   npx tsx bench/grading-oral.ts tuning             # the tuning parts (looked at while fitting)
  *   npx tsx bench/grading-oral.ts heldout            # the held-out parts, run once, at the end
  *   npx tsx bench/grading-oral.ts fresh              # the second held-out part (terse answers, split turns), run once
+ *   npx tsx bench/grading-oral.ts final              # the third, for the shipped rules, run once
  *   npx tsx bench/grading-oral.ts tuning --no-sheet  # without the subject's fact sheet (the HTTP API's case)
  *   npx tsx bench/grading-oral.ts --json FILE        # another labelled set: [{id, label, niveau?, tache?, consigne, transcript, sujet?}]
  *   --no-punct drops ? ! and . from the turns (a speech recogniser's transcript); --split makes each
@@ -43,8 +44,8 @@ const reshape = (turns: TranscriptTurn[]): TranscriptTurn[] => turns.flatMap((t)
   return [t];
 });
 const jsonAt = args.indexOf('--json');
-const part = args.find((a) => a === 'tuning' || a === 'heldout' || a === 'fresh');
-if (!part && jsonAt < 0) throw new Error('usage: grading-oral.ts tuning|heldout|fresh [--no-sheet] [--no-punct] [--verbose] | --json FILE');
+const part = args.find((a) => a === 'tuning' || a === 'heldout' || a === 'fresh' || a === 'final');
+if (!part && jsonAt < 0) throw new Error('usage: grading-oral.ts tuning|heldout|fresh|final [--no-sheet] [--no-punct] [--verbose] | --json FILE');
 
 const oralRow = (r: { id: string; niveau?: string; label: number; tache?: OralTask; consigne: string; transcript: TranscriptTurn[]; sujet?: OralSubject }): Row => ({
   id: r.id, niveau: r.niveau ?? '?', label: r.label,
@@ -57,9 +58,9 @@ if (jsonAt >= 0) {
   if (!file) throw new Error('--json needs a file');
   sets.push({ name: file, rows: (JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof oralRow>[0][]).map(oralRow) });
 } else {
-  const p = part === 'tuning' ? 'tune' : part === 'fresh' ? 'fresh' : 'heldout';
+  const p = part === 'tuning' ? 'tune' : part === 'heldout' ? 'heldout' : part === 'fresh' ? 'fresh' : 'final';
   sets.push({ name: `oral ${part}${noSheet ? ', without fact sheets' : ''}${noPunct ? ', without punctuation' : ''}${split ? ', split turns' : ''}${terse ? ', terse answers' : ''}`, rows: loadOral(p).map(oralRow) });
-  if (p !== 'fresh') sets.push({
+  if (p === 'tune' || p === 'heldout') sets.push({
     name: `written ${part}`,
     rows: loadWritten().filter((w) => w.part === p).map((w) => ({ id: w.id, niveau: w.kind, label: w.label, production: { epreuve: 'EE', tache: w.tache, consigne: w.consigne, texte: w.texte } })),
   });
