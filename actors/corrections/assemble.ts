@@ -2,9 +2,11 @@ import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
-import { densityScores, type ScoringParams } from './scoring.js';
+import { measureTask, type Measured } from './ceiling.js';
+import { taskAdvice, taskStrengths } from './feedback.js';
+import { densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
 import {
-  PHONOLOGIE_NOT_ASSESSED, WORD_LIMITS, criteriaOf, globalScore, nclcOf, reportSchema,
+  PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, reportSchema,
   type ModelOutput, type Report, type ReportErrorWithOrigin,
 } from './report.js';
 
@@ -30,6 +32,7 @@ export interface AssembleInput {
   fallback?: { reason: FallbackReason; detail?: string };
   /** Other constants for the offline scores (the calibration bench); the shipped ones otherwise. */
   scoring?: ScoringParams;
+  oral?: OralParams;
 }
 
 /** Codes that judge the whole text: two findings of one of these are the same error. */
@@ -59,8 +62,6 @@ export function mergeErrors(modelErrors: ModelOutput['erreurs'], findings: Findi
   }
   return out;
 }
-
-const LENGTH_CAP = 10;
 
 const STRENGTHS: Readonly<Record<string, string>> = {
   longueur_insuffisante: 'Longueur conforme à la consigne',
@@ -103,18 +104,24 @@ const GENERIC_ADVICE = [
   'Structurez vos idées avec des connecteurs logiques variés.',
 ];
 
-function strengthsFrom(production: Production, findings: Finding[]): string[] {
+function strengthsFrom(production: Production, findings: Finding[], measured: Measured): string[] {
   const found = new Set(findings.map((f) => f.code));
-  const checked = DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes);
-  const out = checked.filter((c) => !found.has(c) && STRENGTHS[c] && !(c === 'longueur_insuffisante' && found.has('longueur_excessive'))).map((c) => STRENGTHS[c]!);
-  return out.length ? out.slice(0, 5) : ['Production complète soumise à la correction'];
+  const fromTask = production.epreuve === 'EO' ? taskStrengths(measured, oralComponents(production, measured)) : [];
+  // An error nobody could make in a few words is no strength: the absence of findings counts only
+  // for a production that does the task (and, spoken, is long enough to have shown it).
+  const done = (measured.completion.niveau === 'complete' || measured.completion.niveau === 'partielle') && (production.epreuve === 'EE' || (measured.oral?.mots ?? 0) >= 100);
+  const checked = done ? DETECTORS.filter((d) => d.applies(production)).flatMap((d) => d.codes) : [];
+  const absent = checked.filter((c) => !found.has(c) && STRENGTHS[c] && !(c === 'longueur_insuffisante' && found.has('longueur_excessive'))).map((c) => STRENGTHS[c]!);
+  const out = [...fromTask, ...absent];
+  if (out.length) return out.slice(0, 5);
+  return [production.epreuve === 'EO' ? 'Une prise de parole en français, polie et compréhensible' : 'Un texte en français soumis à la correction'];
 }
 
-function adviceFrom(errors: ReportErrorWithOrigin[]): string[] {
+function adviceFrom(errors: ReportErrorWithOrigin[], first: string | undefined): string[] {
   const freq = new Map<string, number>();
   for (const e of errors) freq.set(e.code, (freq.get(e.code) ?? 0) + 1);
   const ranked = [...freq.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => ADVICE[c]).filter((a): a is string => Boolean(a));
-  return [...new Set([...ranked, ...GENERIC_ADVICE])].slice(0, 3);
+  return [...new Set([...(first ? [first] : []), ...ranked, ...GENERIC_ADVICE])].slice(0, 3);
 }
 
 export function assembleReport(input: AssembleInput): Report {
@@ -125,9 +132,13 @@ export function assembleReport(input: AssembleInput): Report {
   const fromModel = input.model && !input.fallback ? input.model : undefined;
 
   const erreurs = fromModel ? mergeErrors(fromModel.output.erreurs, findings) : findings.map(toReportError);
-  const scores = fromModel
-    ? (fromModel.output.criteres as Record<string, { score: number; justification: string }>)
-    : densityScores(production, findings, mots, input.scoring);
+  const measured = measureTask(production);
+  const offline = production.epreuve === 'EE'
+    ? densityScores(production, findings, mots, input.scoring, measured)
+    : oralScores(production, findings, mots, measured, input.oral, input.scoring);
+  const scores: Record<string, { score: number; justification: string; details?: string[] }> = fromModel
+    ? withTaskDetails(fromModel.output.criteres as Record<string, { score: number; justification: string }>, offline)
+    : offline;
 
   const criteres: Report['criteres'] = {};
   for (const c of criteriaOf(production.epreuve)) {
@@ -136,22 +147,22 @@ export function assembleReport(input: AssembleInput): Report {
       continue;
     }
     const s = scores[c.id]!;
-    criteres[c.id] = { score: s.score, justification: s.justification, evalue: true, poids: c.poids };
+    criteres[c.id] = { score: s.score, justification: s.justification, evalue: true, poids: c.poids, ...(s.details ? { details: s.details } : {}) };
   }
   if (production.epreuve === 'EO') avertissements.push(PHONOLOGIE_NOT_ASSESSED);
 
+  // The task-completion ceiling holds whoever graded: a model cannot lift a production that does
+  // not do the task (a greeting and a question, a few lines, a monologue) into a high band.
+  const { plafond, raison } = measured.completion;
   let scoreGlobal = globalScore(criteres);
-  if (production.epreuve === 'EE' && erreurs.some((e) => e.code === 'longueur_insuffisante')) {
-    // The taxonomy: « sous le minimum de mots requis (score plafonné automatiquement) ».
-    const adequation = criteres.adequation_tache!;
-    adequation.score = Math.min(adequation.score, LENGTH_CAP);
-    scoreGlobal = Math.min(globalScore(criteres), LENGTH_CAP);
-    const { min } = WORD_LIMITS[production.tache];
-    avertissements.push(`Texte sous le minimum de ${min} mots (${mots}) : adéquation et note globale plafonnées à ${LENGTH_CAP}/20.`);
+  if (plafond !== null) {
+    for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.min(c.score, plafond);
+    scoreGlobal = Math.min(globalScore(criteres), plafond);
   }
+  if (raison) avertissements.unshift(raison);
 
   if (input.fallback) {
-    avertissements.unshift(`Rapport établi par les détecteurs automatiques seuls (${FALLBACK_TEXT[input.fallback.reason]}) : les notes sont des estimations ; l'adéquation au sujet, les idées et la richesse de la langue n'ont pas été évaluées.`);
+    avertissements.unshift(`Rapport établi par les détecteurs automatiques seuls (${FALLBACK_TEXT[input.fallback.reason]}) : les notes sont des estimations, tirées de la réalisation de la tâche (longueur, questions posées, informations obtenues), des erreurs repérées et de la variété de la langue ; la pertinence des idées n'a pas été évaluée.`);
   }
 
   const report: Report = {
@@ -164,14 +175,28 @@ export function assembleReport(input: AssembleInput): Report {
     scoreGlobal,
     nclc: nclcOf(scoreGlobal),
     erreurs,
-    pointsForts: fromModel ? fromModel.output.points_forts : strengthsFrom(production, findings),
-    conseils: fromModel ? fromModel.output.conseils : adviceFrom(erreurs),
+    pointsForts: fromModel ? fromModel.output.points_forts : strengthsFrom(production, findings, measured),
+    conseils: fromModel ? fromModel.output.conseils : adviceFrom(erreurs, taskAdvice(measured, production.tache)),
     mots,
     source: fromModel ? 'model' : 'detectors',
     ...(fromModel ? { model: fromModel.name } : {}),
     detectorsOnly: !fromModel,
     ...(input.fallback ? { detectorsOnlyReason: input.fallback.detail ? `${input.fallback.reason}: ${input.fallback.detail}` : input.fallback.reason } : {}),
     avertissements,
+    realisation: { niveau: measured.completion.niveau, plafond, raison, mesures: measured.completion.mesures },
   };
   return reportSchema.parse(report);
+}
+
+/**
+ * A model's criteria keep its scores and justifications; the task measures palabre computed (the
+ * first two lines of the offline details: questions, information, words, length) go with them.
+ */
+function withTaskDetails(model: Record<string, { score: number; justification: string }>, offline: Record<string, { details: string[] }>): Record<string, { score: number; justification: string; details?: string[] }> {
+  const out: Record<string, { score: number; justification: string; details?: string[] }> = {};
+  for (const [id, c] of Object.entries(model)) {
+    const task = (offline[id]?.details ?? []).filter((d) => /^(?:questions|paroles|mots prononcés|longueur|mots de la consigne)/.test(d));
+    out[id] = task.length ? { ...c, details: task } : c;
+  }
+  return out;
 }

@@ -17,11 +17,24 @@ export interface TranscriptTurn {
   atMs?: number;
 }
 
+/**
+ * What the candidate was asked to find out in a T2 role-play: the subject's fact sheet (what the
+ * interlocutor knows). With it, the grade counts the facts the dialogue obtained; without it (the
+ * HTTP API), the interlocutor's informative answers stand for them.
+ */
+export interface OralSubject {
+  titre?: string;
+  contexte?: string;
+  faits: ReadonlyArray<{ theme: string; keywords: readonly string[]; answer: string }>;
+}
+
 export interface OralCorrectionRequest {
   candidateId: string;
   tache: OralTask;
   consigne: string;
   transcript: TranscriptTurn[];
+  /** The T2 subject's fact sheet: the grade counts the information the dialogue obtained. */
+  sujet?: OralSubject;
   /** Stored production kind; `EO_T2_LIVE` for T2 live sessions. Defaults to `tache`. */
   kind?: string;
   /** Extra facts stored with the production (e.g. rule-monitor counts, subject id). */

@@ -46,6 +46,19 @@ const reportCriterionSchema = criterionScoreSchema.extend({
   /** false only for phonologie while audio is not assessed (TD-08). */
   evalue: z.boolean(),
   poids: z.number().min(0).max(1),
+  /** The figures behind the score (counts, measures, the offline formula), for a detail view; absent from older reports. */
+  details: z.array(z.string()).optional(),
+});
+
+/**
+ * Task completion (actors/corrections/ceiling.ts): whether the production does the task, the
+ * highest global score it can then get, and the one sentence that says why. Absent from older reports.
+ */
+export const realisationSchema = z.object({
+  niveau: z.enum(['complete', 'partielle', 'insuffisante', 'hors_sujet']),
+  plafond: scoreSchema.nullable(),
+  raison: z.string().nullable(),
+  mesures: z.record(z.string(), z.number()),
 });
 
 export const nclcSchema = z.object({
@@ -75,6 +88,7 @@ export const reportSchema = z.object({
   avertissements: z.array(z.string()),
   /** The offline engines that checked the text (absent from reports stored before it was recorded). */
   moteurs: z.array(z.enum(['detecteurs', 'grammalecte'])).optional(),
+  realisation: realisationSchema.optional(),
 });
 export type Report = z.infer<typeof reportSchema>;
 

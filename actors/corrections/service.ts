@@ -138,7 +138,7 @@ export class CorrectionEngine implements CorrectionService {
 
   correctOral(req: OralCorrectionRequest): Promise<CorrectionOutcome> {
     return this.run(
-      { epreuve: 'EO', tache: req.tache, consigne: req.consigne, transcript: req.transcript },
+      { epreuve: 'EO', tache: req.tache, consigne: req.consigne, transcript: req.transcript, ...(req.sujet ? { sujet: req.sujet } : {}) },
       { candidateId: req.candidateId, kind: req.kind, meta: req.meta, audioPath: req.audioPath },
       req.signal,
     );

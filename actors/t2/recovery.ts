@@ -149,18 +149,20 @@ async function gradeOne(deps: GradePendingDeps, row: SessionRow, out: { graded: 
     return;
   }
   try {
+    const subject = await deps.subjects.get(row.sujet_id);
     const graded = await gradeT2(
       deps.corrections,
       {
         candidateId: row.candidate_id,
         sessionId: row.id,
         sujetId: row.sujet_id,
-        consigne: (await deps.subjects.get(row.sujet_id))?.consigne ?? '',
+        consigne: subject?.consigne ?? '',
         transcript,
         facts: { audioPath: row.audio_path, audioBytes: row.audio_bytes ?? 0, rules: parseJson(row.rules), usage: parseJson(row.usage) },
         endReason: row.end_reason as EndReason | null,
       },
       row.mode === 'audio' ? 'audio' : 'text',
+      subject,
     );
     await deps.sessions.setGraded(row.id, graded.productionId, graded.report);
     out.graded++;

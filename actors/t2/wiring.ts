@@ -12,7 +12,7 @@ import type { ClosedRecording, RecordingThread, ThreadRecording } from './record
 import { RuleMonitor } from './ruleMonitor.js';
 import { backgroundOf } from './factSheetResponder.js';
 import type { SessionStore } from './sessionStore.js';
-import type { SubjectStore } from './subjects.js';
+import type { Subject, SubjectStore } from './subjects.js';
 import { OrderedWrites } from './orderedWrites.js';
 
 /** Why phonologie is absent from a T2 live report (docs/t2-live.md#phonology-spec-5-td-08). */
@@ -74,12 +74,14 @@ export function audioUrlOf(productionId: string): string {
  * Grades a T2 transcript through the correction service (docs/corrections.md § The report, oral criteria): the report plus the T2 facts.
  * Used at the end of a session and, at the next start, for the sessions a stop or a crash left ungraded.
  */
-export async function gradeT2(corrections: CorrectionService, input: EvaluateInput, mode: 'audio' | 'text'): Promise<Graded> {
+export async function gradeT2(corrections: CorrectionService, input: EvaluateInput, mode: 'audio' | 'text', subject?: Subject | null): Promise<Graded> {
   const outcome = await corrections.correctOral({
     candidateId: input.candidateId,
     tache: 'EO_T2',
     consigne: input.consigne,
     transcript: input.transcript.map((t) => ({ speaker: t.speaker, text: t.text, atMs: t.atMs })),
+    // The fact sheet lets the grade count the information the candidate obtained.
+    ...(subject ? { sujet: { titre: subject.titre, contexte: subject.contexte, faits: subject.factSheet } } : {}),
     kind: 'EO_T2_LIVE',
     meta: { sessionId: input.sessionId, sujetId: input.sujetId, endReason: input.endReason, rules: input.facts?.rules ?? null, usage: input.facts?.usage ?? null, mode },
     ...(input.facts?.audioPath ? { audioPath: input.facts.audioPath } : {}),
@@ -148,7 +150,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         const closed = await closing;
         return { audioPath: closed.path, audioBytes: closed.bytes, ...facts };
       }),
-      evaluate: fromPromise<Graded, EvaluateInput>(({ input }) => gradeT2(deps.corrections, input, params.mode)),
+      evaluate: fromPromise<Graded, EvaluateInput>(async ({ input }) => gradeT2(deps.corrections, input, params.mode, await deps.subjects.get(input.sujetId))),
       save: fromPromise(async ({ input }) => {
         // After the open row and its turns: on a Postgres pool they could otherwise land after it.
         await writes.idle();

@@ -10,7 +10,7 @@ import type { ChatMessage } from '../../actors/llm/types.js';
  * (épreuve) and so cacheable; the production goes in the user message.
  */
 
-export const PROMPT_VERSION = 'correction-1';
+export const PROMPT_VERSION = 'correction-2';
 
 const TASK_LABEL: Record<Production['tache'], string> = {
   EE_T1: 'Expression écrite, tâche 1 (message de 60 à 120 mots)',
@@ -40,6 +40,24 @@ export function codeList(epreuve: 'EE' | 'EO'): string {
   return lines.join('\n');
 }
 
+/**
+ * Task completion, for every criterion: what an examiner checks before the language. palabre
+ * measures it too and caps the global score of a production that does not do the task, whatever
+ * the model's marks (actors/corrections/ceiling.ts).
+ */
+const TASK_RULES: Record<'EE' | 'EO', string> = {
+  EO: `## Réalisation de la tâche (à prendre en compte dans chaque critère)
+Note d'abord ce que le candidat a fait de la tâche, puis la qualité de sa langue :
+- Tâche 2 (interaction) : le candidat doit OBTENIR LES INFORMATIONS en posant des questions pendant plusieurs minutes. Compte les questions pertinentes sur le sujet, la part des informations du sujet qu'il a obtenues, combien il a parlé (mots, tours, durée), ses relances (questions de suivi, reformulations comme « si je comprends bien… », réactions aux réponses).
+- Tâches 1 et 3 : le candidat doit parler assez longtemps, sur le thème demandé, en développant ses idées.
+- Une production insuffisante (une salutation et une question, quelques phrases) ne dépasse pas 5/20 sur aucun critère, même sans erreur. Un monologue où le candidat parle de lui sans interroger l'interlocuteur (tâche 2) ne dépasse pas 8/20. Un échange arrêté après trois questions ne dépasse pas 10/20.
+- Chaque justification est un retour en français simple adressé au candidat (« Vous avez… »), qui dit ce qui a été fait et ce qu'il faut améliorer ; jamais une formule ni un calcul.`,
+  EE: `## Réalisation de la tâche (à prendre en compte dans chaque critère)
+- Vérifie la longueur (limites de mots de la tâche) et que le texte répond à la consigne (destinataire, objet, chaque point demandé).
+- Un texte de quelques lignes (moins de la moitié du minimum) ne dépasse pas 5/20 ; un texte qui ne traite pas la consigne ne dépasse pas 6/20 ; un texte sous le minimum de mots ne dépasse pas 10/20, même sans erreur.
+- Chaque justification est un retour en français simple adressé au candidat (« Votre texte… »), qui dit ce qui a été fait et ce qu'il faut améliorer ; jamais une formule ni un calcul.`,
+};
+
 export function systemPrompt(epreuve: 'EE' | 'EO'): string {
   const schema = JSON.stringify(z.toJSONSchema(epreuve === 'EE' ? writtenModelOutputSchema : oralModelOutputSchema));
   const criteria = epreuve === 'EE'
@@ -54,6 +72,8 @@ export function systemPrompt(epreuve: 'EE' | 'EO'): string {
 
 ## Critères à noter (chacun sur 20, avec une justification courte)
 ${criteria}
+
+${TASK_RULES[epreuve]}
 
 ## Taxonomie fermée des erreurs
 ${codeList(epreuve)}
@@ -74,8 +94,14 @@ ${schema}`;
 export function userPrompt(p: Production): string {
   const body = p.epreuve === 'EE'
     ? `Production du candidat :\n"""\n${p.texte}\n"""`
-    : `Transcription du dialogue :\n"""\n${p.transcript.map((t) => `${t.speaker === 'candidate' ? 'CANDIDAT' : 'INTERLOCUTEUR'} : ${t.text}`).join('\n')}\n"""`;
+    : `${factsOf(p)}Transcription du dialogue :\n"""\n${p.transcript.map((t) => `${t.speaker === 'candidate' ? 'CANDIDAT' : 'INTERLOCUTEUR'} : ${t.text}`).join('\n')}\n"""`;
   return `Tâche : ${TASK_LABEL[p.tache]}\nConsigne : ${p.consigne}\n\n${body}\n\nÉvalue cette production et réponds par l'objet JSON demandé.`;
+}
+
+/** The subject's fact sheet, when known: what the candidate of the role-play could obtain. */
+function factsOf(p: Extract<Production, { epreuve: 'EO' }>): string {
+  if (!p.sujet?.faits.length) return '';
+  return `Informations que l'interlocuteur pouvait donner (fiche du sujet, ${p.sujet.faits.length}) :\n${p.sujet.faits.map((f) => `- ${f.theme} : ${f.answer}`).join('\n')}\n\n`;
 }
 
 export interface CorrectionPrompt {

@@ -69,6 +69,25 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     expect(await running.health!()).toMatchObject({ productions: 2 });
   });
 
+  it('POST /corrections/eo with a T2 fact sheet: a greeting and one question stay in the lowest bands, with the reason; a bad sheet is a 400', async () => {
+    const faits = [
+      { theme: 'tarifs', keywords: ['prix', 'combien'], answer: 'L’abonnement mensuel coûte 49 dollars, ou 480 dollars pour l’année complète.' },
+      { theme: 'horaires', keywords: ['horaires', 'ouvert'], answer: 'Le club est ouvert de six heures à vingt-trois heures en semaine.' },
+    ];
+    const transcript = [
+      { speaker: 'candidate', text: "Bonjour monsieur, je voudrais savoir combien coûte l'abonnement de votre club, s'il vous plaît." },
+      { speaker: 'interlocutor', text: faits[0]!.answer },
+    ];
+    const res = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'Vous téléphonez à un club de sport pour vous renseigner.', transcript, sujet: { faits } });
+    expect(res.status).toBe(200);
+    const { report } = (await res.json()) as { report: { scoreGlobal: number; realisation: { niveau: string; raison: string; mesures: Record<string, number> } } };
+    expect(report.scoreGlobal).toBeLessThanOrEqual(5);
+    expect(report.realisation).toMatchObject({ niveau: 'insuffisante', mesures: { faitsObtenus: 1, faitsTotal: 2, mots: 14 } });
+    expect(report.realisation.raison).toMatch(/^Vous n'avez posé qu'une question sur le sujet/);
+    const bad = await post('/corrections/eo', { tache: 'EO_T2', consigne: 'x', transcript, sujet: { faits: 'tout' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('422 not_french for English, Spanish, Chinese and Arabic productions: nothing graded, nothing stored', async () => {
     const before = ((await running.health!()) as { productions: number }).productions;
     const texts = [

@@ -7,7 +7,7 @@ import { BASE, densityScores } from '../../actors/corrections/scoring.js';
 const words = (n: number) => Array.from({ length: n }, (_, i) => `mot${i}`).join(' ');
 const production = (texte: string): Production => ({ epreuve: 'EE', tache: 'EE_T3', consigne: 'Donnez votre opinion.', texte });
 
-describe('scores from the error density (no model)', () => {
+describe('written scores from the error density (no model)', () => {
   it('no error → BASE on every criterion; each criterion falls with its own weighted density', () => {
     const p = production(words(150));
     const clean = densityScores(p, [], 150);
@@ -19,11 +19,14 @@ describe('scores from the error density (no model)', () => {
     expect(dense.competence_grammaticale!.score).toBeLessThan(BASE - 10);
     expect(dense.competence_lexicale!.score).toBe(BASE);
     expect(dense.coherence_cohesion!.score).toBeLessThan(BASE); // a dense text reads less well
-    expect(dense.competence_grammaticale!.justification).toContain('pour 100 mots');
+    // The figures go to the details; the justification is feedback.
+    expect(dense.competence_grammaticale!.details.join(' ')).toContain('pour 100 mots');
+    expect(dense.competence_grammaticale!.justification).not.toMatch(/pour 100 mots|gravité|×|=/);
+    expect(dense.competence_grammaticale!.justification).toMatch(/^9 erreurs de grammaire ont été repérées/);
   });
 
   it('gravity: spelling slips weigh half a grammar error; the global score and NCLC follow', () => {
-    const p = production(words(100));
+    const p: Production = { epreuve: 'EE', tache: 'EE_T1', consigne: 'Donnez votre opinion.', texte: words(100) }; // within T1's 60–120 words
     const ctx = buildContext(p);
     const spell = Array.from({ length: 4 }, (_, i) => finding('t', 'faute_orthographe_courante', ctx, i * 6, i * 6 + 4, 'x'));
     const gram = Array.from({ length: 4 }, (_, i) => finding('t', 'accord_adjectif_nom', ctx, i * 6, i * 6 + 4, 'x'));

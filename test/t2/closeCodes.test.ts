@@ -63,6 +63,8 @@ describe('close codes of /t2/live', () => {
     expect((await c.closed).code).toBe(1000);
     expect((c.find('report')!.report as { t2: { endReason: string } }).t2.endReason).toBe('interlocutor_lost');
     expect(env.corrections.oral[0]!.transcript).toHaveLength(2);
+    // The subject's fact sheet goes with the transcript: the grade counts the information obtained.
+    expect(env.corrections.oral[0]!.sujet?.faits.map((f) => f.theme)).toContain('horaires');
   });
 
   it('4422 NOTHING_TO_GRADE when the candidate ends before saying anything', async () => {

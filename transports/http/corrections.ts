@@ -9,7 +9,7 @@ import { mountWrittenPractice, type WrittenPracticeDeps } from './eePractice.js'
 /**
  * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
  *   POST /corrections/ee          {tache: EE_T1|EE_T2|EE_T3, consigne, texte}            → report
- *   POST /corrections/eo          {tache: EO_T1|EO_T2|EO_T3, consigne, transcript: [...]} → report
+ *   POST /corrections/eo          {tache: EO_T1|EO_T2|EO_T3, consigne, transcript: [...], sujet?} → report
  *   GET  /candidates/:id/patterns  the caller's own confirmed patterns (≥ 3 of the last 5)
  *   GET  /corrections/autre        recurring `autre` descriptions for review (admin session)
  *   /api/ee/productions[/:id]      the written-practice page's routes (./eePractice.ts)
@@ -35,6 +35,12 @@ function bodies(tasks: TaskCodes) {
       atMs: z.number().int().min(0).optional(),
     }).strict()).min(1).max(500)
       .refine((turns) => turns.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0), 'le transcript ne contient aucun tour du candidat'),
+    /** Optional T2 fact sheet: the grade then counts the information the dialogue obtained. */
+    sujet: z.object({
+      titre: z.string().max(200).optional(),
+      contexte: z.string().max(2000).optional(),
+      faits: z.array(z.object({ theme: z.string().min(1).max(80), keywords: z.array(z.string().min(1).max(40)).max(20).default([]), answer: z.string().min(1).max(400) }).strict()).min(1).max(40),
+    }).strict().optional(),
   }).strict();
   return { eeBody, eoBody };
 }
