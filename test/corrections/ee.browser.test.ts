@@ -188,9 +188,10 @@ describe.skipIf(!chromiumRequirement.ok)(`written practice /ee in Chromium (${ch
     // A stored report whose criteria carry the figures behind their justification, as a grading may attach them.
     const service = createCorrectionService(env.ctx);
     const graded = await service.correctWritten({ candidateId: 'cand-details', tache: 'EE_T1', consigne: 'Écrivez un message à vos voisins.', texte: T1_TEXTE });
-    const report = structuredClone(graded.report) as unknown as Report & { criteres: Record<string, { details?: unknown }> };
-    report.criteres.adequation_tache!.details = { mots: 88, limite_basse: 60, limite_haute: 120, consigne_respectee: true };
+    const report = structuredClone(graded.report) as Report;
+    report.criteres.adequation_tache!.details = ['88 mots (limites 60 à 120)', 'consigne reprise'];
     report.criteres.competence_grammaticale!.details = ['1 erreur relevée', 'densité 0,9 pour 100 mots'];
+    delete report.criteres.coherence_cohesion!.details;
     const id = await service.store.save({ candidateId: 'cand-details', production: { epreuve: 'EE', tache: 'EE_T1', consigne: 'Écrivez un message à vos voisins.', texte: T1_TEXTE }, report, meta: { sujet: SUBJECT, titre: 'Prévenir ses voisins de travaux' } });
     const { page, problems } = await newPage(375);
     await page.goto('/ee');
@@ -200,7 +201,7 @@ describe.skipIf(!chromiumRequirement.ok)(`written practice /ee in Chromium (${ch
     expect(await row.locator('details summary').textContent()).toBe('Les chiffres derrière cette note');
     expect(await row.locator('details').getAttribute('open')).toBeNull();
     await row.locator('details summary').click();
-    expect(await row.locator('details dl').textContent()).toBe('mots88limite basse60limite haute120consigne respecteeoui');
+    expect(await row.locator('details li').allTextContents()).toEqual(['88 mots (limites 60 à 120)', 'consigne reprise']);
     expect(await page.locator('tr[data-critere="competence_grammaticale"] details li').allTextContents()).toEqual(['1 erreur relevée', 'densité 0,9 pour 100 mots']);
     expect(await page.locator('tr[data-critere="coherence_cohesion"] details').count()).toBe(0);
     await check(page, 375, 'report with details');
