@@ -106,14 +106,42 @@ describe('renderDocument', () => {
   });
 });
 
+/**
+ * An answer is text: escaped markup is inert whatever it says, so what matters is the markup that
+ * is real. Text cannot hold a `<` once escaped, so every `<` starts a tag the renderer made.
+ */
+function assertAnswerInert(out: string): void {
+  for (const [, name = '', attrs = ''] of out.matchAll(/<\/?([a-z0-9]+)([^>]*)>/gi)) {
+    expect(['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'pre', 'blockquote', 'a', 'del']).toContain(name.toLowerCase());
+    for (const [, attr = '', value = ''] of attrs.matchAll(/([a-z-]+)="([^"]*)"/gi)) {
+      expect(attr).toBe('href');
+      expect(value).toMatch(/^https?:/);
+    }
+  }
+}
+
 describe('renderAnswer', () => {
   it('keeps simple Markdown, makes headings paragraphs, and neutralises hostile markup from a model', () => {
     const out = renderAnswer(`## Réponse\n\n**Oui**, voir \`tools/list\`.\n\n${HOSTILE}`);
-    assertInert(out);
+    assertAnswerInert(out);
     expect(out).toContain('<p>Réponse</p>');
     expect(out).toContain('<strong>Oui</strong>');
     expect(out).toContain('<code>tools/list</code>');
     expect(out).not.toMatch(/<h[1-6]/);
+    // The hostile markup is shown as the text it is, never parsed.
+    expect(out).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(out).toContain('&lt;img src="x" onerror="alert(1)"&gt;');
+    expect(out).not.toMatch(/<(script|img|iframe|form|svg|button|div)\b/i);
+  });
+
+  it('shows text in angle brackets as written (escaped), in inline code, prose and quotes alike', () => {
+    const quote = 'Chaque image objet (balise <object>) a-t-elle une alternative textuelle ?';
+    const out = renderAnswer(`La balise \`<img>\` et la balise <img> (voir \`prompts/<surface>/\` et prompts/<surface>/) : « ${quote} » [1]. Fin.`);
+    assertAnswerInert(out);
+    expect(out).toContain('<code>&lt;img&gt;</code> et la balise &lt;img&gt; (voir <code>prompts/&lt;surface&gt;/</code> et prompts/&lt;surface&gt;/)');
+    expect(out).toContain('« Chaque image objet (balise &lt;object&gt;) a-t-elle une alternative textuelle ? » [1]. Fin.');
+    // A block that starts with a tag is a paragraph of text too.
+    expect(renderAnswer('<object data="x">\nsuite</object>')).toBe('<p>&lt;object data="x"&gt;\nsuite&lt;/object&gt;</p>\n');
   });
 });
 

@@ -188,9 +188,23 @@ function escapeText(text: string): string {
   return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
-/** Answer text (plain or simple Markdown from a model) → sanitised HTML with no heading levels. */
+/**
+ * Answer text (plain or simple Markdown from a model) → sanitised HTML with no heading levels.
+ * An answer is text: whatever in it looks like a tag (« balise <img> », `prompts/<surface>/`, a
+ * quoted `<script>`) is shown as written, escaped, never parsed as markup. Only Markdown syntax
+ * (emphasis, lists, code, links) becomes HTML, and sanitize-html still keeps an allow-list.
+ */
 export function renderAnswer(text: string): string {
-  const marked = new Marked({ gfm: true, breaks: true });
+  const marked = new Marked({
+    gfm: true,
+    breaks: true,
+    renderer: {
+      html(token: Tokens.HTML | Tokens.Tag): string {
+        const shown = escapeText(token.text);
+        return token.block ? `<p>${shown.trimEnd()}</p>\n` : shown;
+      },
+    },
+  });
   const raw = marked.parse(text, { async: false }) as string;
   return sanitizeHtml(raw, {
     allowedTags: ['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'pre', 'blockquote', 'a', 'del'],
