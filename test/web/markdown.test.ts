@@ -77,11 +77,75 @@ describe('renderDocument', () => {
     expect(out).toContain('<a href="https://y.org">texte</a>');
   });
 
-  it('mermaid is a labelled code figure; code blocks and tables are focusable, labelled regions', () => {
+  it('mermaid is a figure holding its source; code blocks and tables are focusable regions, each with its own name', () => {
     const { html: out } = renderDocument('```mermaid\ngraph TD; A-->B\n```\n\n```js\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', 'x.md');
-    expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre tabindex="0" role="region" aria-label="Diagramme (source Mermaid, non dessiné)"><code class="language-mermaid">graph TD; A--&gt;B');
+    expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (Mermaid)</figcaption><pre tabindex="0" role="region" aria-label="Source Mermaid — Diagramme"><code class="language-mermaid">graph TD; A--&gt;B');
     expect(out).toContain('<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-js">');
     expect(out).toContain('<div class="table-scroll" tabindex="0" role="region" aria-label="Tableau"><table>');
+    // Several of a kind: landmarks need distinct names (axe landmark-unique).
+    const many = renderDocument('```js\na\n```\n\n```js\nb\n```\n\n```mermaid\ngraph TD; A-->B\n```\n\n```mermaid\ngraph TD; C-->D\n```\n\n| a |\n|---|\n| 1 |\n\n| b |\n|---|\n| 2 |\n', 'x.md').html;
+    const labels = [...many.matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
+    expect(labels).toEqual(['Bloc de code 1', 'Bloc de code 2', 'Source Mermaid — Diagramme 1', 'Source Mermaid — Diagramme 2', 'Tableau 1', 'Tableau 2']);
+    // A fence's title (MDX code groups) is shown above its block.
+    expect(renderDocument('```json Initialize Request\n{}\n```\n', 'x.mdx').html).toContain('<p class="code-title">Initialize Request</p>\n<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-json">{}');
+  });
+
+  it('MDX components render their content: callouts, cards with their links, steps, code groups, tooltips, unknown ones', () => {
+    const src = [
+      "import { X } from '/snippets/x.mdx'",
+      '',
+      'Intro with a <Tooltip tip="A subset can be stateless">stateful protocol</Tooltip> here.',
+      '',
+      '<Note>',
+      '  Read [the spec](https://example.org/spec) **first**.',
+      '</Note>',
+      '',
+      '<CardGroup cols={2}>',
+      '  <Card',
+      '    title="Architecture"',
+      '    icon="sitemap"',
+      '    href="/specification/2025-06-18/architecture"',
+      '  />',
+      '  <Card title="Offline">Body of the card.</Card>',
+      '</CardGroup>',
+      '',
+      '<Steps>',
+      '<Step title="Initialization">',
+      '',
+      'The client sends `initialize` and `<Card>` stays code.',
+      '',
+      '<CodeGroup>',
+      '  ```json Request',
+      '  {"id": 1, "x": "<Note>"}',
+      '  ```',
+      '</CodeGroup>',
+      '</Step>',
+      '</Steps>',
+      '',
+      '<Warning title="Careful">Do not.</Warning>',
+      '',
+      '<ResponseField name="x" title="Field x">',
+      'Unknown component text.',
+      '</ResponseField>',
+    ].join('\n');
+    const resolve = createLinkResolver(['mcp/spec_architecture_index.mdx', 'mcp/spec_index.mdx']);
+    const { html: out } = renderDocument(src, 'mcp/spec_index.mdx', { resolve });
+    expect(out).toContain('stateful protocol <span class="tooltip-tip">(A subset can be stateless)</span> here.');
+    expect(out).toMatch(/<div class="callout callout-note"><p class="callout-title"><strong>Note<\/strong><\/p>\s*<p>\s*Read <a href="https:\/\/example.org\/spec">the spec<\/a> <strong>first<\/strong>.<\/p>\s*<\/div>/);
+    expect(out).toContain('<ul class="cards">');
+    expect(out).toContain('<li class="card"><p class="card-title"><a href="/docs/mcp/spec_architecture_index.mdx">Architecture</a></p></li>');
+    expect(out).toContain('<li class="card"><p class="card-title"><strong>Offline</strong></p>Body of the card.</li>');
+    expect(out).toContain('<ol class="steps">');
+    expect(out).toContain('<li class="step"><p class="step-title"><strong>Initialization</strong></p>');
+    expect(out).toContain('<code>initialize</code> and <code>&lt;Card&gt;</code> stays code.');
+    expect(out).toContain('<div class="code-group">');
+    expect(out).toContain('<p class="code-title">Request</p>');
+    expect(out).toContain('{"id": 1, "x": "&lt;Note&gt;"}');
+    expect(out).toContain('<div class="callout callout-warning"><p class="callout-title"><strong>Careful</strong></p>Do not.</div>');
+    expect(out).toContain('<p><strong>Field x</strong></p>');
+    expect(out).toContain('Unknown component text.');
+    expect(out).not.toMatch(/<\/?(card|note|steps?|tooltip|codegroup|responsefield)\b/i);
+    expect(out).not.toContain('snippets');
   });
 
   it('site links between flattened corpus pages open in the viewer', () => {

@@ -14,6 +14,7 @@ import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
 import { sendAdminLoginPage } from '../admin/loginPage.js';
+import { sendErrorPage } from '../errorPage.js';
 
 /** Mounts /assistant, /docs, /admin/chat/params (and /admin/login, /static) on an express app. */
 
@@ -43,7 +44,7 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   const store = storeOf({ db: d.db, store: d.store });
   const sessions = new VisitorSessions(store, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}) });
   const chatConfig = new ChatConfigStore(store, d.logger);
-  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage });
+  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage, errorPage: (res, status, message) => sendErrorPage(res, status, { message }) });
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);
