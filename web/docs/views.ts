@@ -18,7 +18,31 @@ export function exchangeId(prefix: string, ex: Exchange): string {
   return `${prefix}_x${ex.at.toString(36)}`;
 }
 
-const LANG_NAMES = { fr: 'français', en: 'anglais' } as const;
+/** Labels of an answer, in the answer's language (the page around it stays French). */
+const LABELS = {
+  fr: {
+    question: 'Question : ',
+    sources: 'Sources',
+    offline: 'Réponse extractive (fournisseur hors ligne)',
+    model: (model: string, provider: string) => `Modèle : ${model} (${provider})`,
+    high: ' · confiance : haute',
+    low: ' · confiance : basse',
+    langNames: { fr: 'français', en: 'anglais' },
+  },
+  en: {
+    question: 'Question: ',
+    sources: 'Sources',
+    offline: 'Extractive answer (offline provider)',
+    model: (model: string, provider: string) => `Model: ${model} (${provider})`,
+    high: ' · confidence: high',
+    low: ' · confidence: low',
+    langNames: { fr: 'French', en: 'English' },
+  },
+} as const;
+
+export function answerLabels(lang: 'fr' | 'en' | undefined): (typeof LABELS)['fr' | 'en'] {
+  return LABELS[lang ?? 'fr'];
+}
 
 /**
  * The answer's HTML with its citations linked: each `[n]` becomes a link to source n of the list
@@ -43,19 +67,22 @@ export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3):
   const hs = `h${headingLevel + 1}`;
   const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : ex.confidence === 'low' ? 'answer low-confidence' : 'answer';
   const sources = ex.sources;
-  const meta = ex.provider === 'offline' ? 'Réponse extractive (fournisseur hors ligne)' : `Modèle : ${ex.model} (${ex.provider})`;
-  const confidence = ex.state === 'answered' && ex.confidence ? (ex.confidence === 'high' ? ' · confiance : haute' : ' · confiance : basse') : '';
-  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}"${ex.confidence ? html` data-confidence="${ex.confidence}"` : ''}>
-${trusted(`<${h} class="question" id="${id}_q"${ex.lang ? ` lang="${ex.lang}"` : ''}>`)}<span class="visually-hidden" lang="fr">Question : </span>${ex.question}${trusted(`</${h}>`)}
+  const t = answerLabels(ex.lang);
+  // The labels are in the answer's language: marked as such when it is not the page's.
+  const lang = ex.lang && ex.lang !== 'fr' ? html` lang="${ex.lang}"` : '';
+  const meta = ex.provider === 'offline' ? t.offline : t.model(ex.model, ex.provider);
+  const confidence = ex.state === 'answered' && ex.confidence ? (ex.confidence === 'high' ? t.high : t.low) : '';
+  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}"${ex.confidence ? html` data-confidence="${ex.confidence}"` : ''}${ex.lang ? html` data-lang="${ex.lang}"` : ''}>
+${trusted(`<${h} class="question" id="${id}_q"${ex.lang ? ` lang="${ex.lang}"` : ''}>`)}<span class="visually-hidden">${t.question}</span>${ex.question}${trusted(`</${h}>`)}
 ${ex.notice ? html`<p class="notice-low"${ex.lang ? html` lang="${ex.lang}"` : ''}>${ex.notice}</p>` : ''}
 <div class="answer-text"${ex.lang ? html` lang="${ex.lang}"` : ''}>${trusted(linkMarks(renderAnswer(ex.answer), sources, id))}</div>
 ${sources.length
-    ? html`${trusted(`<${hs} class="sources-title">`)}Sources${trusted(`</${hs}>`)}
+    ? html`${trusted(`<${hs} class="sources-title"${lang}>`)}${t.sources}${trusted(`</${hs}>`)}
 <ol class="sources">${sources.map(
-        (s, i) => html`<li id="${id}_src${i + 1}" tabindex="-1"><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${trusted(s.lang ? `<span lang="${s.lang}">` : '<span>')}${s.section}${trusted('</span>')}` : ''}</a>${s.lang && s.lang !== 'fr' ? html` <span class="muted">(${LANG_NAMES[s.lang]})</span>` : ''}</li>`,
+        (s, i) => html`<li id="${id}_src${i + 1}" tabindex="-1"><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${trusted(s.lang ? `<span lang="${s.lang}">` : '<span>')}${s.section}${trusted('</span>')}` : ''}</a>${s.lang && s.lang !== (ex.lang ?? 'fr') ? html` <span class="muted"${lang}>(${t.langNames[s.lang]})</span>` : ''}</li>`,
       )}</ol>`
     : ''}
-<p class="meta">${meta}${confidence}</p>
+<p class="meta"${lang}>${meta}${confidence}</p>
 </article>`;
 }
 
