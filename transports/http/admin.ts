@@ -96,7 +96,7 @@ function passwordMatches(given: string, expected: string): boolean {
 }
 
 /** The error page renderer handed to the app's adminAuth, if any (the admin routes are per app). */
-const errorPages = new WeakMap<Express, NonNullable<AdminDeps['errorPage']>>();
+const errorPages = new WeakMap<object, NonNullable<AdminDeps['errorPage']>>();
 
 function refuse(res: Response, status: number, page: string, text: string): void {
   const errorPage = errorPages.get(res.app);

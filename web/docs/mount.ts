@@ -13,6 +13,7 @@ import type { DocsVisitorSessions } from './visitor.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
+import { mountDiagrams } from './diagrams.js';
 import { sendAdminLoginPage } from '../admin/loginPage.js';
 import { sendErrorPage } from '../errorPage.js';
 
@@ -48,6 +49,7 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);
+  mountDiagrams(d.app);
   const corpusRoot = d.corpusRoot ?? (d.assistant as { retriever?: { root?: string } }).retriever?.root;
   mountDocsViewerPage(d.app, { ...pageDeps, chatConfig, ...(corpusRoot ? { corpusRoot } : {}) });
   mountAdminChatParamsPage(d.app, { assistant: d.assistant, chatConfig, admin, logger: d.logger, models });
