@@ -107,6 +107,9 @@ describe('renderDocument', () => {
       '    href="/specification/2025-06-18/architecture"',
       '  />',
       '  <Card title="Offline">Body of the card.</Card>',
+      '  <Card title="Indented">',
+      '    Four spaces in, still prose (MDX has no indented code).',
+      '  </Card>',
       '</CardGroup>',
       '',
       '<Steps>',
@@ -135,6 +138,7 @@ describe('renderDocument', () => {
     expect(out).toContain('<ul class="cards">');
     expect(out).toContain('<li class="card"><p class="card-title"><a href="/docs/mcp/spec_architecture_index.mdx">Architecture</a></p></li>');
     expect(out).toContain('<li class="card"><p class="card-title"><strong>Offline</strong></p>Body of the card.</li>');
+    expect(out).toMatch(/<p>\s*Four spaces in, still prose \(MDX has no indented code\).<\/p>/);
     expect(out).toContain('<ol class="steps">');
     expect(out).toContain('<li class="step"><p class="step-title"><strong>Initialization</strong></p>');
     expect(out).toContain('<code>initialize</code> and <code>&lt;Card&gt;</code> stays code.');

@@ -202,8 +202,11 @@ function labelRegions(clean: string): string {
 export function renderDocument(markdown: string, docPath: string, ctx: RenderContext = {}): RenderedDocument {
   const slug = createSlugger();
   let hasH1 = false;
+  const mdx = /\.mdx$/i.test(docPath);
   const marked = new Marked({
     gfm: true,
+    // MDX has no indented code blocks: content indented inside a component (`<Card>` children) is prose.
+    ...(mdx ? { tokenizer: { code: (): undefined => undefined } } : {}),
     renderer: {
       heading(this: { parser: { parseInline(tokens: Tokens.Heading['tokens']): string } }, token: Tokens.Heading): string {
         if (token.depth === 1) hasH1 = true;
@@ -221,7 +224,7 @@ export function renderDocument(markdown: string, docPath: string, ctx: RenderCon
     },
   });
   const body = splitFrontMatter(markdown).body;
-  const source = /\.mdx$/i.test(docPath) ? mdxToHtml(stripMdx(body)) : body;
+  const source = mdx ? mdxToHtml(stripMdx(body)) : body;
   const raw = /\.(md|mdx|markdown|json)$/i.test(docPath) ? (marked.parse(source, { async: false }) as string) : `<pre>${escapeText(source)}</pre>`;
   return { html: labelRegions(sanitizeDocument(raw, docPath, ctx)), hasH1 };
 }
