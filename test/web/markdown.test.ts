@@ -86,6 +86,8 @@ describe('renderDocument', () => {
     const many = renderDocument('```js\na\n```\n\n```js\nb\n```\n\n```mermaid\ngraph TD; A-->B\n```\n\n```mermaid\ngraph TD; C-->D\n```\n\n| a |\n|---|\n| 1 |\n\n| b |\n|---|\n| 2 |\n', 'x.md').html;
     const labels = [...many.matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
     expect(labels).toEqual(['Bloc de code 1', 'Bloc de code 2', 'Source Mermaid — Diagramme 1', 'Source Mermaid — Diagramme 2', 'Tableau 1', 'Tableau 2']);
+    // An empty header cell (the corner of a two-way table) is a plain cell: a header needs a name.
+    expect(renderDocument('|  | Oui | Non |\n|---|:---:|---|\n| A | 1 | 2 |\n', 'x.md').html).toContain('<tr>\n<td></td>\n<th align="center">Oui</th>');
     // A fence's title (MDX code groups) is shown above its block.
     expect(renderDocument('```json Initialize Request\n{}\n```\n', 'x.mdx').html).toContain('<p class="code-title">Initialize Request</p>\n<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-json">{}');
   });

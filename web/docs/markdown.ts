@@ -191,6 +191,8 @@ function labelRegions(clean: string): string {
       return `<figure class="diagram"><figcaption>${escapeText(name)} (Mermaid)</figcaption><pre tabindex="0" role="region" aria-label="${escapeAttr(`Source Mermaid — ${name}`)}">`;
     })
     .replace(/<table>/g, () => `<div class="table-scroll" tabindex="0" role="region" aria-label="${escapeAttr(numbered('Tableau', ++t, tables))}"><table>`)
+    // An empty header cell (a corner of a two-way table) heads nothing: a plain cell, not a nameless header.
+    .replace(/<th(\s[^>]*)?>\s*<\/th>/g, '<td$1></td>')
     .replace(/<\/table>/g, '</table></div>');
 }
 
