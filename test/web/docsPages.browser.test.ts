@@ -74,7 +74,7 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages on a real-shaped doc set in
   async function open(viewport: { width: number; height: number }): Promise<Opened> {
     const context = await browser.newContext({ baseURL: srv.url, viewport });
     contexts.push(context);
-    context.setDefaultTimeout(20_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const problems: string[] = [];
     await page.addInitScript(() => {
@@ -156,7 +156,7 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages on a real-shaped doc set in
         report[`${size} ${name}`] = [...found, ...(wide ? [`overflow: ${wide}`] : []), ...problems.splice(0)];
       }
       expect(report).toEqual(Object.fromEntries(Object.keys(report).map((k) => [k, []])));
-    }, 300_000);
+    }, 600_000);
   }
 
   it('text in angle brackets stays in web answers, streamed and final; markup a model writes is shown, never run', async () => {
