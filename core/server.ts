@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
@@ -11,6 +11,7 @@ import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './settle.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
+import { errorMessage, errorStatus, notFoundPage, sendErrorPage, wantsPage } from '../web/errorPage.js';
 
 /** A failure to start that the user can fix; `exitCode` 2 (busy port, bad host) or 1. */
 export class StartupError extends Error {
@@ -147,24 +148,17 @@ function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping'
 }
 
 function addFinalHandlers(app: Express, logger: Logger): void {
-  app.use('/api', (_req, res) => {
-    res.status(404).json({ error: 'not found' });
-  });
-  app.use((_req, res) => {
-    res.status(404).type('text/plain').send('Not found\n');
-  });
+  // A browser gets the site's error page (layout, title, lang, main landmark); /api and JSON clients get JSON.
+  app.use(notFoundPage);
   const onError: ErrorRequestHandler = (err: unknown, req, res, next) => {
-    const e = (err ?? {}) as { status?: unknown; statusCode?: unknown; expose?: unknown; message?: unknown };
-    const raw = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
-    const status = raw >= 400 && raw < 600 ? raw : 500;
+    const status = errorStatus(err);
     if (status >= 500) logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
     if (res.headersSent) {
       next(err);
       return;
     }
-    // 4xx from body parsers and http-errors carry a message meant for the client; 5xx never do.
-    const message = status < 500 && e.expose === true && typeof e.message === 'string' ? e.message : STATUS_CODES[status] ?? 'error';
-    res.status(status).json({ error: message });
+    if (wantsPage(req)) sendErrorPage(res, status);
+    else res.status(status).json({ error: errorMessage(err, status) });
   };
   app.use(onError);
 }

@@ -71,6 +71,7 @@ export function renderPage(opts: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} — palabre</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 ${styles.map((href) => html`<link rel="stylesheet" href="${href}">
 `)}${(opts.scripts ?? []).map((src) => html`<script type="module" src="${src}"></script>
 `)}</head>
@@ -143,6 +144,10 @@ const mounted = new WeakSet<Express>();
 export function mountStatic(app: Express): void {
   if (mounted.has(app)) return;
   mounted.add(app);
+  // Browsers ask for /favicon.ico whatever the page says (JSON responses, old bookmarks).
+  app.get('/favicon.ico', (_req, res) => {
+    res.type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').sendFile('favicon.svg', { root: staticDir() });
+  });
   app.use(
     '/static',
     express.static(staticDir(), {

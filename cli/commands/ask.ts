@@ -10,6 +10,12 @@ import { chooseCorpus } from '../corpusChoice.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
 
+/** The labels around an answer, in the answer's language (the question's). */
+const ASK_LABELS = {
+  fr: { sources: 'Sources :', offline: ' : réponse extractive, aucun modèle appelé' },
+  en: { sources: 'Sources:', offline: ': extractive answer, no model called' },
+} as const;
+
 /** `palabre ask "…"`: one question to the docs assistant in the terminal. Exit codes: cli/definitions.ts. */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
   const parsed = parseCommand('ask', args, io);
@@ -44,11 +50,13 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     io.stdout.write('\n');
     // A low-confidence answer says so, as the page does (the passages may not answer the question).
     if (answer.notice) io.stdout.write(`\n${answer.notice}\n`);
+    const t = ASK_LABELS[answer.lang];
     if (answer.sources.length > 0) {
-      io.stdout.write('\nSources :\n');
-      for (const s of answer.sources) io.stdout.write(`  - ${s.path} › ${s.section}\n`);
+      // Numbered like the answer's [n] marks: [n] is the n-th line here.
+      io.stdout.write(`\n${t.sources}\n`);
+      answer.sources.forEach((s, i) => io.stdout.write(`  [${i + 1}] ${s.path}${s.section ? ` › ${s.section}` : ''}\n`));
     }
-    io.stdout.write(`\n(${answer.provider}${answer.provider === 'offline' ? ' : réponse extractive, aucun modèle appelé' : ''})\n`);
+    io.stdout.write(`\n(${answer.provider}${answer.provider === 'offline' ? t.offline : ''})\n`);
   }
   return answer.state === 'answered' ? EXIT.ok : answer.state === 'outOfScope' ? EXIT.refused : EXIT.failure;
 }

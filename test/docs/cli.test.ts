@@ -60,6 +60,25 @@ describe('palabre ask', () => {
     expect(JSON.parse(b.out())).toMatchObject({ state: 'outOfScope', outOfScope: true, sources: [] });
   });
 
+  it('labels follow the answer\'s language, and the sources are numbered like its [n] marks', async () => {
+    const env = { DATA_DIR: data, CORPUS_DIR: root, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' };
+    const en = io(env);
+    expect(await runAsk(['What type must progress tokens be?'], en)).toBe(0);
+    const out = en.out();
+    expect(out).toContain('\nSources:\n  [1] mcp/progress.mdx › Progress Flow\n');
+    expect(out).toContain('(offline: extractive answer, no model called)');
+    expect(out).not.toMatch(/Sources :|réponse extractive/);
+    // Every [n] of the answer names a numbered line of the list.
+    const listed = new Set([...out.matchAll(/^ {2}\[(\d+)\] /gm)].map((m) => m[1]));
+    const marks = [...out.slice(0, out.indexOf('\nSources:')).matchAll(/\[(\d+)\]/g)].map((m) => m[1]);
+    expect(marks.length).toBeGreaterThan(0);
+    for (const n of marks) expect(listed).toContain(n);
+    const fr = io(env);
+    expect(await runAsk(['Combien de temps conserver un dossier médical ?'], fr)).toBe(0);
+    expect(fr.out()).toContain('\nSources :\n  [1] rgpd/14-conservation.md › ');
+    expect(fr.out()).toContain('(offline : réponse extractive, aucun modèle appelé)');
+  });
+
   it('a low-confidence answer prints the same notice as the page', async () => {
     // A high bound nothing reaches: every answer falls in the band between the two bounds.
     const c = io({ DATA_DIR: data, CORPUS_DIR: root, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent', CHAT_SCORE_CONFIDENT: '0.99' });

@@ -77,11 +77,81 @@ describe('renderDocument', () => {
     expect(out).toContain('<a href="https://y.org">texte</a>');
   });
 
-  it('mermaid is a labelled code figure; code blocks and tables are focusable, labelled regions', () => {
+  it('mermaid is a figure holding its source; code blocks and tables are focusable regions, each with its own name', () => {
     const { html: out } = renderDocument('```mermaid\ngraph TD; A-->B\n```\n\n```js\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', 'x.md');
-    expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre tabindex="0" role="region" aria-label="Diagramme (source Mermaid, non dessiné)"><code class="language-mermaid">graph TD; A--&gt;B');
+    expect(out).toContain('<figure class="diagram"><figcaption>Diagramme (Mermaid)</figcaption><pre tabindex="0" role="region" aria-label="Source Mermaid — Diagramme"><code class="language-mermaid">graph TD; A--&gt;B');
     expect(out).toContain('<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-js">');
     expect(out).toContain('<div class="table-scroll" tabindex="0" role="region" aria-label="Tableau"><table>');
+    // Several of a kind: landmarks need distinct names (axe landmark-unique).
+    const many = renderDocument('```js\na\n```\n\n```js\nb\n```\n\n```mermaid\ngraph TD; A-->B\n```\n\n```mermaid\ngraph TD; C-->D\n```\n\n| a |\n|---|\n| 1 |\n\n| b |\n|---|\n| 2 |\n', 'x.md').html;
+    const labels = [...many.matchAll(/aria-label="([^"]+)"/g)].map((m) => m[1]);
+    expect(labels).toEqual(['Bloc de code 1', 'Bloc de code 2', 'Source Mermaid — Diagramme 1', 'Source Mermaid — Diagramme 2', 'Tableau 1', 'Tableau 2']);
+    // An empty header cell (the corner of a two-way table) is a plain cell: a header needs a name.
+    expect(renderDocument('|  | Oui | Non |\n|---|:---:|---|\n| A | 1 | 2 |\n', 'x.md').html).toContain('<tr>\n<td></td>\n<th align="center">Oui</th>');
+    // A fence's title (MDX code groups) is shown above its block.
+    expect(renderDocument('```json Initialize Request\n{}\n```\n', 'x.mdx').html).toContain('<p class="code-title">Initialize Request</p>\n<pre tabindex="0" role="region" aria-label="Bloc de code"><code class="language-json">{}');
+  });
+
+  it('MDX components render their content: callouts, cards with their links, steps, code groups, tooltips, unknown ones', () => {
+    const src = [
+      "import { X } from '/snippets/x.mdx'",
+      '',
+      'Intro with a <Tooltip tip="A subset can be stateless">stateful protocol</Tooltip> here.',
+      '',
+      '<Note>',
+      '  Read [the spec](https://example.org/spec) **first**.',
+      '</Note>',
+      '',
+      '<CardGroup cols={2}>',
+      '  <Card',
+      '    title="Architecture"',
+      '    icon="sitemap"',
+      '    href="/specification/2025-06-18/architecture"',
+      '  />',
+      '  <Card title="Offline">Body of the card.</Card>',
+      '  <Card title="Indented">',
+      '    Four spaces in, still prose (MDX has no indented code).',
+      '  </Card>',
+      '</CardGroup>',
+      '',
+      '<Steps>',
+      '<Step title="Initialization">',
+      '',
+      'The client sends `initialize` and `<Card>` stays code.',
+      '',
+      '<CodeGroup>',
+      '  ```json Request',
+      '  {"id": 1, "x": "<Note>"}',
+      '  ```',
+      '</CodeGroup>',
+      '</Step>',
+      '</Steps>',
+      '',
+      '<Warning title="Careful">Do not.</Warning>',
+      '',
+      '<ResponseField name="x" title="Field x">',
+      'Unknown component text.',
+      '</ResponseField>',
+    ].join('\n');
+    const resolve = createLinkResolver(['mcp/spec_architecture_index.mdx', 'mcp/spec_index.mdx']);
+    const { html: out } = renderDocument(src, 'mcp/spec_index.mdx', { resolve });
+    expect(out).toContain('stateful protocol <span class="tooltip-tip">(A subset can be stateless)</span> here.');
+    expect(out).toMatch(/<div class="callout callout-note"><p class="callout-title"><strong>Note<\/strong><\/p>\s*<p>\s*Read <a href="https:\/\/example.org\/spec">the spec<\/a> <strong>first<\/strong>.<\/p>\s*<\/div>/);
+    expect(out).toContain('<ul class="cards">');
+    expect(out).toContain('<li class="card"><p class="card-title"><a href="/docs/mcp/spec_architecture_index.mdx">Architecture</a></p></li>');
+    expect(out).toContain('<li class="card"><p class="card-title"><strong>Offline</strong></p>Body of the card.</li>');
+    expect(out).toMatch(/<p>\s*Four spaces in, still prose \(MDX has no indented code\).<\/p>/);
+    expect(out).toContain('<ol class="steps">');
+    expect(out).toContain('<li class="step"><p class="step-title"><strong>Initialization</strong></p>');
+    expect(out).toContain('<code>initialize</code> and <code>&lt;Card&gt;</code> stays code.');
+    expect(out).toContain('<div class="code-group">');
+    expect(out).toContain('<p class="code-title">Request</p>');
+    expect(out).toContain('{"id": 1, "x": "&lt;Note&gt;"}');
+    expect(out).toContain('<div class="callout callout-warning"><p class="callout-title"><strong>Careful</strong></p>Do not.</div>');
+    expect(out).toContain('<p><strong>Field x</strong></p>');
+    expect(out).toContain('Unknown component text.');
+    expect(out).not.toMatch(/<\/?(card|note|steps?|tooltip|codegroup|responsefield)\b/i);
+    expect(out).not.toContain('snippets');
   });
 
   it('site links between flattened corpus pages open in the viewer', () => {
@@ -106,14 +176,42 @@ describe('renderDocument', () => {
   });
 });
 
+/**
+ * An answer is text: escaped markup is inert whatever it says, so what matters is the markup that
+ * is real. Text cannot hold a `<` once escaped, so every `<` starts a tag the renderer made.
+ */
+function assertAnswerInert(out: string): void {
+  for (const [, name = '', attrs = ''] of out.matchAll(/<\/?([a-z0-9]+)([^>]*)>/gi)) {
+    expect(['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'pre', 'blockquote', 'a', 'del']).toContain(name.toLowerCase());
+    for (const [, attr = '', value = ''] of attrs.matchAll(/([a-z-]+)="([^"]*)"/gi)) {
+      expect(attr).toBe('href');
+      expect(value).toMatch(/^https?:/);
+    }
+  }
+}
+
 describe('renderAnswer', () => {
   it('keeps simple Markdown, makes headings paragraphs, and neutralises hostile markup from a model', () => {
     const out = renderAnswer(`## Réponse\n\n**Oui**, voir \`tools/list\`.\n\n${HOSTILE}`);
-    assertInert(out);
+    assertAnswerInert(out);
     expect(out).toContain('<p>Réponse</p>');
     expect(out).toContain('<strong>Oui</strong>');
     expect(out).toContain('<code>tools/list</code>');
     expect(out).not.toMatch(/<h[1-6]/);
+    // The hostile markup is shown as the text it is, never parsed.
+    expect(out).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(out).toContain('&lt;img src="x" onerror="alert(1)"&gt;');
+    expect(out).not.toMatch(/<(script|img|iframe|form|svg|button|div)\b/i);
+  });
+
+  it('shows text in angle brackets as written (escaped), in inline code, prose and quotes alike', () => {
+    const quote = 'Chaque image objet (balise <object>) a-t-elle une alternative textuelle ?';
+    const out = renderAnswer(`La balise \`<img>\` et la balise <img> (voir \`prompts/<surface>/\` et prompts/<surface>/) : « ${quote} » [1]. Fin.`);
+    assertAnswerInert(out);
+    expect(out).toContain('<code>&lt;img&gt;</code> et la balise &lt;img&gt; (voir <code>prompts/&lt;surface&gt;/</code> et prompts/&lt;surface&gt;/)');
+    expect(out).toContain('« Chaque image objet (balise &lt;object&gt;) a-t-elle une alternative textuelle ? » [1]. Fin.');
+    // A block that starts with a tag is a paragraph of text too.
+    expect(renderAnswer('<object data="x">\nsuite</object>')).toBe('<p>&lt;object data="x"&gt;\nsuite&lt;/object&gt;</p>\n');
   });
 });
 

@@ -64,6 +64,8 @@ export interface AdminDeps {
   logger: Logger;
   /** Renders and sends the login page (web/admin/loginPage.ts). */
   loginPage: (res: Response, view: AdminLoginView) => void;
+  /** Renders and sends an error page in the site's layout (web/errorPage.ts); plain text without it. */
+  errorPage?: (res: Response, status: number, message: string) => void;
   /** For tests: a clock. */
   now?: () => number;
 }
@@ -93,16 +95,26 @@ function passwordMatches(given: string, expected: string): boolean {
   return a.equals(b) && safeEqual(given, expected);
 }
 
+/** The error page renderer handed to the app's adminAuth, if any (the admin routes are per app). */
+const errorPages = new WeakMap<object, NonNullable<AdminDeps['errorPage']>>();
+
+function refuse(res: Response, status: number, page: string, text: string): void {
+  const errorPage = errorPages.get(res.app);
+  if (errorPage && res.req.accepts(['html', 'json']) === 'html') errorPage(res, status, page);
+  else res.status(status).type('text/plain').send(text);
+}
+
 function forbidden(res: Response): void {
-  res.status(403).type('text/plain').send('Invalid or missing CSRF token.\n');
+  refuse(res, 403, 'Le jeton de sécurité du formulaire manque ou a expiré : rechargez la page, puis envoyez le formulaire à nouveau.', 'Invalid or missing CSRF token.\n');
 }
 
 function disabled(res: Response): void {
-  res.status(404).type('text/plain').send('Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
+  refuse(res, 404, 'Les pages d’administration sont désactivées sur ce serveur : définissez la variable ADMIN_PASSWORD pour les activer.', 'Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
 }
 
 /** One instance per express app: the docs pages, corrections and /inspect share it. */
 export function adminAuth(deps: AdminDeps): AdminAuth {
+  if (deps.errorPage) errorPages.set(deps.app, deps.errorPage);
   const existing = instances.get(deps.app);
   if (existing) return existing;
   const auth = createAdminAuth(deps);

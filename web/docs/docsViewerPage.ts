@@ -1,6 +1,5 @@
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { DocMeta } from '../../actors/docs/contract.js';
 import { forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import { html, renderPage, sendPage, trusted } from '../layout.js';
 import type { DocsVisitorSession } from './visitor.js';
@@ -11,7 +10,7 @@ import { join } from 'node:path';
 import { frontMatterField, splitFrontMatter } from '../../actors/retrieval/markdown.js';
 import { createLinkResolver } from './corpusLinks.js';
 import { docHref, renderDocument, type RenderContext } from './markdown.js';
-import { chatBlock, docsTree, providerNotice } from './views.js';
+import { chatBlock, docsIndex, docsTree, providerNotice, type SearchHit } from './views.js';
 
 /**
  * "Le chat" (/docs): the corpus viewer (navigation tree + the document as sanitised HTML) with the
@@ -38,15 +37,6 @@ const docPathSchema = z
   .max(500)
   .refine((p) => !p.includes('\\') && !p.includes('\0') && p.split('/').every((s) => s !== '' && s !== '.' && s !== '..'), 'invalid path');
 
-function defaultDoc(docs: DocMeta[]): DocMeta | undefined {
-  const preferred = ['index.md', 'README.md', 'readme.md', 'index.mdx'];
-  for (const p of preferred) {
-    const d = docs.find((x) => x.path === p);
-    if (d) return d;
-  }
-  return [...docs].sort((a, b) => a.path.localeCompare(b.path))[0];
-}
-
 function pathFromParams(req: Request): string | undefined {
   const raw = (req.params as Record<string, unknown>).path;
   const joined = Array.isArray(raw) ? raw.join('/') : typeof raw === 'string' ? raw : '';
@@ -56,6 +46,8 @@ function pathFromParams(req: Request): string | undefined {
 
 interface DocView {
   path: string | undefined;
+  /** The corpus index (/docs), with this search query when one was sent. */
+  index?: { query: string; error?: string };
   session: DocsVisitorSession | undefined;
   askError?: string;
   question?: string;
@@ -94,9 +86,31 @@ ${trusted(rendered.html)}`.value;
   return { title: doc.title, content, found: true, lang: doc.lang ?? 'fr' };
 }
 
+/** Search box of the index: the passages' words, one hit per section, up to 20. */
+const searchQuerySchema = z.string().trim().max(200, 'Recherche trop longue : 200 caractères au plus.');
+
+function searchHits(d: DocsPageDeps, query: string): SearchHit[] {
+  const titles = new Map(d.assistant.documents().map((x) => [x.path, x.title]));
+  const seen = new Set<string>();
+  const hits: SearchHit[] = [];
+  for (const p of d.assistant.search(query, 40)) {
+    const key = `${p.path}#${p.anchor}`;
+    if (seen.has(key) || p.score <= 0) continue;
+    seen.add(key);
+    hits.push({ path: p.path, title: titles.get(p.path) ?? p.path, section: p.section, anchor: p.anchor, text: p.text });
+    if (hits.length === 20) break;
+  }
+  return hits;
+}
+
+function indexBody(d: DocsPageDeps, query: string, error: string | undefined): { title: string; content: string; found: boolean; lang: 'fr' | 'en' } {
+  const hits = query && !error ? searchHits(d, query) : undefined;
+  return { title: query && !error ? `Recherche : ${query}` : 'Documentation', content: docsIndex(d.assistant.documents(), error ? '' : query, hits, error).value, found: true, lang: 'fr' };
+}
+
 function render(d: DocsPageDeps, res: Response, v: DocView): void {
   const docs = d.assistant.documents();
-  const { title, content, found, lang } = docBody(d, v.path);
+  const { title, content, found, lang } = v.index ? indexBody(d, v.index.query, v.index.error) : docBody(d, v.path);
   const thread = v.session?.threads.docs ?? [];
   const body = html`<p class="actions"><a class="button" id="chat_toggle" href="#chat_panel" aria-controls="chat_panel">Poser une question à la documentation</a></p>
 <div class="docs-layout">
@@ -121,7 +135,12 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   app.get('/docs', async (req: Request, res: Response) => {
-    render(d, res, { path: defaultDoc(d.assistant.documents())?.path, session: await d.sessions.load(req) });
+    const query = searchQuerySchema.safeParse(typeof req.query.q === 'string' ? req.query.q : '');
+    if (!query.success) {
+      render(d, res, { path: undefined, index: { query: '', error: query.error.issues[0]?.message ?? 'Recherche invalide.' }, session: await d.sessions.load(req), httpStatus: 400 });
+      return;
+    }
+    render(d, res, { path: undefined, index: { query: query.data }, session: await d.sessions.load(req) });
   });
 
   app.post('/docs/ask', form, async (req: Request, res: Response) => {
@@ -129,14 +148,16 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
     const parsed = askBodySchema.safeParse(req.body);
     const session = await d.sessions.ensure(req, res);
     const docParsed = docPathSchema.safeParse((req.body as Record<string, unknown> | undefined)?.doc);
-    const path = docParsed.success ? docParsed.data : defaultDoc(d.assistant.documents())?.path;
+    // Asked from the index (no document on screen): the index comes back.
+    const path = docParsed.success ? docParsed.data : undefined;
+    const index = path ? {} : { index: { query: '' } };
     if (!parsed.success) {
       const message = parsed.error.issues[0]?.message ?? 'Question invalide.';
       if (mode !== 'page') {
         res.status(400).json({ error: message });
         return;
       }
-      render(d, res, { path, session, askError: message, httpStatus: 400, panelOpen: true });
+      render(d, res, { path, ...index, session, askError: message, httpStatus: 400, panelOpen: true });
       return;
     }
     const settings = forEmbeddedChat(d.assistant.defaults(), d.chatConfig.get()?.settings);
@@ -147,7 +168,7 @@ export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
       prefix: PREFIX,
       headingLevel: 3,
     });
-    if (mode === 'page') render(d, res, { path, session, panelOpen: true });
+    if (mode === 'page') render(d, res, { path, ...index, session, panelOpen: true });
   });
 
   app.post('/docs/clear', form, async (req: Request, res: Response) => {

@@ -5,6 +5,7 @@ import type SanitizeHtml from 'sanitize-html';
 import { createSlugger } from '../../actors/docs/slug.js';
 import { splitFrontMatter } from '../../actors/retrieval/markdown.js';
 import type { LinkResolver } from './corpusLinks.js';
+import { mdxToHtml } from './mdxComponents.js';
 
 /**
  * Markdown → sanitised HTML for the viewer (corpus documents) and for answers (model text).
@@ -30,7 +31,7 @@ export function docHref(path: string, anchor?: string): string {
   return `/docs/${encoded}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`;
 }
 
-/** MDX: drop top-level import/export lines (outside code fences); JSX tags are then sanitised away. */
+/** MDX: drop top-level import/export lines (outside code fences); components are mdxComponents.ts's. */
 export function stripMdx(source: string): string {
   let fenced = false;
   return source
@@ -46,7 +47,7 @@ const DOC_TAGS = [
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'span',
   'ul', 'ol', 'li', 'dl', 'dt', 'dd', 'strong', 'em', 'del', 's', 'sup', 'sub', 'kbd', 'abbr',
   'a', 'img', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td', 'caption', 'details', 'summary',
-  'input', 'figure', 'figcaption',
+  'input', 'figure', 'figcaption', 'div',
 ];
 
 /** How a document's links and images are resolved (the viewer passes what it knows of the corpus). */
@@ -110,12 +111,27 @@ function sanitizeDocument(markup: string, docPath: string | undefined, ctx: Rend
       a: ['href', 'title', 'id', 'class'],
       span: ['class', 'lang', 'title'],
       figure: ['class'],
+      div: ['class'],
+      p: ['class'],
+      ol: ['start', 'class'],
+      ul: ['class'],
+      li: ['class'],
       th: ['align', 'scope'],
       td: ['align'],
-      ol: ['start'],
       input: ['type', 'checked', 'disabled'],
     },
-    allowedClasses: { code: [/^language-[a-z0-9+-]+$/], a: ['external-image'], span: ['missing-image', 'offsite-link'], figure: ['diagram'] },
+    allowedClasses: {
+      code: [/^language-[a-z0-9+-]+$/],
+      a: ['external-image'],
+      span: ['missing-image', 'offsite-link', 'tooltip-tip'],
+      figure: ['diagram'],
+      // What mdxComponents.ts makes of callouts, cards, steps, tabs and frames.
+      div: ['callout', /^callout-[a-z]+$/, 'code-group', 'tabs', 'tab', 'accordions', 'frame'],
+      p: ['callout-title', 'step-title', 'card-title', 'tab-title', 'frame-caption', 'code-title'],
+      ol: ['steps'],
+      ul: ['cards'],
+      li: ['step', 'card'],
+    },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     allowProtocolRelative: false,
@@ -149,16 +165,50 @@ export interface RenderedDocument {
 
 const escapeAttr = (text: string): string => escapeText(text).replace(/"/g, '&quot;');
 
+/** `name`, numbered when the page holds several (landmarks of one kind need distinct names). */
+function numbered(name: string, n: number, total: number): string {
+  return total > 1 ? `${name} ${n}` : name;
+}
+
+/**
+ * tabindex, role and aria-label are added after sanitising (off the allow-list, so documents
+ * cannot set them). Each code block and table that may scroll sideways is a keyboard-focusable
+ * region; regions are landmarks, so each gets its own name (« Bloc de code 2 », « Tableau 1 »).
+ */
+function labelRegions(clean: string): string {
+  const count = (re: RegExp): number => clean.match(re)?.length ?? 0;
+  const diagrams = count(/<figure class="diagram">/g);
+  const codes = count(/<pre>/g) - diagrams;
+  const tables = count(/<table>/g);
+  let d = 0;
+  let c = 0;
+  let t = 0;
+  return clean
+    .replace(/<(h[1-6]) id="([^"]+)">/g, '<$1 id="$2" tabindex="-1">')
+    .replace(/<figure class="diagram"><figcaption>[^<]*<\/figcaption><pre>|<pre>/g, (match) => {
+      if (match === '<pre>') return `<pre tabindex="0" role="region" aria-label="${escapeAttr(numbered('Bloc de code', ++c, codes))}">`;
+      const name = numbered('Diagramme', ++d, diagrams);
+      return `<figure class="diagram"><figcaption>${escapeText(name)} (Mermaid)</figcaption><pre tabindex="0" role="region" aria-label="${escapeAttr(`Source Mermaid — ${name}`)}">`;
+    })
+    .replace(/<table>/g, () => `<div class="table-scroll" tabindex="0" role="region" aria-label="${escapeAttr(numbered('Tableau', ++t, tables))}"><table>`)
+    // An empty header cell (a corner of a two-way table) heads nothing: a plain cell, not a nameless header.
+    .replace(/<th(\s[^>]*)?>\s*<\/th>/g, '<td$1></td>')
+    .replace(/<\/table>/g, '</table></div>');
+}
+
 /**
  * Renders one corpus document with heading ids. Front matter (YAML `---` or TOML `+++`) is never
- * shown; fenced `mermaid` blocks are shown as a labelled code figure (no diagram engine runs under
- * the page's CSP); code blocks and tables that may scroll sideways are keyboard-focusable regions.
+ * shown; MDX components become their HTML counterparts (mdxComponents.ts); fenced `mermaid`
+ * blocks are a figure holding their source, which web/static/diagrams.js draws in the browser.
  */
 export function renderDocument(markdown: string, docPath: string, ctx: RenderContext = {}): RenderedDocument {
   const slug = createSlugger();
   let hasH1 = false;
+  const mdx = /\.mdx$/i.test(docPath);
   const marked = new Marked({
     gfm: true,
+    // MDX has no indented code blocks: content indented inside a component (`<Card>` children) is prose.
+    ...(mdx ? { tokenizer: { code: (): undefined => undefined } } : {}),
     renderer: {
       heading(this: { parser: { parseInline(tokens: Tokens.Heading['tokens']): string } }, token: Tokens.Heading): string {
         if (token.depth === 1) hasH1 = true;
@@ -166,31 +216,42 @@ export function renderDocument(markdown: string, docPath: string, ctx: RenderCon
         return `<h${token.depth} id="${id}" tabindex="-1">${this.parser.parseInline(token.tokens)}</h${token.depth}>\n`;
       },
       code(token: Tokens.Code): string | false {
-        if ((token.lang ?? '').trim().toLowerCase() !== 'mermaid') return false;
-        return `<figure class="diagram"><figcaption>Diagramme (source Mermaid, non dessiné)</figcaption><pre><code class="language-mermaid">${escapeText(token.text)}</code></pre></figure>\n`;
+        const [lang = '', ...words] = (token.lang ?? '').trim().split(/\s+/);
+        if (lang.toLowerCase() === 'mermaid') return `<figure class="diagram"><figcaption>Diagramme</figcaption><pre><code class="language-mermaid">${escapeText(token.text)}</code></pre></figure>\n`;
+        // A fence's title after its language (```json Initialize Request, in MDX code groups) is shown above it.
+        const title = words.join(' ').replace(/\{[^}]*\}/g, '').trim();
+        if (!title) return false;
+        return `<p class="code-title">${escapeText(title)}</p>\n<pre><code class="language-${escapeText(lang.toLowerCase())}">${escapeText(token.text.replace(/\n$/, ''))}\n</code></pre>\n`;
       },
     },
   });
   const body = splitFrontMatter(markdown).body;
-  const source = /\.mdx$/i.test(docPath) ? stripMdx(body) : body;
+  const source = mdx ? mdxToHtml(stripMdx(body)) : body;
   const raw = /\.(md|mdx|markdown|json)$/i.test(docPath) ? (marked.parse(source, { async: false }) as string) : `<pre>${escapeText(source)}</pre>`;
-  // tabindex, role and aria-label are added after sanitising (off the allow-list, so documents cannot set them).
-  const clean = sanitizeDocument(raw, docPath, ctx)
-    .replace(/<(h[1-6]) id="([^"]+)">/g, '<$1 id="$2" tabindex="-1">')
-    .replace(/<figure class="diagram"><figcaption>([^<]*)<\/figcaption><pre>/g, (_, cap: string) => `<figure class="diagram"><figcaption>${cap}</figcaption><pre tabindex="0" role="region" aria-label="${escapeAttr(cap)}">`)
-    .replace(/<pre>/g, '<pre tabindex="0" role="region" aria-label="Bloc de code">')
-    .replace(/<table>/g, '<div class="table-scroll" tabindex="0" role="region" aria-label="Tableau"><table>')
-    .replace(/<\/table>/g, '</table></div>');
-  return { html: clean, hasH1 };
+  return { html: labelRegions(sanitizeDocument(raw, docPath, ctx)), hasH1 };
 }
 
 function escapeText(text: string): string {
   return text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 }
 
-/** Answer text (plain or simple Markdown from a model) → sanitised HTML with no heading levels. */
+/**
+ * Answer text (plain or simple Markdown from a model) → sanitised HTML with no heading levels.
+ * An answer is text: whatever in it looks like a tag (« balise <img> », `prompts/<surface>/`, a
+ * quoted `<script>`) is shown as written, escaped, never parsed as markup. Only Markdown syntax
+ * (emphasis, lists, code, links) becomes HTML, and sanitize-html still keeps an allow-list.
+ */
 export function renderAnswer(text: string): string {
-  const marked = new Marked({ gfm: true, breaks: true });
+  const marked = new Marked({
+    gfm: true,
+    breaks: true,
+    renderer: {
+      html(token: Tokens.HTML | Tokens.Tag): string {
+        const shown = escapeText(token.text);
+        return token.block ? `<p>${shown.trimEnd()}</p>\n` : shown;
+      },
+    },
+  });
   const raw = marked.parse(text, { async: false }) as string;
   return sanitizeHtml(raw, {
     allowedTags: ['p', 'br', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'pre', 'blockquote', 'a', 'del'],

@@ -13,7 +13,9 @@ import type { DocsVisitorSessions } from './visitor.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
+import { mountDiagrams } from './diagrams.js';
 import { sendAdminLoginPage } from '../admin/loginPage.js';
+import { sendErrorPage } from '../errorPage.js';
 
 /** Mounts /assistant, /docs, /admin/chat/params (and /admin/login, /static) on an express app. */
 
@@ -43,10 +45,11 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   const store = storeOf({ db: d.db, store: d.store });
   const sessions = new VisitorSessions(store, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}) });
   const chatConfig = new ChatConfigStore(store, d.logger);
-  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage });
+  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage, errorPage: (res, status, message) => sendErrorPage(res, status, { message }) });
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);
+  mountDiagrams(d.app);
   const corpusRoot = d.corpusRoot ?? (d.assistant as { retriever?: { root?: string } }).retriever?.root;
   mountDocsViewerPage(d.app, { ...pageDeps, chatConfig, ...(corpusRoot ? { corpusRoot } : {}) });
   mountAdminChatParamsPage(d.app, { assistant: d.assistant, chatConfig, admin, logger: d.logger, models });

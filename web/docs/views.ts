@@ -18,7 +18,31 @@ export function exchangeId(prefix: string, ex: Exchange): string {
   return `${prefix}_x${ex.at.toString(36)}`;
 }
 
-const LANG_NAMES = { fr: 'français', en: 'anglais' } as const;
+/** Labels of an answer, in the answer's language (the page around it stays French). */
+const LABELS = {
+  fr: {
+    question: 'Question : ',
+    sources: 'Sources',
+    offline: 'Réponse extractive (fournisseur hors ligne)',
+    model: (model: string, provider: string) => `Modèle : ${model} (${provider})`,
+    high: ' · confiance : haute',
+    low: ' · confiance : basse',
+    langNames: { fr: 'français', en: 'anglais' },
+  },
+  en: {
+    question: 'Question: ',
+    sources: 'Sources',
+    offline: 'Extractive answer (offline provider)',
+    model: (model: string, provider: string) => `Model: ${model} (${provider})`,
+    high: ' · confidence: high',
+    low: ' · confidence: low',
+    langNames: { fr: 'French', en: 'English' },
+  },
+} as const;
+
+export function answerLabels(lang: 'fr' | 'en' | undefined): (typeof LABELS)['fr' | 'en'] {
+  return LABELS[lang ?? 'fr'];
+}
 
 /**
  * The answer's HTML with its citations linked: each `[n]` becomes a link to source n of the list
@@ -43,19 +67,22 @@ export function exchangeView(ex: Exchange, id: string, headingLevel: 2 | 3 = 3):
   const hs = `h${headingLevel + 1}`;
   const cls = ex.state === 'outOfScope' ? 'answer out-of-scope' : ex.state === 'failed' ? 'answer failed' : ex.confidence === 'low' ? 'answer low-confidence' : 'answer';
   const sources = ex.sources;
-  const meta = ex.provider === 'offline' ? 'Réponse extractive (fournisseur hors ligne)' : `Modèle : ${ex.model} (${ex.provider})`;
-  const confidence = ex.state === 'answered' && ex.confidence ? (ex.confidence === 'high' ? ' · confiance : haute' : ' · confiance : basse') : '';
-  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}"${ex.confidence ? html` data-confidence="${ex.confidence}"` : ''}>
-${trusted(`<${h} class="question" id="${id}_q"${ex.lang ? ` lang="${ex.lang}"` : ''}>`)}<span class="visually-hidden" lang="fr">Question : </span>${ex.question}${trusted(`</${h}>`)}
+  const t = answerLabels(ex.lang);
+  // The labels are in the answer's language: marked as such when it is not the page's.
+  const lang = ex.lang && ex.lang !== 'fr' ? html` lang="${ex.lang}"` : '';
+  const meta = ex.provider === 'offline' ? t.offline : t.model(ex.model, ex.provider);
+  const confidence = ex.state === 'answered' && ex.confidence ? (ex.confidence === 'high' ? t.high : t.low) : '';
+  return html`<article class="${cls}" aria-labelledby="${id}_q" data-state="${ex.state}"${ex.confidence ? html` data-confidence="${ex.confidence}"` : ''}${ex.lang ? html` data-lang="${ex.lang}"` : ''}>
+${trusted(`<${h} class="question" id="${id}_q"${ex.lang ? ` lang="${ex.lang}"` : ''}>`)}<span class="visually-hidden">${t.question}</span>${ex.question}${trusted(`</${h}>`)}
 ${ex.notice ? html`<p class="notice-low"${ex.lang ? html` lang="${ex.lang}"` : ''}>${ex.notice}</p>` : ''}
 <div class="answer-text"${ex.lang ? html` lang="${ex.lang}"` : ''}>${trusted(linkMarks(renderAnswer(ex.answer), sources, id))}</div>
 ${sources.length
-    ? html`${trusted(`<${hs} class="sources-title">`)}Sources${trusted(`</${hs}>`)}
+    ? html`${trusted(`<${hs} class="sources-title"${lang}>`)}${t.sources}${trusted(`</${hs}>`)}
 <ol class="sources">${sources.map(
-        (s, i) => html`<li id="${id}_src${i + 1}" tabindex="-1"><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${trusted(s.lang ? `<span lang="${s.lang}">` : '<span>')}${s.section}${trusted('</span>')}` : ''}</a>${s.lang && s.lang !== 'fr' ? html` <span class="muted">(${LANG_NAMES[s.lang]})</span>` : ''}</li>`,
+        (s, i) => html`<li id="${id}_src${i + 1}" tabindex="-1"><a class="source-link" href="${docHref(s.path, s.anchor)}" data-path="${s.path}" data-anchor="${s.anchor}">${s.path}${s.section ? html` — ${trusted(s.lang ? `<span lang="${s.lang}">` : '<span>')}${s.section}${trusted('</span>')}` : ''}</a>${s.lang && s.lang !== (ex.lang ?? 'fr') ? html` <span class="muted"${lang}>(${t.langNames[s.lang]})</span>` : ''}</li>`,
       )}</ol>`
     : ''}
-<p class="meta">${meta}${confidence}</p>
+<p class="meta"${lang}>${meta}${confidence}</p>
 </article>`;
 }
 
@@ -161,23 +188,73 @@ function buildTree(docs: DocMeta[]): TreeNode {
   return root;
 }
 
-function treeList(node: TreeNode, current: string | undefined): SafeHtml {
+function countDocs(node: TreeNode): number {
+  let n = node.docs.length;
+  for (const d of node.dirs.values()) n += countDocs(d);
+  return n;
+}
+
+/** Each folder is a disclosure (a real doc set has dozens of files): open when it holds the current document. */
+function treeList(node: TreeNode, current: string | undefined, prefix: string): SafeHtml {
   return html`<ul>${node.docs.map((d) =>
     d.path === current
       ? html`<li><a href="${docHref(d.path)}" aria-current="page" data-doc-link>${d.title}</a></li>`
       : html`<li><a href="${docHref(d.path)}" data-doc-link>${d.title}</a></li>`,
-  )}${[...node.dirs.values()].map((dir) => html`<li><span class="dir">${dir.name}/</span>${treeList(dir, current)}</li>`)}</ul>`;
+  )}${[...node.dirs.values()].map((dir) => {
+    const path = `${prefix}${dir.name}/`;
+    const open = current?.startsWith(path) ?? false;
+    return html`<li><details class="dir-group" data-dir="${path}"${open ? html` open` : ''}><summary><span class="dir">${dir.name}/</span> <span class="muted">(${countDocs(dir)})</span></summary>${treeList(dir, current, path)}</details></li>`;
+  })}</ul>`;
 }
 
-/** The viewer's navigation tree (folders as nested lists). */
+/** The viewer's navigation tree (folders as nested disclosures). */
 export function docsTree(docs: DocMeta[], current: string | undefined): SafeHtml {
   // A <details>: on a phone the list folds away (docs.js closes it on narrow screens) so the
   // document comes first; open by default so the list is there without JavaScript.
   return html`<nav class="docs-tree" aria-labelledby="docs_tree_title" id="docs_tree">
 <h2 id="docs_tree_title">Documents</h2>
+<p class="docs-index-link"><a href="/docs"${current === undefined ? html` aria-current="page"` : ''}>Index et recherche</a></p>
 <details class="docs-tree-list" id="docs_tree_list" open>
 <summary>Liste des documents (${docs.length})</summary>
-${docs.length ? treeList(buildTree(docs), current) : html`<p>Aucun document dans le corpus.</p>`}
+${docs.length ? treeList(buildTree(docs), current, '') : html`<p>Aucun document dans le corpus.</p>`}
 </details>
 </nav>`;
+}
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  section: string;
+  anchor: string;
+  text: string;
+}
+
+/** `/docs`: the corpus at a glance (documents by folder) and a search box over its passages. */
+export function docsIndex(docs: DocMeta[], query: string, hits: SearchHit[] | undefined, error?: string): SafeHtml {
+  const tree = buildTree(docs);
+  const groups: Array<{ name: string; docs: DocMeta[] }> = [];
+  if (tree.docs.length) groups.push({ name: '', docs: tree.docs });
+  const collect = (node: TreeNode): DocMeta[] => [...node.docs, ...[...node.dirs.values()].flatMap(collect)];
+  for (const dir of tree.dirs.values()) groups.push({ name: `${dir.name}/`, docs: collect(dir) });
+  return html`<h1 id="doc_title">Documentation</h1>
+<p>${docs.length} documents${groups.length > 1 ? html` dans ${groups.length} dossiers` : ''}. Cherchez un passage ou choisissez un document.</p>
+<form class="docs-search" role="search" method="get" action="/docs" aria-label="Documentation">
+<div class="field"><label for="docs_q">Rechercher dans la documentation</label>
+<input type="search" id="docs_q" name="q" value="${query}" maxlength="200" autocomplete="off"${error ? html` aria-invalid="true" aria-describedby="docs_q_error"` : ''}>
+${error ? html`<p class="form-error" id="docs_q_error" role="alert">${error}</p>` : ''}</div>
+<button type="submit">Rechercher</button>
+</form>
+${hits
+    ? html`<h2 id="docs_results">Résultats pour « ${query} »</h2>
+${hits.length
+        ? html`<ol class="search-results" aria-labelledby="docs_results">${hits.map(
+            (h) => html`<li><a href="${docHref(h.path, h.anchor)}">${h.title}${h.section && h.section !== h.title ? html` — ${h.section}` : ''}</a> <span class="muted">(${h.path})</span><br><span class="snippet">${h.text.length > 220 ? `${h.text.slice(0, 219)}…` : h.text}</span></li>`,
+          )}</ol>`
+        : html`<p>Aucun passage ne contient ces mots. Essayez d’autres mots, ou parcourez les documents ci-dessous.</p>`}`
+    : ''}
+<h2>Documents par dossier</h2>
+<div class="docs-folders">${groups.map(
+    (g) => html`<div class="docs-folder"><h3>${g.name || 'Racine du corpus'} <span class="muted">(${g.docs.length})</span></h3>
+<ul>${g.docs.map((d) => html`<li><a href="${docHref(d.path)}" data-doc-link>${d.title}</a>${d.title !== d.path ? html` <span class="muted">${d.path.slice(g.name.length)}</span>` : ''}</li>`)}</ul></div>`,
+  )}</div>`;
 }

@@ -158,7 +158,8 @@ function enhance(form) {
 
     if (finalHtml) {
       region.innerHTML = finalHtml;
-      addCopyButtons(region, null);
+      // The streamed answer's copy button confirms in the same status line as the others.
+      addCopyButtons(region, status);
       textarea.value = '';
       textarea.removeAttribute('aria-invalid');
     } else if (failed === 'stopped') {

@@ -2,6 +2,8 @@
 // answer sources) loaded into the viewer without a page reload (fetch ?format=json +
 // history.pushState), focus moved to the cited section. Every link stays a plain link without JS.
 
+import { drawDiagrams } from './diagrams.js';
+
 document.documentElement.classList.add('js');
 
 const view = document.getElementById('doc_view');
@@ -86,9 +88,13 @@ function revealCurrent() {
 function markCurrent(path) {
   for (const a of document.querySelectorAll('#docs_tree a[data-doc-link]')) {
     const own = new URL(a.href).pathname;
-    if (own === path) a.setAttribute('aria-current', 'page');
-    else a.removeAttribute('aria-current');
+    if (own === path) {
+      a.setAttribute('aria-current', 'page');
+      // The current document's folder opens, as it does when the server draws the page.
+      for (let d = a.closest('details.dir-group'); d; d = d.parentElement?.closest('details.dir-group')) d.open = true;
+    } else a.removeAttribute('aria-current');
   }
+  document.querySelector('#docs_tree a[href="/docs"]')?.removeAttribute('aria-current');
   revealCurrent();
 }
 
@@ -105,6 +111,7 @@ async function loadDocument(url, push) {
   markCurrent(url.pathname);
   if (push) history.pushState({ docs: true }, '', url.pathname + url.hash);
   focusTarget(url.hash);
+  drawDiagrams(view);
 }
 
 function isDocLink(a) {
@@ -168,3 +175,4 @@ window.addEventListener('popstate', () => {
 // focus the cited section, not only scroll to it.
 revealCurrent();
 if (view && location.hash && location.hash !== '#chat_panel') focusTarget(location.hash);
+drawDiagrams(view);

@@ -12,6 +12,7 @@ import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
 import { loadConfig } from '../../../core/config/index.js';
+import { errorPage, notFoundPage } from '../../../web/errorPage.js';
 
 export const FIXTURE_CORPUS = fileURLToPath(new URL('../fixtures/corpus', import.meta.url));
 export const ADMIN_PASSWORD = 'correct horse battery';
@@ -43,6 +44,9 @@ export async function startPagesServer(opts: { corpus?: string; adminPassword?: 
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
   await pages.chatConfig.ready;
+  // The final handlers of core/server.ts: error pages in the site's layout.
+  app.use(notFoundPage);
+  app.use(errorPage);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
