@@ -89,6 +89,16 @@ describe('subjects API and CLI', () => {
     expect(html).toContain('Démarrer le dialogue');
     expect(html).not.toContain('49 dollars');
     expect((await fetch(`${env.baseUrl}/t2/sujets/..%2Fetc`)).status).toBe(404);
+    for (const path of ['/t2/sujets/nulle-part', '/t2/seances/pas%20un%20identifiant']) {
+      // A mistyped address is a page in the site's layout (lang, title, main landmark), not a line of text.
+      const missing = await fetch(`${env.baseUrl}${path}`);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toContain('text/html');
+      const body = await missing.text();
+      expect(body).toMatch(/<html lang="fr"/);
+      expect(body).toContain('<main');
+      expect(body).toContain('introuvable');
+    }
     expect((await fetch(`${env.baseUrl}/t2/static/pages.ts`)).status).toBe(404);
   });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 import type { Subject } from '../../actors/t2/subjects.js';
+import { sendErrorPage } from '../errorPage.js';
 import { mountStatic, pageCsp, sendPage, webAssetDir } from '../layout.js';
 import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from './pages.js';
 
@@ -84,7 +85,7 @@ export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
     const id = idParam.safeParse(req.params.id);
     const subject = id.success ? await deps.subjects.get(id.data) : undefined;
     if (!subject) {
-      res.status(404).type('text/plain; charset=utf-8').send('Sujet introuvable.');
+      sendErrorPage(res, 404, { message: 'Ce sujet n’existe pas ou n’est plus proposé. Choisissez-en un dans la liste des sujets.' });
       return;
     }
     page(res, async () => preparationPage(subject, { textMode: deps.textMode, examMs: deps.examMs, graceMs: deps.graceMs ?? 0, signin: await signin(req) }), pageCsp(['ws:', 'wss:']));
@@ -96,7 +97,7 @@ export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
   app.get('/t2/seances/:id', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {
-      res.status(404).type('text/plain; charset=utf-8').send('Séance introuvable.');
+      sendErrorPage(res, 404, { message: 'Cette séance est introuvable. Retrouvez vos séances dans « Mes séances ».' });
       return;
     }
     page(res, async () => sessionReportPage(id.data, { signin: await signin(req) }));
