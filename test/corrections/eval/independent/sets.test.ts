@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEED_SUBJECTS } from '../../../../actors/t2/seedSubjects.js';
 import { loadIndependent, ORAL_CATEGORIES } from './sets.js';
