@@ -41,6 +41,24 @@ export interface RelevanceSignals {
    * these cues and the passages' scores (actors/retrieval/confidence.ts). The band reads this.
    */
   inScope: number;
+  /** What the corpus carries of the question as a whole (assistant.ts computes it; absent: not measured). */
+  scope?: ScopeSignals;
+}
+
+/**
+ * Whether the corpus carries the question: its words together, and the things it names.
+ * - `contentWords`: the question's informative words (stop words dropped);
+ * - `heldTogether`: the most of them one retrieved passage holds (after the dictionaries'
+ *   expansion). Two words or more, none held together: the words are in the corpus, scattered,
+ *   the question is not (« Who won the 2022 World Cup? » — « 2022 » in a declaration's date,
+ *   « world » on an MCP page): refused, no model called.
+ * - `unknownThings`: what the question names (« RGAA 5 », `claude_desktop_config.json`, a version,
+ *   an amount, a capitalised name) that no passage mentions: never answered "high".
+ */
+export interface ScopeSignals {
+  contentWords: number;
+  heldTogether: number;
+  unknownThings: string[];
 }
 
 export interface Retrieved {
@@ -182,6 +200,9 @@ export function declined(text: string): boolean {
   return REFUSALS.has(norm(text));
 }
 
+/** Two informative words or more, and no retrieved passage holds two of them together. */
+export const scattered = (s: RelevanceSignals): boolean => s.scope !== undefined && s.scope.contentWords >= 2 && s.scope.heldTogether <= 1;
+
 const bestScore = (passages: Passage[]): number => passages.reduce((m, p) => Math.max(m, p.score), 0);
 
 export const chatMachine = setup({
@@ -203,8 +224,8 @@ export const chatMachine = setup({
     }),
   },
   guards: {
-    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE,
-    overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident,
+    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE || scattered(context.signals),
+    overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident && (context.signals.scope?.unknownThings.length ?? 0) === 0,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,
     judgedSome: (_, v: JudgeOutput) => v.ok && v.keep.length > 0,

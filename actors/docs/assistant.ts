@@ -14,7 +14,8 @@ import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
-import { detectLang } from '../retrieval/analyze.js';
+import { analyzeQuery, detectLang } from '../retrieval/analyze.js';
+import { namedThings } from '../retrieval/scope.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { questionSignals } from '../retrieval/confidence.js';
 import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
@@ -220,7 +221,10 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const { passages, judged } = await retriever.retrieveJudged(question, k, signal);
     const read = judged.map(toPassage);
     const explained = read.map((p) => retriever.explain(question, p.id));
-    return { passages: passages.map(toPassage), signals: questionSignals(question, read, explained).signals };
+    const { signals } = questionSignals(question, read, explained);
+    const unknownThings = [...new Set([...namedThings(question).filter((t) => !retriever.mentions(t)), ...signals.unknownNames])];
+    const scope = { contentWords: analyzeQuery(question).length, heldTogether: retriever.heldTogether(question, judged.map((p) => p.id)), unknownThings };
+    return { passages: passages.map(toPassage), signals: { ...signals, scope } };
   }
 
   const assistant: DocsCore = {
