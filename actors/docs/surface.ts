@@ -16,6 +16,7 @@ function docsMetrics(registry: Registry) {
   const names = [
     'palabre_docs_answers_total', 'palabre_docs_answer_seconds', 'palabre_docs_flagged_citations_total', 'palabre_docs_passages',
     'palabre_docs_removed_marks_total', 'palabre_docs_relevance_calls_total', 'palabre_docs_relevance_seconds', 'palabre_docs_relevance_tokens_total',
+    'palabre_docs_claims_total', 'palabre_docs_claim_check_calls_total', 'palabre_docs_claim_check_seconds',
   ];
   for (const name of names) registry.removeSingleMetric(name);
   return {
@@ -24,6 +25,9 @@ function docsMetrics(registry: Registry) {
     relevanceCalls: new Counter({ name: 'palabre_docs_relevance_calls_total', help: 'Relevance calls between the two bounds, by verdict (some, none, invalid: failed, late or malformed)', labelNames: ['verdict'], registers: [registry] }),
     relevanceSeconds: new Histogram({ name: 'palabre_docs_relevance_seconds', help: 'Latency the relevance call adds to an answer', buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [registry] }),
     relevanceTokens: new Counter({ name: 'palabre_docs_relevance_tokens_total', help: 'Tokens of the relevance calls (their cost), by kind (input, output)', labelNames: ['kind'], registers: [registry] }),
+    claims: new Counter({ name: 'palabre_docs_claims_total', help: 'Sentences of generated answers checked against their cited passage, by verdict (supported, unsupported: removed before shown)', labelNames: ['verdict'], registers: [registry] }),
+    claimChecks: new Counter({ name: 'palabre_docs_claim_check_calls_total', help: 'Claim checks by outcome (valid; invalid: failed, late or malformed, the answer shown with confidence low)', labelNames: ['outcome'], registers: [registry] }),
+    claimCheckSeconds: new Histogram({ name: 'palabre_docs_claim_check_seconds', help: 'Latency the claim check adds to an answer', buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [registry] }),
     duration: new Histogram({ name: 'palabre_docs_answer_seconds', help: 'Docs assistant answer time, model included', labelNames: ['state'], buckets: [0.005, 0.05, 0.25, 1, 2, 4, 8, 16, 32], registers: [registry] }),
     flagged: new Counter({ name: 'palabre_docs_flagged_citations_total', help: 'Citations removed because they named no retrieved passage', registers: [registry] }),
     passages: new Gauge({
@@ -59,6 +63,12 @@ export const docsSurface: Surface = {
           metrics.relevanceTokens.inc({ kind: 'input' }, r.result.usage.inputTokens);
           metrics.relevanceTokens.inc({ kind: 'output' }, r.result.usage.outputTokens);
         }
+      },
+      onClaimCheck: (r) => {
+        metrics.claimChecks.inc({ outcome: r.valid ? 'valid' : 'invalid' });
+        metrics.claimCheckSeconds.observe(r.ms / 1000);
+        if (r.supported > 0) metrics.claims.inc({ verdict: 'supported' }, r.supported);
+        if (r.unsupported > 0) metrics.claims.inc({ verdict: 'unsupported' }, r.unsupported);
       },
       onAnswer: (answer, ms) => {
         metrics.answers.inc({ state: answer.state, confidence: answer.confidence });
