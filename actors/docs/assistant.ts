@@ -50,7 +50,7 @@ export interface DocsAssistantDeps {
   logger?: Logger;
   metrics?: Pick<Metrics, 'llmRetries'>;
   /** Called once per answer with its final state and duration (the surface counts them in /metrics). */
-  onAnswer?: (answer: ChatAnswer, ms: number) => void;
+  onAnswer?: (answer: ChatAnswer, ms: number, question: string) => void;
   /** Called after each relevance call ("ask" band) with its latency, verdict and usage (/metrics). */
   onRelevanceCall?: (r: { ms: number; verdict: 'some' | 'none' | 'invalid'; result: GenerateResult | undefined }) => void;
   /** Called after each claim check with its latency and how many sentences it kept and removed (/metrics). */
@@ -272,7 +272,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     async ask(req): Promise<ChatAnswer> {
       const t0 = performance.now();
       const answer = await answerOnce(req);
-      deps.onAnswer?.(answer, performance.now() - t0);
+      deps.onAnswer?.(answer, performance.now() - t0, req.question);
       return answer;
     },
   };

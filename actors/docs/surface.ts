@@ -2,11 +2,13 @@ import { createDocsAssistant, type DocsCore } from './assistant.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Surface } from '../../core/surface.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { GapStore } from './gapStore.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
  * persisted index up to date, watches the corpus, mounts the JSON API and the pages
- * (/assistant, /docs, /admin/chat/params — web/docs/mount.ts).
+ * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/mount.ts).
  */
 let running: DocsCore | undefined;
 
@@ -50,6 +52,7 @@ export const docsSurface: Surface = {
   name: 'docs',
   async start(ctx, http) {
     const metrics = docsMetrics(ctx.metrics.registry);
+    const gaps = new GapStore(storeOf({ db: ctx.db, store: ctx.store }), { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });
     const assistant = createDocsAssistant({
       config: ctx.config,
       providers: ctx.providers,
@@ -70,7 +73,10 @@ export const docsSurface: Surface = {
         if (r.supported > 0) metrics.claims.inc({ verdict: 'supported' }, r.supported);
         if (r.unsupported > 0) metrics.claims.inc({ verdict: 'unsupported' }, r.unsupported);
       },
-      onAnswer: (answer, ms) => {
+      onAnswer: (answer, ms, question) => {
+        // What the docs do not answer, for the people who write them (/admin/docs/gaps).
+        const gap = answer.state === 'outOfScope' ? 'refused' : answer.state === 'answered' && answer.confidence === 'low' ? 'low' : undefined;
+        if (gap) gaps.record(question, answer.lang, gap).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'docs: a coverage gap could not be stored'));
         metrics.answers.inc({ state: answer.state, confidence: answer.confidence });
         if (answer.removedMarks > 0) metrics.removedMarks.inc(answer.removedMarks);
         metrics.duration.observe({ state: answer.state }, ms / 1000);
@@ -89,7 +95,7 @@ export const docsSurface: Surface = {
     if (http) {
       mountDocsApi(http.app, { assistant, logger: ctx.logger, metrics: ctx.metrics });
       const { mountDocsPages } = await import('../../web/docs/mount.js');
-      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant });
+      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant, gaps });
       await pages.chatConfig.ready;
     }
     return {
