@@ -53,6 +53,8 @@ export interface DocsAssistantDeps {
   onAnswer?: (answer: ChatAnswer, ms: number, question: string) => void;
   /** Called after each relevance call ("ask" band) with its latency, verdict and usage (/metrics). */
   onRelevanceCall?: (r: { ms: number; verdict: 'some' | 'none' | 'invalid'; result: GenerateResult | undefined }) => void;
+  /** Called with the sentences the claim check removed from an answer (the admin's coverage page lists them). */
+  onDroppedClaims?: (question: string, lang: 'fr' | 'en', sentences: string[]) => void;
   /** Called after each claim check with its latency and how many sentences it kept and removed (/metrics). */
   onClaimCheck?: NonNullable<ClaimCheckDeps['onCall']>;
   /** When given, every question runs as a `chat` conversation of the process's actor system. */
@@ -286,7 +288,10 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const lang = detectLang(req.question);
     const settings = { ...req.settings, confident: Math.max(req.settings.confident, req.settings.threshold) };
     const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge, canVerify }, llm, stream, req.signal);
-    if (out.droppedClaims.length > 0) logger?.warn({ droppedClaims: out.droppedClaims, question: req.question }, 'chat: sentences their cited passage does not support were removed');
+    if (out.droppedClaims.length > 0) {
+      logger?.warn({ droppedClaims: out.droppedClaims, question: req.question }, 'chat: sentences their cited passage does not support were removed');
+      deps.onDroppedClaims?.(req.question, lang, out.droppedClaims);
+    }
     if (canVerify && out.state === 'answered') req.onDelta?.(out.answer);
     const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged, lang, confidence: out.confidence, removedMarks: out.removedMarks, droppedClaims: out.droppedClaims.length };
     if (out.removedMarks > 0) logger?.warn({ removedMarks: out.removedMarks }, 'chat: citation marks naming no source were removed');

@@ -67,6 +67,9 @@ export const docsSurface: Surface = {
           metrics.relevanceTokens.inc({ kind: 'output' }, r.result.usage.outputTokens);
         }
       },
+      onDroppedClaims: (question, lang, sentences) => {
+        gaps.recordDropped(question, lang, sentences).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'docs: removed sentences could not be stored'));
+      },
       onClaimCheck: (r) => {
         metrics.claimChecks.inc({ outcome: r.valid ? 'valid' : 'invalid' });
         metrics.claimCheckSeconds.observe(r.ms / 1000);

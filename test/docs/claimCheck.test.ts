@@ -12,6 +12,7 @@ import { splitClaims } from '../../machines/chat.js';
 import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { makeCorpus, testConfig } from './fixtures.js';
+import { ADMIN_PASSWORD, adminLogin } from '../inspect/support.js';
 
 /**
  * docs/docs-assistant.md § Claims checked before they are shown: with a provider, each sentence of
@@ -120,10 +121,10 @@ describe('the claim check (OpenAI wire fake, real SDK)', () => {
 });
 
 describe('the claim check in /metrics (palabre serve)', () => {
-  it('counts supported and removed sentences and the check\'s latency; the client never reads a removed one', async () => {
+  it('counts supported and removed sentences and the check\'s latency; the client never reads a removed one, the admin does', async () => {
     const data = mkdtempSync(join(tmpdir(), 'palabre-claims-'));
     const config = loadConfig({
-      env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_THRESHOLD: '0.3', DOCS_LEXICONS: 'off', LLM_MAX_RETRIES: '0' },
+      env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_THRESHOLD: '0.3', DOCS_LEXICONS: 'off', LLM_MAX_RETRIES: '0', ADMIN_PASSWORD, SESSION_SECRET: 'claims-session-secret-0123456789abcdef' },
       dotenvPath: null,
     });
     const running = await startServer({ config, logger: silentLogger(), surfaces: [async () => docsSurface] });
@@ -138,6 +139,10 @@ describe('the claim check in /metrics (palabre serve)', () => {
       expect(metrics).toMatch(/palabre_docs_claims_total\{verdict="unsupported"\} 1/);
       expect(metrics).toMatch(/palabre_docs_claim_check_calls_total\{outcome="valid"\} 1/);
       expect(metrics).toMatch(/palabre_docs_claim_check_seconds_count 1/);
+      const cookie = await adminLogin(base);
+      const read = async () => ((await (await fetch(`${base}/admin/docs/gaps?format=json`, { headers: { cookie } })).json()) as { dropped: Array<{ question: string; sentence: string }> }).dropped;
+      await expect.poll(async () => (await read()).length, { timeout: 5000, interval: 50 }).toBe(1);
+      expect(await read()).toEqual([{ question: QUESTION, sentence: 'Il est ensuite détruit par la CNIL [1].', at: expect.any(String) }]);
     } finally {
       await running.shutdown('test');
       rmSync(data, { recursive: true, force: true });

@@ -35,8 +35,11 @@ describe.each(ENGINES)('docs coverage gaps: $name', (engine) => {
       expect((await gaps.groups(30)).map((g) => g.question).sort()).toEqual(['Quelles sont les nouveautés du RGAA 5 ?', 'claude_desktop_config.json MCP']);
       now = new Date('2026-11-05T00:00:00Z');
       await gaps.record('Quel temps fera-t-il demain ?', 'fr', 'refused');
+      await gaps.recordDropped('Combien de temps garder un dossier ?', 'fr', ['Il est ensuite détruit [1].']);
+      expect(await gaps.dropped(7)).toEqual([{ question: 'Combien de temps garder un dossier ?', sentence: 'Il est ensuite détruit [1].', at: now.toISOString() }]);
+      expect((await gaps.groups(7)).map((g) => g.question)).toEqual(['Quel temps fera-t-il demain ?']);
       const rows = await store.db.withTables<{ docs_gaps: { question: string } }>().selectFrom('docs_gaps').select('question').execute();
-      expect(rows.map((r) => r.question).sort()).toEqual(['Quel temps fera-t-il demain ?', 'claude_desktop_config.json MCP']);
+      expect(rows.map((r) => r.question).sort()).toEqual(['Combien de temps garder un dossier ?', 'Quel temps fera-t-il demain ?', 'claude_desktop_config.json MCP']);
     });
   });
 });

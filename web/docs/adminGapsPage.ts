@@ -28,8 +28,9 @@ export function mountAdminGapsPage(app: Express, d: AdminGapsDeps): void {
       return;
     }
     const groups = await d.gaps.groups(q.data.days);
+    const dropped = await d.gaps.dropped(q.data.days);
     if (q.data.format === 'json') {
-      res.json({ days: q.data.days, groups });
+      res.json({ days: q.data.days, groups, dropped });
       return;
     }
     const rows = groups.map(
@@ -48,6 +49,15 @@ ${groups.length === 0
 <caption>${groups.length} sujet(s), les plus demandés d’abord</caption>
 <thead><tr><th scope="col">Question (la plus récente du groupe)</th><th scope="col">Fois</th><th scope="col">Refusées</th><th scope="col">Confiance basse</th><th scope="col">Dernière fois (UTC)</th></tr></thead>
 <tbody>${rows}</tbody>
+</table>`}
+<h2>Phrases retirées des réponses</h2>
+<p>Avec un fournisseur de modèle, chaque phrase d’une réponse est vérifiée contre le passage qu’elle cite ; celles que leur source ne soutient pas sont retirées avant l’affichage et listées ici.</p>
+${dropped.length === 0
+  ? html`<p>Aucune phrase retirée sur la période.</p>`
+  : html`<table>
+<caption>${dropped.length} phrase(s) retirée(s), les plus récentes d’abord</caption>
+<thead><tr><th scope="col">Question</th><th scope="col">Phrase retirée</th><th scope="col">Quand (UTC)</th></tr></thead>
+<tbody>${dropped.map((x) => html`<tr><td>${x.question}</td><td>${x.sentence}</td><td><time datetime="${x.at}">${x.at.slice(0, 16).replace('T', ' ')}</time></td></tr>`)}</tbody>
 </table>`}
 <form method="post" action="/admin/logout" class="actions">
 ${csrfField(d.admin.csrfToken(res))}
