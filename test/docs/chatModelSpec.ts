@@ -225,16 +225,14 @@ export const samples = {
   'xstate.error.actor.judge': [{ error: new Error('judge bug') }],
   'xstate.done.actor.generate': [
     { output: generated('Vingt ans [1] [7].', [{ sourceId: 'p1' }, { sourceId: 'invented' }]) },
-    // Marks in another order than the passages: renumbered in order of first use.
-    { output: generated('Dix ans [2], puis vingt [1][9].', []) },
+    // Marks in another order than the passages: renumbered in order of first use; two sentences,
+    // so the claim check may keep one.
+    { output: generated('Dix ans [2]. Puis vingt [1][9].', []) },
     { output: generated(OUT_OF_SCOPE_ANSWER, []) },
-    // Two sentences, two sources: the claim check may keep one.
-    { output: generated('Vingt ans [1]. Dix ans [2].', []) },
     { output: { ok: false, attempts: 1, model: 'm', error: { kind: 'server', message: 'HTTP 503' } } satisfies LlmCallOutput },
   ],
   'xstate.error.actor.generate': [{ error: new Error('provider bug') }],
   'xstate.done.actor.verify': [
-    { output: { ok: true, supported: [true, true], ms: 3 } },
     { output: { ok: true, supported: [true, false], ms: 3 } },
     { output: { ok: true, supported: [false, false], ms: 3 } },
     { output: { ok: false, reason: 'malformed claim check: invalid JSON', ms: 3 } },
