@@ -72,7 +72,9 @@ const clean = (s: string): string => s.replace(/^[-*•\d.)\s]+(?=\S)/, '').repl
 /** Most of the unit's characters are in file paths (« web/docs/mount.ts », « core/store/db.ts »). */
 function mostlyPaths(unit: string): boolean {
   const parts = unit.split(/[\s,;|()]+/).filter((w) => w.length > 0);
-  const pathChars = parts.filter((w) => /\w[/\\]\w|\w\.(?:ts|js|json|md|mdx|py|sh|yml|yaml)\b/.test(w)).reduce((n, w) => n + w.length, 0);
+  // A file name has an extension: « resources/read » and « notifications/cancelled » are protocol
+  // methods, which answers name.
+  const pathChars = parts.filter((w) => /\w\.(?:ts|js|mjs|json|md|mdx|py|sh|yml|yaml|toml|txt)\b/.test(w)).reduce((n, w) => n + w.length, 0);
   return pathChars / Math.max(1, parts.reduce((n, w) => n + w.length, 0)) >= 0.4;
 }
 
@@ -88,28 +90,32 @@ const isTable = (block: string): boolean => {
   return lines.length > 1 && lines.every((l) => TABLE_ROW.test(l.trim()));
 };
 
-function sentences(text: string): string[] {
+/** A quotable unit: what is shown, and the sentence its weight is measured on. */
+interface Unit {
+  text: string;
+  own: string;
+}
+
+function sentences(text: string): Unit[] {
   const blocks = text.split(/\n[ \t]*\n/).map((b) => b.replace(/^\n+|\n+$/g, '')).filter((b) => b.trim() !== '');
-  const out: string[] = [];
-  let absorbed = -1;
+  const out: Unit[] = [];
   blocks.forEach((block, i) => {
-    if (i === absorbed) return;
     const lines = block.split('\n');
     const table = isTable(block);
     const units = table ? lines.slice(1).map((l) => l.replace(/\s+/g, ' ').trim()) : paragraphUnits(block);
     // A table after the colon is quoted row by row, the row that answers rather than the whole table.
     const next = blocks[i + 1] !== undefined && !isTable(blocks[i + 1]!) ? blocks[i + 1] : undefined;
     units.forEach((u, j) => {
-      // The last sentence of a block ending on a colon: the next block is what it announces.
+      // The last sentence of a block ending on a colon shows the block it announces; it is chosen
+      // on its own words, so a long block does not make it outrank a closer sentence.
       if (!table && j === units.length - 1 && u.endsWith(':') && next !== undefined) {
         const follow = next.split('\n').map((l) => l.trim()).filter(Boolean).join('\n');
-        out.push(`${u} ${follow.length > MAX_FOLLOW_CHARS ? `${follow.slice(0, MAX_FOLLOW_CHARS)}…` : follow}`);
-        absorbed = i + 1;
-      } else out.push(u);
+        out.push({ text: `${u} ${follow.length > MAX_FOLLOW_CHARS ? `${follow.slice(0, MAX_FOLLOW_CHARS)}…` : follow}`, own: u });
+      } else out.push({ text: u, own: u });
     });
   });
-  // A question quoted by the docs (« Comment configurer le port HTTP ? ») is an example, not an answer.
-  return out.filter((u) => u.length >= 15 && !mostlyPaths(u) && !/\?\s*(?:»|"|$)/.test(u));
+  // A question the docs quote as an example (« Comment configurer le port HTTP ? ») is not an answer.
+  return out.filter((u) => u.own.length >= 15 && !mostlyPaths(u.text) && !/«[^»]*\?\s*»|"[^"]*\?"/.test(u.own));
 }
 
 function sentenceStems(sentence: string): Set<string> {
@@ -144,7 +150,7 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
   const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const lang = detectLang(question);
   const tokens = analyzeQuery(question);
-  const split = docs.map((d) => sentences(d.text).map((text) => ({ text, stems: sentenceStems(text) })));
+  const split = docs.map((d) => sentences(d.text).map((u) => ({ text: u.text, stems: sentenceStems(u.own) })));
   const weights = localWeights(tokens, split.flat().map((s) => s.stems)).map((w, j) => (HOW_TO.has(tokens[j]!.word) ? w * HOW_TO_WEIGHT : w));
   const candidates: Array<{ text: string; doc: number; order: number; score: number; hits: number }> = [];
   split.forEach((list, i) => {
@@ -187,6 +193,8 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
     const first = split[0]?.[0]?.text ?? docs[0].text.slice(0, MAX_SENTENCE_CHARS);
     best.push({ text: first, doc: 0, order: 0, score: 0, hits: 0 });
   }
+  // A unit already shown inside another (a line of the block a colon brought along) is not repeated.
+  best = best.filter((c) => !best.some((o) => o !== c && o.text.length > c.text.length && o.text.includes(c.text)));
   const lines = best.map((c) => `« ${c.text} » [${c.doc + 1}]`);
   const cited = [...new Set(best.map((c) => c.doc))];
   const intro = best.length === 1 ? `${OFFLINE_PREFIXES[lang]}\n\n${SINGLE_SENTENCE_NOTES[lang]}` : OFFLINE_PREFIXES[lang];
