@@ -11,6 +11,7 @@ import { startServer } from '../../core/server.js';
 import { splitClaims } from '../../machines/chat.js';
 import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake } from '../fakes/anthropic.js';
 import { makeCorpus, testConfig } from './fixtures.js';
 import { ADMIN_PASSWORD, adminLogin } from '../inspect/support.js';
 
@@ -117,6 +118,30 @@ describe('the claim check (OpenAI wire fake, real SDK)', () => {
     expect(fake.requests).toHaveLength(1);
     expect(answer).toMatchObject({ state: 'answered', answer: TWO_SENTENCES });
     expect(checks).toEqual([]);
+  });
+});
+
+describe('the claim check through Claude (Anthropic wire fake, real SDK)', () => {
+  it('sentences cited natively (no [n]) are checked against the cited passages; an unsupported one is removed', async () => {
+    const claude = await startAnthropicFake();
+    try {
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: claude.url, CHAT_MODEL: 'claude-test' });
+      const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
+      await a.ready();
+      claude.script(
+        { blocks: [{ text: 'Vingt ans. Puis la CNIL les détruit.', citations: [{ searchResultIndex: 0, citedText: '20 ans' }] }] },
+        { text: '{"supported": [1]}' },
+      );
+      const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
+      expect(claude.requests).toHaveLength(2);
+      const check = claude.requests[1]!.body as { max_tokens: number; messages: Array<{ content: unknown }> };
+      expect(check.max_tokens).toBeLessThanOrEqual(80);
+      expect(JSON.stringify(check.messages)).toContain('(2) Puis la CNIL les détruit. — cites none');
+      expect(answer).toMatchObject({ state: 'answered', confidence: 'high', answer: 'Vingt ans.', droppedClaims: 1 });
+      expect(answer.sources.map((s) => s.href)).toEqual(['/docs/rgpd/14-conservation.md#exemples']);
+    } finally {
+      await claude.close();
+    }
   });
 });
 
