@@ -78,7 +78,8 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const relevant = got?.passages ?? [];
   // Two words or more and no passage holding two of them together: refused too (§ Scope).
   const scattered = sig?.scope !== undefined && sig.scope.contentWords >= 2 && sig.scope.heldTogether <= 1;
-  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered);
+  // A question about the world now is refused: docs are not a live source.
+  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered || sig!.liveData);
   // A named thing no passage mentions keeps the answer from "high".
   const high = got !== undefined && !refuse && sig!.inScope >= confident && (sig!.scope?.unknownThings.length ?? 0) === 0;
   const ask = got !== undefined && !refuse && !high;
@@ -213,7 +214,9 @@ export const samples = {
     { output: retrieved([passage('p8', 0.15, 'autre')], { inScope: 0.95 }) },
     // Most of the weight in unknown words refuses whatever the probability; the other cues only feed it.
     { output: retrieved([passage('p1', 0.9)], { inScope: 0.9, unseenShare: 0.75 }) },
-    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'], liveData: true }) },
+    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'] }) },
+    // Live data (« demain »): refused whatever the score and probability.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.95, liveData: true }) },
     // The question's words scattered over passages that never hold two together: refused.
     { output: retrieved([passage('p1', 0.5)], { inScope: 0.9, scope: { contentWords: 3, heldTogether: 1, unknownThings: [] } }) },
     // A named thing no passage mentions: never "high", whatever the probability.

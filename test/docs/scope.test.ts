@@ -24,6 +24,7 @@ beforeAll(() => {
   writeFileSync(join(root, 'rgaa', 'declaration.md'), '# Déclaration\n\nCette déclaration a été établie le 9 août 2022 par l’équipe du site.\n');
   writeFileSync(join(root, 'protocol.md'), '# Protocol\n\nThe protocol connects tools and data sources all over the world.\n\nLe monde entier peut implémenter le protocole sans licence.\n');
   writeFileSync(join(root, 'rgaa', 'revision.md'), '# Notes de révision\n\nLes nouveautés du RGAA 4.1 portent sur les critères de contraste et les cadres.\n');
+  writeFileSync(join(root, 'weather.md'), '# Example server\n\nThe example weather server exposes the weather forecast of a city such as Paris as a resource.\n');
   writeFileSync(join(root, 'config.md'), '# Configuration\n\nThe HTTP port is set by the PORT variable: `PORT=3001 npm start`.\n');
 });
 afterAll(() => {
@@ -53,6 +54,17 @@ describe('unrelated questions', () => {
     const port = await a.ask({ question: 'Which variable sets the HTTP port?', settings: a.defaults() });
     expect(port.state).toBe('answered');
     expect(provider.requests).toHaveLength(1);
+  });
+
+  it('a question about the world now is refused, however well its words match the docs\' example weather server', async () => {
+    const { a, provider } = await assistant();
+    const en = await a.ask({ question: 'What is the weather forecast in Paris tomorrow?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en });
+    const fr = await a.ask({ question: 'Quelle est la météo à Paris demain ?', settings: a.defaults() });
+    expect(fr).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.fr });
+    expect(provider.requests).toHaveLength(0);
+    const docs = await a.ask({ question: 'Which resource does the example weather server expose?', settings: a.defaults() });
+    expect(docs.state).toBe('answered');
   });
 
   it('palabre ask exits 3 on them', async () => {
