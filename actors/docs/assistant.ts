@@ -6,7 +6,8 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { chatMachine, type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved } from '../../machines/chat.js';
+import { chatMachine, type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved, type VerifyInput, type VerifyOutput } from '../../machines/chat.js';
+import { checkClaims, type ClaimCheckDeps } from './claimCheck.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { runLlmCall } from '../llm/llmCallActor.js';
 import { registerOfflineResponder } from '../llm/offline.js';
@@ -14,7 +15,8 @@ import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
-import { detectLang } from '../retrieval/analyze.js';
+import { analyzeQuery, detectLang } from '../retrieval/analyze.js';
+import { namedThings } from '../retrieval/scope.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { questionSignals } from '../retrieval/confidence.js';
 import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
@@ -36,7 +38,7 @@ export const FAILED_ANSWER = FAILED_ANSWERS.fr;
 export type DocsConfig = Pick<
   Config,
   | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_BASE_URL' | 'CHAT_API_KEY' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_SCORE_CONFIDENT' | 'CHAT_TEMPERATURE'
-  | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS'
+  | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS' | 'CHAT_CLAIM_CHECK'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
   | 'LLM_MAX_RETRIES' | 'LLM_ATTEMPT_TIMEOUT_MS' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
   | 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'
@@ -48,9 +50,13 @@ export interface DocsAssistantDeps {
   logger?: Logger;
   metrics?: Pick<Metrics, 'llmRetries'>;
   /** Called once per answer with its final state and duration (the surface counts them in /metrics). */
-  onAnswer?: (answer: ChatAnswer, ms: number) => void;
+  onAnswer?: (answer: ChatAnswer, ms: number, question: string) => void;
   /** Called after each relevance call ("ask" band) with its latency, verdict and usage (/metrics). */
   onRelevanceCall?: (r: { ms: number; verdict: 'some' | 'none' | 'invalid'; result: GenerateResult | undefined }) => void;
+  /** Called with the sentences the claim check removed from an answer (the admin's coverage page lists them). */
+  onDroppedClaims?: (question: string, lang: 'fr' | 'en', sentences: string[]) => void;
+  /** Called after each claim check with its latency and how many sentences it kept and removed (/metrics). */
+  onClaimCheck?: NonNullable<ClaimCheckDeps['onCall']>;
   /** When given, every question runs as a `chat` conversation of the process's actor system. */
   runtime?: Runtime;
   /** Overrides the embedder built from configuration (tests). */
@@ -72,6 +78,7 @@ export interface ChatActors {
   retrieve: ReturnType<typeof fromPromise<Retrieved, { question: string; k: number }>>;
   judge: ReturnType<typeof fromPromise<JudgeOutput, JudgeInput>>;
   generate: ReturnType<typeof fromPromise<LlmCallOutput, LlmCallInput>>;
+  verify: ReturnType<typeof fromPromise<VerifyOutput, VerifyInput>>;
 }
 
 /** The DocsAssistant plus what the surface and the CLI need to run it. */
@@ -179,6 +186,18 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
           s,
         ),
       ),
+      verify: fromPromise<VerifyOutput, VerifyInput>(({ input: v, signal: s }) =>
+        checkClaims(
+          v,
+          {
+            model: config.CHAT_RELEVANCE_MODEL || input.settings.model,
+            timeoutMs: config.CHAT_RELEVANCE_TIMEOUT_MS,
+            call: (req, sig) => runLlmCall(llm, req, { signal: sig, ...(deps.metrics ? { metrics: deps.metrics } : {}) }),
+            ...(deps.onClaimCheck ? { onCall: deps.onClaimCheck } : {}),
+          },
+          s,
+        ),
+      ),
       generate: fromPromise<LlmCallOutput, LlmCallInput>(({ input: req, signal: s }) =>
         runLlmCall(llm, req, {
           signal: s,
@@ -220,7 +239,10 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const { passages, judged } = await retriever.retrieveJudged(question, k, signal);
     const read = judged.map(toPassage);
     const explained = read.map((p) => retriever.explain(question, p.id));
-    return { passages: passages.map(toPassage), signals: questionSignals(question, read, explained).signals };
+    const { signals } = questionSignals(question, read, explained);
+    const unknownThings = [...new Set([...namedThings(question).filter((t) => !retriever.mentions(t)), ...signals.unknownNames])];
+    const scope = { contentWords: analyzeQuery(question).length, heldTogether: retriever.heldTogether(question, judged.map((p) => p.id)), unknownThings };
+    return { passages: passages.map(toPassage), signals: { ...signals, scope } };
   }
 
   const assistant: DocsCore = {
@@ -252,18 +274,26 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     async ask(req): Promise<ChatAnswer> {
       const t0 = performance.now();
       const answer = await answerOnce(req);
-      deps.onAnswer?.(answer, performance.now() - t0);
+      deps.onAnswer?.(answer, performance.now() - t0, req.question);
       return answer;
     },
   };
 
   async function answerOnce(req: Parameters<DocsAssistant['ask']>[0]): Promise<ChatAnswer> {
     const llm = provider();
-    const stream = { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
+    const canJudge = llm.name !== 'offline';
+    // Checked claims are shown once checked: nothing the model writes is streamed before that.
+    const canVerify = canJudge && config.CHAT_CLAIM_CHECK === 'on';
+    const stream = canVerify ? {} : { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
     const lang = detectLang(req.question);
     const settings = { ...req.settings, confident: Math.max(req.settings.confident, req.settings.threshold) };
-    const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge: llm.name !== 'offline' }, llm, stream, req.signal);
-    const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged, lang, confidence: out.confidence, removedMarks: out.removedMarks };
+    const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge, canVerify }, llm, stream, req.signal);
+    if (out.droppedClaims.length > 0) {
+      logger?.warn({ droppedClaims: out.droppedClaims, question: req.question }, 'chat: sentences their cited passage does not support were removed');
+      deps.onDroppedClaims?.(req.question, lang, out.droppedClaims);
+    }
+    if (canVerify && out.state === 'answered') req.onDelta?.(out.answer);
+    const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged, lang, confidence: out.confidence, removedMarks: out.removedMarks, droppedClaims: out.droppedClaims.length };
     if (out.removedMarks > 0) logger?.warn({ removedMarks: out.removedMarks }, 'chat: citation marks naming no source were removed');
     if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');
     if (out.state === 'failed') {

@@ -80,6 +80,8 @@ export interface ChatAnswer {
   notice?: string;
   /** `[n]` marks removed because they named no source. */
   removedMarks: number;
+  /** Sentences removed because the passage they cite does not support them (the claim check; 0 without it). */
+  droppedClaims?: number;
   sources: SourceRef[];
   /** Citations removed because they named no retrieved passage. */
   flagged: string[];

@@ -24,6 +24,8 @@ export const SINGLE_SENTENCE_NOTES = {
   en: 'Only one sentence of the documentation carries the words of your question:',
 } as const;
 const MAX_SENTENCE_CHARS = 400;
+/** A sentence bringing the block its colon announces may be that much longer. */
+const MAX_UNIT_CHARS = MAX_SENTENCE_CHARS + 500;
 /**
  * What is quoted (measured by bench/rag-tune.ts and bench/rag-cite-cv.ts):
  * - `leads`, `leadShare`: the best sentence of each of the first `leads` passages is quoted when it
@@ -53,17 +55,67 @@ function spread<T extends { doc: number; score: number }>(ranked: T[], closeShar
 }
 
 /**
- * Sentences of a passage. Markdown wraps paragraphs at a fixed width, so a single line break
- * inside a paragraph is a space; a blank line, a list item, a heading or a table row starts anew.
+ * Sentences of a passage, as units a reader can quote whole. Markdown wraps paragraphs at a fixed
+ * width, so a single line break inside a paragraph is a space; a blank line, a list item, a heading
+ * or a table row starts anew. A table row is one unit (its header row, a list of column names, is
+ * none). A sentence ending on a colon announces what follows — a command, a list, an example — so
+ * the block after it comes with it (« set PORT to a free port: PORT=3001 npm start »). A unit made
+ * mostly of file paths or identifiers (a file list) is not an answer and is not quoted.
  */
 const SOFT_BREAK = /\n(?![ \t]*(?:[-*•+] |\d+[.)] |#|\||\n))/g;
+const TABLE_ROW = /\S \| \S|^\|/;
+/** What a colon's sentence brings along at most (a command, a short list). */
+const MAX_FOLLOW_CHARS = 500;
 
-function sentences(text: string): string[] {
-  return text
+const clean = (s: string): string => s.replace(/^[-*•\d.)\s]+(?=\S)/, '').replace(/\s+/g, ' ').trim();
+
+/** Most of the unit's characters are in file paths (« web/docs/mount.ts », « core/store/db.ts »). */
+function mostlyPaths(unit: string): boolean {
+  const parts = unit.split(/[\s,;|()]+/).filter((w) => w.length > 0);
+  // A file name has an extension: « resources/read » and « notifications/cancelled » are protocol
+  // methods, which answers name.
+  const pathChars = parts.filter((w) => /\w\.(?:ts|js|mjs|json|md|mdx|py|sh|yml|yaml|toml|txt)\b/.test(w)).reduce((n, w) => n + w.length, 0);
+  return pathChars / Math.max(1, parts.reduce((n, w) => n + w.length, 0)) >= 0.4;
+}
+
+function paragraphUnits(block: string): string[] {
+  return block
     .replace(SOFT_BREAK, ' ')
     .split(/\n+|(?<=[.!?;:])\s+(?=[A-ZÀ-ÖØ-Þ«"*(\-•])/u)
-    .map((s) => s.replace(/^[-*•\d.)\s]+/, '').replace(/\s+/g, ' ').trim())
-    .filter((s) => s.length >= 15);
+    .map(clean);
+}
+
+const isTable = (block: string): boolean => {
+  const lines = block.split('\n');
+  return lines.length > 1 && lines.every((l) => TABLE_ROW.test(l.trim()));
+};
+
+/** A quotable unit: what is shown, and the sentence its weight is measured on. */
+interface Unit {
+  text: string;
+  own: string;
+}
+
+function sentences(text: string): Unit[] {
+  const blocks = text.split(/\n[ \t]*\n/).map((b) => b.replace(/^\n+|\n+$/g, '')).filter((b) => b.trim() !== '');
+  const out: Unit[] = [];
+  blocks.forEach((block, i) => {
+    const lines = block.split('\n');
+    const table = isTable(block);
+    const units = table ? lines.slice(1).map((l) => l.replace(/\s+/g, ' ').trim()) : paragraphUnits(block);
+    // A table after the colon is quoted row by row, the row that answers rather than the whole table.
+    const next = blocks[i + 1] !== undefined && !isTable(blocks[i + 1]!) ? blocks[i + 1] : undefined;
+    units.forEach((u, j) => {
+      // The last sentence of a block ending on a colon shows the block it announces; it is chosen
+      // on its own words, so a long block does not make it outrank a closer sentence.
+      if (!table && j === units.length - 1 && u.endsWith(':') && next !== undefined) {
+        const follow = next.split('\n').map((l) => l.trim()).filter(Boolean).join('\n');
+        out.push({ text: `${u} ${follow.length > MAX_FOLLOW_CHARS ? `${follow.slice(0, MAX_FOLLOW_CHARS)}…` : follow}`, own: u });
+      } else out.push({ text: u, own: u });
+    });
+  });
+  // A question the docs quote as an example (« Comment configurer le port HTTP ? ») is not an answer.
+  return out.filter((u) => u.own.length >= 15 && !mostlyPaths(u.text) && !/«[^»]*\?\s*»|"[^"]*\?"/.test(u.own));
 }
 
 function sentenceStems(sentence: string): Set<string> {
@@ -75,6 +127,15 @@ function sentenceStems(sentence: string): Set<string> {
   }
   return out;
 }
+
+/**
+ * « Comment changer le port HTTP ? », « How do I set the model? »: the verb says what the reader
+ * wants to do, the rest says what about. Rare in the docs' sentences, the verb weighed most and a
+ * sentence holding it (« names the variable to change ») outranked the one giving the setting and
+ * its command; it counts for a fifth of its weight.
+ */
+const HOW_TO = new Set(['changer', 'modifier', 'configurer', 'regler', 'definir', 'parametrer', 'change', 'modify', 'configure', 'set', 'adjust', 'customize', 'customise']);
+const HOW_TO_WEIGHT = 0.2;
 
 /** Weight of each question word within the passages sent: ln(1 + S / (1 + sentences holding it)). */
 function localWeights(tokens: QueryToken[], all: Array<Set<string>>): number[] {
@@ -89,8 +150,8 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
   const question = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const lang = detectLang(question);
   const tokens = analyzeQuery(question);
-  const split = docs.map((d) => sentences(d.text).map((text) => ({ text, stems: sentenceStems(text) })));
-  const weights = localWeights(tokens, split.flat().map((s) => s.stems));
+  const split = docs.map((d) => sentences(d.text).map((u) => ({ text: u.text, stems: sentenceStems(u.own) })));
+  const weights = localWeights(tokens, split.flat().map((s) => s.stems)).map((w, j) => (HOW_TO.has(tokens[j]!.word) ? w * HOW_TO_WEIGHT : w));
   const candidates: Array<{ text: string; doc: number; order: number; score: number; hits: number }> = [];
   split.forEach((list, i) => {
     list.forEach((s, order) => {
@@ -104,7 +165,7 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
       });
       // Earlier passages ranked higher: a small bonus breaks ties in their favour (a rank discount
       // was tried on the tuning set: fewer relevant sources cited).
-      candidates.push({ text: s.text.length > MAX_SENTENCE_CHARS ? `${s.text.slice(0, MAX_SENTENCE_CHARS)}…` : s.text, doc: i, order, score: score - i * 0.001, hits });
+      candidates.push({ text: s.text.length > MAX_UNIT_CHARS ? `${s.text.slice(0, MAX_UNIT_CHARS)}…` : s.text, doc: i, order, score: score - i * 0.001, hits });
     });
   });
   const top = Math.max(0, ...candidates.map((c) => c.score));
@@ -132,6 +193,8 @@ export function extractiveAnswer(req: GenerateRequest): OfflineAnswer {
     const first = split[0]?.[0]?.text ?? docs[0].text.slice(0, MAX_SENTENCE_CHARS);
     best.push({ text: first, doc: 0, order: 0, score: 0, hits: 0 });
   }
+  // A unit already shown inside another (a line of the block a colon brought along) is not repeated.
+  best = best.filter((c) => !best.some((o) => o !== c && o.text.length > c.text.length && o.text.includes(c.text)));
   const lines = best.map((c) => `« ${c.text} » [${c.doc + 1}]`);
   const cited = [...new Set(best.map((c) => c.doc))];
   const intro = best.length === 1 ? `${OFFLINE_PREFIXES[lang]}\n\n${SINGLE_SENTENCE_NOTES[lang]}` : OFFLINE_PREFIXES[lang];

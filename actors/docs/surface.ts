@@ -2,11 +2,13 @@ import { createDocsAssistant, type DocsCore } from './assistant.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Surface } from '../../core/surface.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { GapStore } from './gapStore.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
  * persisted index up to date, watches the corpus, mounts the JSON API and the pages
- * (/assistant, /docs, /admin/chat/params — web/docs/mount.ts).
+ * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/mount.ts).
  */
 let running: DocsCore | undefined;
 
@@ -16,6 +18,7 @@ function docsMetrics(registry: Registry) {
   const names = [
     'palabre_docs_answers_total', 'palabre_docs_answer_seconds', 'palabre_docs_flagged_citations_total', 'palabre_docs_passages',
     'palabre_docs_removed_marks_total', 'palabre_docs_relevance_calls_total', 'palabre_docs_relevance_seconds', 'palabre_docs_relevance_tokens_total',
+    'palabre_docs_claims_total', 'palabre_docs_claim_check_calls_total', 'palabre_docs_claim_check_seconds',
   ];
   for (const name of names) registry.removeSingleMetric(name);
   return {
@@ -24,6 +27,9 @@ function docsMetrics(registry: Registry) {
     relevanceCalls: new Counter({ name: 'palabre_docs_relevance_calls_total', help: 'Relevance calls between the two bounds, by verdict (some, none, invalid: failed, late or malformed)', labelNames: ['verdict'], registers: [registry] }),
     relevanceSeconds: new Histogram({ name: 'palabre_docs_relevance_seconds', help: 'Latency the relevance call adds to an answer', buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [registry] }),
     relevanceTokens: new Counter({ name: 'palabre_docs_relevance_tokens_total', help: 'Tokens of the relevance calls (their cost), by kind (input, output)', labelNames: ['kind'], registers: [registry] }),
+    claims: new Counter({ name: 'palabre_docs_claims_total', help: 'Sentences of generated answers checked against their cited passage, by verdict (supported, unsupported: removed before shown)', labelNames: ['verdict'], registers: [registry] }),
+    claimChecks: new Counter({ name: 'palabre_docs_claim_check_calls_total', help: 'Claim checks by outcome (valid; invalid: failed, late or malformed, the answer shown with confidence low)', labelNames: ['outcome'], registers: [registry] }),
+    claimCheckSeconds: new Histogram({ name: 'palabre_docs_claim_check_seconds', help: 'Latency the claim check adds to an answer', buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [registry] }),
     duration: new Histogram({ name: 'palabre_docs_answer_seconds', help: 'Docs assistant answer time, model included', labelNames: ['state'], buckets: [0.005, 0.05, 0.25, 1, 2, 4, 8, 16, 32], registers: [registry] }),
     flagged: new Counter({ name: 'palabre_docs_flagged_citations_total', help: 'Citations removed because they named no retrieved passage', registers: [registry] }),
     passages: new Gauge({
@@ -46,6 +52,7 @@ export const docsSurface: Surface = {
   name: 'docs',
   async start(ctx, http) {
     const metrics = docsMetrics(ctx.metrics.registry);
+    const gaps = new GapStore(storeOf({ db: ctx.db, store: ctx.store }), { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });
     const assistant = createDocsAssistant({
       config: ctx.config,
       providers: ctx.providers,
@@ -60,7 +67,19 @@ export const docsSurface: Surface = {
           metrics.relevanceTokens.inc({ kind: 'output' }, r.result.usage.outputTokens);
         }
       },
-      onAnswer: (answer, ms) => {
+      onDroppedClaims: (question, lang, sentences) => {
+        gaps.recordDropped(question, lang, sentences).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'docs: removed sentences could not be stored'));
+      },
+      onClaimCheck: (r) => {
+        metrics.claimChecks.inc({ outcome: r.valid ? 'valid' : 'invalid' });
+        metrics.claimCheckSeconds.observe(r.ms / 1000);
+        if (r.supported > 0) metrics.claims.inc({ verdict: 'supported' }, r.supported);
+        if (r.unsupported > 0) metrics.claims.inc({ verdict: 'unsupported' }, r.unsupported);
+      },
+      onAnswer: (answer, ms, question) => {
+        // What the docs do not answer, for the people who write them (/admin/docs/gaps).
+        const gap = answer.state === 'outOfScope' ? 'refused' : answer.state === 'answered' && answer.confidence === 'low' ? 'low' : undefined;
+        if (gap) gaps.record(question, answer.lang, gap).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'docs: a coverage gap could not be stored'));
         metrics.answers.inc({ state: answer.state, confidence: answer.confidence });
         if (answer.removedMarks > 0) metrics.removedMarks.inc(answer.removedMarks);
         metrics.duration.observe({ state: answer.state }, ms / 1000);
@@ -79,7 +98,7 @@ export const docsSurface: Surface = {
     if (http) {
       mountDocsApi(http.app, { assistant, logger: ctx.logger, metrics: ctx.metrics });
       const { mountDocsPages } = await import('../../web/docs/mount.js');
-      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant });
+      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant, gaps });
       await pages.chatConfig.ready;
     }
     return {

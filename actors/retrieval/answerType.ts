@@ -39,7 +39,7 @@ const PLACE = new RegExp(
 const LIVE = new RegExp(
   `\\b(?:${[
     'cette annee', "l'an dernier", "l'annee (?:derniere|prochaine)", 'this year', 'last year', 'next year', 'currently', 'actuellement',
-    'en ce moment', 'a ce jour', 'as of', 'sortira', 'sortiront', 'when will', 'will be released', 'latest', 'most recent', 'derniere version', 'plus recente?', "aujourd'hui", 'today', 'tomorrow', 'demain', 'right now',
+    'en ce moment', 'a ce jour', 'as of', 'sortira', 'sortiront', 'when will', 'will be released', 'latest', 'most recent', 'quelle heure est-il', 'what time is it', 'derniere version', 'plus recente?', "aujourd'hui", 'today', 'tomorrow', 'demain', 'right now',
   ].join('|')})\\b`,
 );
 

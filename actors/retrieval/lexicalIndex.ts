@@ -126,6 +126,9 @@ export function diversify<T extends { id: string }>(hits: T[], perFile: number):
   return [...first, ...rest];
 }
 
+/** How many of a word's translations, in the dictionary's order, count as the word in `heldTogether` (bench/rag-scope.ts). */
+export const heldTranslations = { n: 0 };
+
 export class LexicalIndex {
   private mini = newMiniSearch();
   /** Passages holding each term, for the coverage weights. */
@@ -425,6 +428,28 @@ export class LexicalIndex {
       weight,
       matched: token.variants.some((v) => terms.has(v)),
     }));
+  }
+
+  /**
+   * The most question words one of the passages `ids` holds together, a word counting as held when
+   * the passage holds one of its stems or, after the dictionaries' expansion, one of its
+   * translations. A question none of whose passages holds two of its
+   * words is not about anything the corpus talks about: its words are there, scattered.
+   */
+  heldTogether(tokens: QueryToken[], ids: readonly string[]): number {
+    // Translations only: a synonym from the thesauri is too loose a reading of a word to say the
+    // corpus carries it (« tour » → « tower », « roue » → « cycle »), a translation is the same word.
+    const forms = tokens.map((t) => {
+      const translated = this.lexicon ? this.lexicon.related(t.word).translations.slice(0, heldTranslations.n).flatMap((f) => [stem(f, 'fr'), stem(f, 'en')]) : [];
+      return [...t.variants, ...translated.filter((x) => (this.df.get(x) ?? 0) > 0)];
+    });
+    let most = 0;
+    for (const id of ids) {
+      const terms = new Set(this.termsOf.get(id) ?? []);
+      const held = forms.filter((f) => f.some((v) => terms.has(v))).length;
+      most = Math.max(most, held);
+    }
+    return most;
   }
 
   /** Coverage of any passage (e.g. one found only by embeddings) for an analysed query. */

@@ -6,6 +6,7 @@ import { analyzeQuery } from './analyze.js';
 import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
 import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
 import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
+import { foldPhrase, phrasePattern } from './scope.js';
 import type { Lexicon } from './lexicons/lexicon.js';
 
 /**
@@ -65,6 +66,8 @@ export class Retriever {
   private readonly lexicon: Lexicon | undefined;
   private docs = new Map<string, DocRecord>();
   private passages = new Map<string, PassageRecord>();
+  /** Folded passage texts for `mentions`, computed on first use, dropped with their passage. */
+  private readonly foldedText = new WeakMap<PassageRecord, string>();
   private lexical = new LexicalIndex();
   private vectors = new Map<string, Float32Array>();
   private watcher: FSWatcher | undefined;
@@ -280,6 +283,30 @@ export class Retriever {
   /** Per-word detail of a query against one passage (see LexicalIndex.explain). */
   explain(query: string, id: string): ReturnType<LexicalIndex['explain']> {
     return this.lexical.explain(analyzeQuery(query), id);
+  }
+
+  /** See LexicalIndex.heldTogether. */
+  heldTogether(query: string, ids: readonly string[]): number {
+    return this.lexical.heldTogether(analyzeQuery(query), ids);
+  }
+
+  /**
+   * Whether some passage's text holds `phrase` (folded, spaces collapsed): how a named thing of a
+   * question (« RGAA 5 », `claude_desktop_config.json`) is looked for as the docs would write it.
+   */
+  mentions(phrase: string): boolean {
+    const wanted = foldPhrase(phrase);
+    if (!wanted) return true;
+    const whole = phrasePattern(wanted);
+    for (const p of this.passages.values()) {
+      let folded = this.foldedText.get(p);
+      if (folded === undefined) {
+        folded = foldPhrase(p.text);
+        this.foldedText.set(p, folded);
+      }
+      if (folded.includes(wanted) && whole.test(folded)) return true;
+    }
+    return false;
   }
 
   documents(): DocRecord[] {

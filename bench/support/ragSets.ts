@@ -17,6 +17,7 @@ export const SETS = {
   seventh: 'test/docs/eval/rag-qa-seventh.json',
   eighth: 'test/docs/eval/rag-qa-eighth.json',
   ninth: 'test/docs/eval/rag-qa-ninth.json',
+  scope: 'test/docs/eval/rag-qa-scope.json',
 } as const;
 export type SetName = keyof typeof SETS;
 /** The set names, for a `--set` option (a new set needs only its line in SETS). */
@@ -32,6 +33,10 @@ const itemSchema = z.array(
     keywords: z.array(z.string()).optional(),
     out_of_scope: z.boolean().optional(),
     note: z.string().optional(),
+    /** rag-qa-scope.json: what the question is (bench/rag-scope.ts reports each kind apart). */
+    kind: z.enum(['unrelated', 'trap', 'answerable']).optional(),
+    /** Which part of the corpus a trap or an answerable question is about. */
+    part: z.string().optional(),
   }),
 );
 export type EvalItem = z.infer<typeof itemSchema>[number];

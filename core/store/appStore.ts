@@ -3,6 +3,7 @@ import type { Db } from './db.js';
 import { postgresStore, sqliteStore, type PortableMigration, type Store } from './store.js';
 import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
 import { chatConfigMigrations } from '../../actors/docs/chatConfigStore.js';
+import { GAP_MIGRATIONS } from '../../actors/docs/gapStore.js';
 import { ADMIN_MIGRATIONS } from '../../transports/http/adminStore.js';
 import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
 import { T2_MIGRATIONS } from '../../actors/t2/migrations.js';
@@ -12,7 +13,7 @@ import { T2_MIGRATIONS } from '../../actors/t2/migrations.js';
  * registered at module load, so that a Postgres instance can apply them all before it serves.
  * Not on the port: core's kv (it stays in the instance's SQLite file even with DATABASE_URL).
  */
-export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...ADMIN_MIGRATIONS, ...VISITOR_MIGRATIONS, ...T2_MIGRATIONS];
+export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...GAP_MIGRATIONS, ...ADMIN_MIGRATIONS, ...VISITOR_MIGRATIONS, ...T2_MIGRATIONS];
 
 /** DATABASE_URL=postgres://… → Postgres; otherwise the embedded SQLite file the app already opened. */
 export async function openAppStore(opts: { databaseUrl?: string | undefined; db: Db; logger?: Logger }): Promise<Store> {

@@ -88,7 +88,7 @@ describe('chat model through the HTTP API', () => {
           world.providerCalls++;
           return generate(req);
         };
-        const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'offline', EMBEDDINGS_PROVIDER: 'none', CHAT_MODEL: given.settings.model });
+        const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'offline', EMBEDDINGS_PROVIDER: 'none', CHAT_MODEL: given.settings.model, CHAT_CLAIM_CHECK: given.canVerify ? 'on' : 'off' });
         const assistant = createDocsAssistant({ config, providers: registryOf(provider), runtime, persist: false, logger: silentLogger(), provideChart: () => machine as AnyStateMachine });
         const app = express();
         mountDocsApi(app, { assistant, settings: () => given.settings, logger: silentLogger() });

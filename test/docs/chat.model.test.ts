@@ -19,5 +19,5 @@ describe('chat model', () => {
     expect(coverage.states.uncovered).toEqual([]);
     expect(coverage.transitions.uncovered).toEqual([]);
     expect(coverage.oracleChecks).toBeGreaterThan(paths.length * 2);
-  });
+  }, 120_000); // hundreds of paths: seconds on an idle machine, far more when the machine is shared
 });

@@ -17,8 +17,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/**
+ * These cases are about retrieval, the prompt, generation and streaming: the claim check that
+ * follows generation with a provider is off here and has its own cases (claimCheck.test.ts).
+ */
+const GENERATION_ONLY = { CHAT_CLAIM_CHECK: 'off' } as const;
+
 async function assistantWith(provider: ReturnType<typeof recordingProvider>, runtime?: Runtime): Promise<DocsCore> {
-  const a = createDocsAssistant({ config: testConfig({ CORPUS_DIR: root }), providers: registryOf(provider), persist: false, ...(runtime ? { runtime } : {}) });
+  const a = createDocsAssistant({ config: testConfig({ CORPUS_DIR: root, ...GENERATION_ONLY }), providers: registryOf(provider), persist: false, ...(runtime ? { runtime } : {}) });
   await a.ready();
   return a;
 }
@@ -145,7 +151,7 @@ describe('Claude through the port (Anthropic wire fake, real SDK)', () => {
   afterAll(() => fake.close());
 
   it('sends model, temperature, max_tokens, a cached system block and search_result blocks; maps citations back', async () => {
-    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_TEMPERATURE: '0.1', CHAT_MAX_TOKENS: '321' });
+    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_TEMPERATURE: '0.1', CHAT_MAX_TOKENS: '321' , ...GENERATION_ONLY });
     const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
     await a.ready();
     fake.script({
@@ -203,7 +209,7 @@ describe('other providers: numbered passages (OpenAI wire fake, real SDK)', () =
     const { startOpenAIFake } = await import('../fakes/openai.js');
     const fake = await startOpenAIFake();
     try {
-      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_TEMPERATURE: '0.1' });
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_TEMPERATURE: '0.1' , ...GENERATION_ONLY });
       const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
       await a.ready();
       fake.script({ text: 'Vingt ans [1], selon [8].' });
@@ -238,7 +244,7 @@ describe('streaming with a retried model call', () => {
       req.onDelta?.('Vrai.');
       return { text: 'Vrai.', model: req.model, provider: 'anthropic', citations: [{ sourceId: req.documents![0]!.id }], usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, cacheCreationTokens: 0, latencyMs: 1 } };
     };
-    const config = testConfig({ CORPUS_DIR: root, LLM_MAX_RETRIES: '1', LLM_BACKOFF_BASE_MS: '0' });
+    const config = testConfig({ CORPUS_DIR: root, LLM_MAX_RETRIES: '1', LLM_BACKOFF_BASE_MS: '0' , ...GENERATION_ONLY });
     const a = createDocsAssistant({ config, providers: registryOf(provider), persist: false });
     await a.ready();
     const events: string[] = [];
@@ -251,7 +257,7 @@ describe('streaming with a retried model call', () => {
 describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () => {
   // A high bound no passage reaches: every in-scope question of the small corpus is in the band.
   const setup = async (fake: { url: string }, env: Record<string, string> = {}) => {
-    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_CONFIDENT: '0.99', ...env });
+    const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_CONFIDENT: '0.99', ...env , ...GENERATION_ONLY });
     const calls: Array<{ verdict: string; ms: number }> = [];
     const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false, onRelevanceCall: (r) => calls.push({ verdict: r.verdict, ms: r.ms }) });
     await a.ready();
@@ -351,7 +357,7 @@ describe('the relevance call through Claude (Anthropic wire fake, real SDK)', ()
   it('a verdict in a text block keeps the named passages; the answer then cites natively', async () => {
     const fake = await startAnthropicFake();
     try {
-      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_SCORE_CONFIDENT: '0.99' });
+      const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: fake.url, CHAT_MODEL: 'claude-test', CHAT_SCORE_CONFIDENT: '0.99' , ...GENERATION_ONLY });
       const a = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
       await a.ready();
       fake.script({ text: 'Voici : {"answering": [1]}', usage: { input_tokens: 120, output_tokens: 9 } }, { blocks: [{ text: 'Vingt ans.', citations: [{ searchResultIndex: 0, citedText: '20 ans' }] }] });

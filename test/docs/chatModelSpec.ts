@@ -1,7 +1,7 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import type { Passage } from '../../actors/docs/contract.js';
 import type { GenerateResult } from '../../actors/llm/types.js';
-import type { ChatContext, ChatInput, JudgeOutput, Retrieved } from '../../machines/chat.js';
+import type { ChatContext, ChatInput, JudgeOutput, Retrieved, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
 import type { OracleContext } from '../harness/index.js';
@@ -13,13 +13,14 @@ import type { OracleContext } from '../harness/index.js';
 export const passage = (id: string, score: number, anchor = 'durees'): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor, lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
 export const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, inScope: 0, ...signals } });
 
-export const input = (canJudge: boolean): ChatInput => ({
+export const input = (canJudge: boolean, canVerify = false): ChatInput => ({
   question: 'Combien de temps garder un dossier médical ?',
   history: [],
   settings: { model: 'm', k: 5, threshold: 0.2, confident: 0.5, temperature: 0.2, maxTokens: 300, historyTurns: 2 },
   call: { maxRetries: 0, attemptTimeoutMs: 1000, backoffBaseMs: 10, retryAfterCapMs: 100 },
   lang: 'fr',
   canJudge,
+  canVerify,
 });
 
 const turns: ChatInput['history'] = [1, 2, 3].flatMap((n) => [
@@ -75,8 +76,12 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const sig = got?.signals;
   // Past the guard every retrieved passage goes on, under the low bound too (§ Sixth round).
   const relevant = got?.passages ?? [];
-  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75);
-  const high = got !== undefined && !refuse && sig!.inScope >= confident;
+  // Two words or more and no passage holding two of them together: refused too (§ Scope).
+  const scattered = sig?.scope !== undefined && sig.scope.contentWords >= 2 && sig.scope.heldTogether <= 1;
+  // A question about the world now is refused: docs are not a live source.
+  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered || sig!.liveData);
+  // A named thing no passage mentions keeps the answer from "high".
+  const high = got !== undefined && !refuse && sig!.inScope >= confident && (sig!.scope?.unknownThings.length ?? 0) === 0;
   const ask = got !== undefined && !refuse && !high;
   const judgeCalls = controls.all('judge');
   const expectJudge = ask && input.canJudge;
@@ -139,6 +144,28 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
       flagged: [...new Set(named.filter((id) => !sent.some((p) => p.id === id)))],
       removed: marks.length - valid.length,
     };
+    // With the claim check, each sentence must be supported by its passage before it is shown.
+    const verifyCalls = controls.all('verify');
+    const expectVerify = input.canVerify === true && answer !== '';
+    check(verifyCalls.length <= (expectVerify ? 1 : 0), `the claim check runs ${expectVerify ? 'at most once' : 'never'}, got ${verifyCalls.length}`);
+    const sentences = answer.split(/(?<=[.!?])\s+/).filter((x) => x.trim() !== '');
+    for (const call of verifyCalls) {
+      const claims = (call.input as { claims: Array<{ text: string }> }).claims.map((c) => c.text);
+      check(JSON.stringify(claims) === JSON.stringify(sentences), `the claim check sees the answer's sentences ${JSON.stringify(sentences)}, got ${JSON.stringify(claims)}`);
+    }
+    const checked = (events.find((e) => e.type === 'xstate.done.actor.verify') as Done<VerifyOutput> | undefined)?.output;
+    const checkFailed = events.some((e) => e.type === 'xstate.error.actor.verify');
+    if (expectVerify && checked?.ok === true) {
+      const kept = sentences.filter((_, i) => checked.supported[i] === true);
+      if (kept.length === 0) expected = { state: 'outOfScope', answer: refusal, cited: [], confidence: 'low' };
+      else {
+        const text = kept.join(' ');
+        const oldCited = expected.cited!;
+        const order: string[] = [];
+        for (const m of text.matchAll(/\[(\d+)\]/g)) { const id = oldCited[Number(m[1]) - 1]!; if (!order.includes(id)) order.push(id); }
+        expected = { ...expected, answer: order.length > 0 ? text.replace(/\[(\d+)\]/g, (_, n: string) => `[${order.indexOf(oldCited[Number(n) - 1]!) + 1}]`) : text, cited: order.length > 0 ? order : oldCited };
+      }
+    } else if (expectVerify && (checkFailed || checked?.ok === false)) expected = { ...expected, confidence: 'low' };
   }
   check(out.state === expected.state, `the question ends ${expected.state}, got ${out.state}`);
   const band = got === undefined ? undefined : refuse ? 'refuse' : high ? 'answer' : 'ask';
@@ -169,6 +196,7 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
 export const variants: Array<{ name: string; input: () => ChatInput }> = [
   { name: 'with a provider (asks)', input: () => input(true) },
   { name: 'offline (no relevance call)', input: () => input(false) },
+  { name: 'with a provider, claims checked', input: () => input(true, true) },
   { name: 'three exchanges of history, two kept', input: () => withHistory(true, 2) },
   { name: 'history off, offline', input: () => withHistory(false, 0) },
 ];
@@ -186,7 +214,13 @@ export const samples = {
     { output: retrieved([passage('p8', 0.15, 'autre')], { inScope: 0.95 }) },
     // Most of the weight in unknown words refuses whatever the probability; the other cues only feed it.
     { output: retrieved([passage('p1', 0.9)], { inScope: 0.9, unseenShare: 0.75 }) },
-    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'], liveData: true }) },
+    { output: retrieved([passage('p4', 0.9)], { inScope: 0.1, unknownNames: ['lyon'] }) },
+    // Live data (« demain »): refused whatever the score and probability.
+    { output: retrieved([passage('p1', 0.9)], { inScope: 0.95, liveData: true }) },
+    // The question's words scattered over passages that never hold two together: refused.
+    { output: retrieved([passage('p1', 0.5)], { inScope: 0.9, scope: { contentWords: 3, heldTogether: 1, unknownThings: [] } }) },
+    // A named thing no passage mentions: never "high", whatever the probability.
+    { output: retrieved([passage('p1', 0.9), passage('p2', 0.4, 'autre')], { inScope: 0.95, scope: { contentWords: 3, heldTogether: 3, unknownThings: ['RGAA 5'] } }) },
     { output: retrieved([]) },
   ],
   'xstate.error.actor.retrieve': [{ error: new Error('index unreadable') }],
@@ -194,12 +228,19 @@ export const samples = {
   'xstate.error.actor.judge': [{ error: new Error('judge bug') }],
   'xstate.done.actor.generate': [
     { output: generated('Vingt ans [1] [7].', [{ sourceId: 'p1' }, { sourceId: 'invented' }]) },
-    // Marks in another order than the passages: renumbered in order of first use.
-    { output: generated('Dix ans [2], puis vingt [1][9].', []) },
+    // Marks in another order than the passages: renumbered in order of first use; two sentences,
+    // so the claim check may keep one.
+    { output: generated('Dix ans [2]. Puis vingt [1][9].', []) },
     { output: generated(OUT_OF_SCOPE_ANSWER, []) },
     { output: { ok: false, attempts: 1, model: 'm', error: { kind: 'server', message: 'HTTP 503' } } satisfies LlmCallOutput },
   ],
   'xstate.error.actor.generate': [{ error: new Error('provider bug') }],
+  'xstate.done.actor.verify': [
+    { output: { ok: true, supported: [true, false], ms: 3 } },
+    { output: { ok: true, supported: [false, false], ms: 3 } },
+    { output: { ok: false, reason: 'malformed claim check: invalid JSON', ms: 3 } },
+  ],
+  'xstate.error.actor.verify': [{ error: new Error('verify bug') }],
   'chat.cancel': [{}],
 };
 

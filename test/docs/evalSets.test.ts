@@ -18,6 +18,24 @@ describe('labelled question sets', () => {
     expect(items.filter((x) => x.lang === undefined).map((x) => x.id)).toEqual([]);
   });
 
+  it('the scope set: ≥ 40 unrelated questions per language, ≥ 40 traps over mcp, rgaa and rgpd, ≥ 60 answerable situations with their files, a held-out part of each kind', () => {
+    const items = readSet(SETS.scope);
+    const of = (kind: string, lang?: string) => items.filter((x) => x.kind === kind && (lang === undefined || x.lang === lang));
+    expect(of('unrelated', 'fr').length).toBeGreaterThanOrEqual(40);
+    expect(of('unrelated', 'en').length).toBeGreaterThanOrEqual(40);
+    expect(of('trap').length).toBeGreaterThanOrEqual(40);
+    expect(new Set(of('trap').map((x) => x.part))).toEqual(new Set(['mcp', 'rgaa', 'rgpd']));
+    expect(of('answerable').length).toBeGreaterThanOrEqual(60);
+    expect(items.filter((x) => x.kind === undefined).map((x) => x.id)).toEqual([]);
+    expect(of('answerable').filter((x) => x.relevant.length === 0 || x.out_of_scope).map((x) => x.id)).toEqual([]);
+    expect([...of('unrelated'), ...of('trap')].filter((x) => x.relevant.length > 0 || !expectsRefusal(x)).map((x) => x.id)).toEqual([]);
+    for (const kind of ['unrelated', 'trap', 'answerable']) {
+      const held = of(kind).filter((x) => x.split === 'heldout').length;
+      expect(held / of(kind).length).toBeGreaterThan(0.3);
+      expect(of(kind).filter((x) => x.split !== 'heldout' && x.split !== 'tune')).toEqual([]);
+    }
+  });
+
   it('the fifth set is all held out, answerable questions name relevant files and out-of-scope ones none', () => {
     const items = readSet(SETS.fifth);
     expect(new Set(items.map((x) => x.split))).toEqual(new Set(['heldout']));

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createDocsAssistant } from '../../actors/docs/assistant.js';
+import { createOfflineProvider } from '../../actors/llm/offline.js';
+import { registryOf, testConfig } from './fixtures.js';
 import { extractive, extractiveAnswer, OFFLINE_PREFIX, OFFLINE_PREFIXES, SINGLE_SENTENCE_NOTES } from '../../actors/docs/offlineAnswer.js';
 
 const wrapped = [
@@ -127,5 +130,50 @@ describe('offline extractive answer: passages nearly as close as the best are qu
     } finally {
       Object.assign(extractive, saved);
     }
+  });
+});
+
+describe('offline extractive answer: whole answers, no file lists', () => {
+  const doc = (id: string, text: string) => ({ id, title: id, source: `${id}.md`, text });
+
+  it('a sentence ending on a colon brings the block it announces; a table row is quoted alone, its header never', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'Comment changer le port HTTP ?' }],
+      documents: [
+        doc('errors', 'A port that is already taken exits with code 2 and names the variable to change:\n\npalabre: port 3000 is already in use (HTTP). Set PORT to a free port.'),
+        doc('start', 'Every start failure is one line:\n\nexit code | cause | what to do\n2 | invalid configuration | fix those keys\n2 | port 3000 … is already in use (HTTP) | set PORT to a free port: PORT=3001 npm start'),
+      ],
+    });
+    expect(answer.text).toContain('names the variable to change: palabre: port 3000 is already in use (HTTP). Set PORT to a free port. » [1]');
+    expect(answer.text).toContain('« 2 | port 3000 … is already in use (HTTP) | set PORT to a free port: PORT=3001 npm start » [2]');
+    expect(answer.text).not.toContain('exit code | cause');
+    expect(answer.text).not.toContain('fix those keys');
+  });
+
+  it('never quotes a list of files, nor a question the docs give as an example', () => {
+    const answer = extractiveAnswer({
+      model: 'offline',
+      messages: [{ role: 'user', content: 'Where is the store port of the HTTP migrations?' }],
+      documents: [
+        doc('tree', 'a migration | beside the store: actors/docs/chatConfigStore.ts, transports/http/adminStore.ts, core/store/appStore.ts (store port, HTTP)\nwhat a surface starts | actors/<surface>/surface.ts'),
+        doc('index', 'You can ask, for example, « Where is the store port of the HTTP migrations? » and get an answer.'),
+        doc('store', 'Migrations of the HTTP stores run through the store port at start, in version order.'),
+      ],
+    });
+    expect(answer.text).toContain('« Migrations of the HTTP stores run through the store port at start, in version order. » [3]');
+    expect(answer.text).not.toContain('chatConfigStore.ts');
+    expect(answer.text).not.toContain('for example');
+  });
+});
+
+describe('offline, on the project\'s own docs/', () => {
+  it('« Comment changer le port HTTP ? » quotes the PORT sentence with its command, and no file list', async () => {
+    const a = createDocsAssistant({ config: testConfig({ CORPUS_DIR: 'docs', CHAT_PROVIDER: 'offline' }), providers: registryOf(createOfflineProvider()), persist: false });
+    await a.ready();
+    const answer = await a.ask({ question: 'Comment changer le port HTTP ?', settings: a.defaults() });
+    expect(answer.state).toBe('answered');
+    expect(answer.answer).toMatch(/set PORT to a free port: PORT=3001 npm start/);
+    expect(answer.answer).not.toMatch(/\.ts\b/);
   });
 });

@@ -170,6 +170,10 @@ describe.skipIf(!chromiumRequirement.ok)(`docs pages in Chromium (${chromiumRequ
     await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('form[action="/admin/chat/params"] button')]);
     await expect(page.locator('#p_model').getAttribute('aria-invalid')).resolves.toBe('true');
     report['/admin/chat/params invalid'] = await axe(page);
+    await page.goto('/admin/docs/gaps');
+    await expect(page.locator('table tbody tr').count()).resolves.toBe(2);
+    await expect(page.locator('table tbody').textContent()).resolves.toContain('<b>tarte</b>');
+    report['/admin/docs/gaps'] = await axe(page);
 
     // axe needs JavaScript in the page, so the no-JS rendering is audited with our scripts blocked.
     const { page: noJs } = await newPage();

@@ -11,13 +11,15 @@ import { adminAuth, type AdminAuth } from '../../transports/http/admin.js';
 import { VisitorSessions } from '../../transports/http/session.js';
 import type { DocsVisitorSessions } from './visitor.js';
 import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
+import { mountAdminGapsPage } from './adminGapsPage.js';
+import type { GapStore } from '../../actors/docs/gapStore.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
 import { mountDiagrams } from './diagrams.js';
 import { sendAdminLoginPage } from '../admin/loginPage.js';
 import { sendErrorPage } from '../errorPage.js';
 
-/** Mounts /assistant, /docs, /admin/chat/params (and /admin/login, /static) on an express app. */
+/** Mounts /assistant, /docs, /admin/chat/params, /admin/docs/gaps (and /admin/login, /static) on an express app. */
 
 export interface DocsPagesDeps {
   app: Express;
@@ -31,6 +33,8 @@ export interface DocsPagesDeps {
   corpusRoot?: string;
   /** Extra model names suggested in the settings forms (the configured default is always there). */
   models?: string[];
+  /** The questions the docs did not answer (/admin/docs/gaps); without it the page is not mounted. */
+  gaps?: GapStore;
 }
 
 export interface DocsPages {
@@ -55,6 +59,8 @@ export function mountDocsPages(d: DocsPagesDeps): DocsPages {
   mountAdminChatParamsPage(d.app, { assistant: d.assistant, chatConfig, admin, logger: d.logger, models });
   addNavLink({ href: '/assistant', label: 'Assistant', order: 10 });
   addNavLink({ href: '/docs', label: 'Documentation', order: 11 });
+  if (d.gaps) mountAdminGapsPage(d.app, { gaps: d.gaps, admin });
   if (admin.enabled) addNavLink({ href: '/admin/chat/params', label: 'Admin du chat', order: 90 });
+  if (admin.enabled && d.gaps) addNavLink({ href: '/admin/docs/gaps', label: 'Questions sans réponse', order: 91 });
   return { sessions, chatConfig, admin };
 }

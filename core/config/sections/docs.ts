@@ -15,6 +15,8 @@ export const docsSection = {
     .describe('High bound of the guard: from this probability on, answers carry confidence "high"; between CHAT_SCORE_THRESHOLD and this bound the assistant asks the model which passages answer (offline: answers with confidence "low"). Default: the model file\'s `bounds.high`, chosen by cross-validation, see docs/docs-assistant.md'),
   CHAT_RELEVANCE_MODEL: z.string().default('').describe('Model of the relevance call made between the two bounds (empty: CHAT_MODEL); a small, cheap model is enough'),
   CHAT_RELEVANCE_TIMEOUT_MS: positiveInt.max(60_000).default(4000).describe('Deadline of the relevance call, ms; past it the answer is given with confidence "low"'),
+  CHAT_CLAIM_CHECK: z.enum(['on', 'off']).default('on').describe('With a provider, every sentence of an answer is checked against the passage its [n] cites (one structured call with the relevance model and deadline) before it is shown; unsupported sentences are removed, none left → the refusal'),
+  DOCS_GAPS_RETENTION_DAYS: z.coerce.number().int().min(1).max(365).default(30).describe('Days the questions refused or answered with confidence "low" are kept for /admin/docs/gaps (what the docs are missing)'),
   CHAT_TEMPERATURE: z.coerce.number().min(0).max(1).default(0.2).describe('Generation temperature'),
   CHAT_MAX_TOKENS: positiveInt.default(800).describe('Answer token limit'),
   CHAT_HISTORY_TURNS: z.coerce.number().int().min(0).max(20).default(4).describe('Turns of history sent to the model'),

@@ -13,6 +13,8 @@ import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assista
 import { createProviders } from '../../../actors/llm/providers.js';
 import { loadConfig } from '../../../core/config/index.js';
 import { errorPage, notFoundPage } from '../../../web/errorPage.js';
+import { GapStore } from '../../../actors/docs/gapStore.js';
+import { storeOf } from '../../../core/store/appStore.js';
 
 export const FIXTURE_CORPUS = fileURLToPath(new URL('../fixtures/corpus', import.meta.url));
 export const ADMIN_PASSWORD = 'correct horse battery';
@@ -42,7 +44,11 @@ export async function startPagesServer(opts: { corpus?: string; adminPassword?: 
   const app = express();
   if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
-  const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  // Two questions the docs did not answer, one with markup in it: /admin/docs/gaps has rows to show (and escape).
+  const gaps = new GapStore(storeOf({ db }), { retentionDays: 30 });
+  await gaps.record('Quelle est la recette de la <b>tarte</b> tatin ?', 'fr', 'refused');
+  await gaps.record('Quelle version de l’outil sera exigée ?', 'fr', 'low');
+  const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, gaps, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
   await pages.chatConfig.ready;
   // The final handlers of core/server.ts: error pages in the site's layout.
   app.use(notFoundPage);

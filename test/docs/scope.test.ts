@@ -1,0 +1,95 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run as runAsk } from '../../cli/commands/ask.js';
+import { createDocsAssistant } from '../../actors/docs/assistant.js';
+import { namedThings } from '../../actors/retrieval/scope.js';
+import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { captureIo } from '../support/cliIo.js';
+import { recordingProvider, registryOf, testConfig } from './fixtures.js';
+
+/**
+ * docs/docs-assistant.md § Scope: a question whose words the corpus holds only scattered, never two
+ * in one passage, is refused without a model call; a named thing no passage mentions keeps an
+ * answer from "high". The corpus holds « 2022 », « world » and « monde » — never together, never
+ * with a cup.
+ */
+let root: string;
+let data: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'palabre-scope-'));
+  data = mkdtempSync(join(tmpdir(), 'palabre-scope-data-'));
+  mkdirSync(join(root, 'rgaa'));
+  writeFileSync(join(root, 'rgaa', 'declaration.md'), '# Déclaration\n\nCette déclaration a été établie le 9 août 2022 par l’équipe du site.\n');
+  writeFileSync(join(root, 'protocol.md'), '# Protocol\n\nThe protocol connects tools and data sources all over the world.\n\nLe monde entier peut implémenter le protocole sans licence.\n');
+  writeFileSync(join(root, 'rgaa', 'revision.md'), '# Notes de révision\n\nLes nouveautés du RGAA 4.1 portent sur les critères de contraste et les cadres.\n');
+  writeFileSync(join(root, 'weather.md'), '# Example server\n\nThe example weather server exposes the weather forecast of a city such as Paris as a resource.\n');
+  writeFileSync(join(root, 'config.md'), '# Configuration\n\nThe HTTP port is set by the PORT variable: `PORT=3001 npm start`.\n');
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  rmSync(data, { recursive: true, force: true });
+});
+
+// A low bound nearly nothing fails: only the scope rules refuse here.
+const env = (): Record<string, string> => ({ CORPUS_DIR: root, CHAT_SCORE_THRESHOLD: '0.05' });
+
+async function assistant(extra: Record<string, string> = {}) {
+  const provider = recordingProvider(() => ({ text: 'Réponse du modèle [1].' }));
+  const a = createDocsAssistant({ config: testConfig({ ...env(), CHAT_CLAIM_CHECK: 'off', ...extra }), providers: registryOf(provider), persist: false });
+  await a.ready();
+  return { a, provider };
+}
+
+describe('unrelated questions', () => {
+  it('words found only apart (« 2022 » in a date, « world » on another page) are refused in English and in French, without a model call', async () => {
+    const { a, provider } = await assistant();
+    const en = await a.ask({ question: 'Who won the 2022 World Cup?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en, confidence: 'high', sources: [] });
+    const fr = await a.ask({ question: 'Qui a gagné la Coupe du monde en 2022 ?', settings: a.defaults() });
+    expect(fr).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.fr, sources: [] });
+    expect(provider.requests).toHaveLength(0);
+    // Two words of the question in one passage: answered.
+    const port = await a.ask({ question: 'Which variable sets the HTTP port?', settings: a.defaults() });
+    expect(port.state).toBe('answered');
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it('a question about the world now is refused, however well its words match the docs\' example weather server', async () => {
+    const { a, provider } = await assistant();
+    const en = await a.ask({ question: 'What is the weather forecast in Paris tomorrow?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en });
+    const fr = await a.ask({ question: 'Quelle est la météo à Paris demain ?', settings: a.defaults() });
+    expect(fr).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.fr });
+    expect(provider.requests).toHaveLength(0);
+    const docs = await a.ask({ question: 'Which resource does the example weather server expose?', settings: a.defaults() });
+    expect(docs.state).toBe('answered');
+  });
+
+  it('palabre ask exits 3 on them', async () => {
+    const out = captureIo({ DATA_DIR: data, ...env(), CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+    expect(await runAsk(['--json', 'Who won the 2022 World Cup?'], out)).toBe(3);
+    expect(JSON.parse(out.out())).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en });
+  });
+});
+
+describe('named things the corpus never mentions', () => {
+  it('finds file names, versions, dates, amounts and a name followed by its number', () => {
+    expect(namedThings('Quelles sont les nouveautés du RGAA 5 ?')).toEqual(['RGAA 5']);
+    expect(namedThings('How do I add a server to claude_desktop_config.json?')).toEqual(['claude_desktop_config.json']);
+    expect(namedThings('What changed in revision 2026-03-01?')).toEqual(['2026-03-01']);
+    expect(namedThings('What does WCAG 3.0 change?')).toEqual(['WCAG 3.0', '3.0']);
+    expect(namedThings('Une amende de 20 000 € ?')).toEqual(['20 000 €']);
+    expect(namedThings('Comment changer le port HTTP ?')).toEqual([]);
+  });
+
+  it('« RGAA 5 » caps the confidence at "low" where « RGAA 4.1 », which the docs name, is "high"', async () => {
+    // A high bound every answer reaches: only the named thing can keep one from "high".
+    const { a } = await assistant({ CHAT_SCORE_CONFIDENT: '0', CHAT_PROVIDER: 'offline' });
+    const known = await a.ask({ question: 'Quelles sont les nouveautés du RGAA 4.1 ?', settings: a.defaults() });
+    expect(known).toMatchObject({ state: 'answered', confidence: 'high' });
+    const unknown = await a.ask({ question: 'Quelles sont les nouveautés du RGAA 5 ?', settings: a.defaults() });
+    expect(unknown).toMatchObject({ state: 'answered', confidence: 'low' });
+  });
+});
