@@ -121,6 +121,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
   // the warning leaves the session live (idle, the exam's end and the grace period finish it).
   let sinceLive = 0;
   let sub = '';
+  // Messages sent before the dialogue opened: held, then the dialogue's first messages, in order.
+  const held: Array<{ text: string; atMs: number }> = [];
   let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
   // Read through a call: the type checker does not see the closures below change it.
   const now = () => dialogue;
@@ -167,6 +169,14 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     // The session's row is dropped, except after a failed save: the next start closes it `interrupted`.
     x.persisted.push(name === 'SAVE_FAILED' ? 'discard:keep' : 'discard');
   };
+  // Text mode: one message is one complete candidate turn.
+  const liveText = (text: string, atMs: number) => {
+    x.spoke ||= text.trim().length > 0;
+    x.toInterlocutor.push(`text:${text}`);
+    x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text, atMs, final: true }];
+    completed('candidate', text);
+    setDialogue('interlocutor');
+  };
   const cancel = () => {
     x.phase = 'cancelled';
     x.persisted.push('discard');
@@ -211,6 +221,17 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
       cancel();
       continue;
     }
+    // A message before the dialogue opens is held for it; « Terminer » then cancels.
+    if (['authorizing', 'loading', 'connecting'].includes(x.phase)) {
+      if (t === 'client.text') {
+        held.push({ text: e.text!, atMs: (e as Payload & { atMs: number }).atMs });
+        continue;
+      }
+      if (t === 'client.end') {
+        cancel();
+        continue;
+      }
+    }
     switch (x.phase) {
       case 'authorizing':
         if (t === 'xstate.done.actor.authorize') {
@@ -244,20 +265,14 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
           x.recorded.push('open');
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
+          for (const h of held.splice(0)) liveText(h.text, h.atMs);
         }
         else if (t === 'interlocutor.failed') fail(CLOSE.INTERNAL, 'INTERLOCUTOR_UNAVAILABLE');
-        else if (t === 'client.end') cancel();
         else if (t.startsWith('xstate.after.connectTimeout')) fail(CLOSE.INTERNAL, 'INTERLOCUTOR_TIMEOUT');
         break;
       case 'live':
-        if (t === 'client.text') {
-          // Text mode: one message is one complete candidate turn.
-          x.spoke ||= e.text!.trim().length > 0;
-          x.toInterlocutor.push(`text:${e.text}`);
-          x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
-          completed('candidate', e.text!);
-          setDialogue('interlocutor');
-        } else if (t === 'client.audio') {
+        if (t === 'client.text') liveText(e.text!, (e as Payload & { atMs: number }).atMs);
+        else if (t === 'client.audio') {
           x.toInterlocutor.push('audio');
           x.recorded.push('candidate');
         } else if (t === 'interlocutor.audio') {

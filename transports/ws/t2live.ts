@@ -219,7 +219,8 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     async close() {
       draining = true;
       opts.server.off('upgrade', onUpgrade);
-      for (const ws of hub.live.keys()) ws.close(1001, 'server shutting down');
+      // Only sockets still open: a session's own close (1000 after its report) may be under way.
+      for (const ws of hub.live.keys()) if (ws.readyState === WebSocket.OPEN) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
@@ -278,8 +279,10 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
     over = true;
     opts.runtime.stop(systemId);
     hub.running.delete(systemId);
-    void release();
-    finished();
+    // Done once the admission is let go: the final close (1000, after the report) waits for that
+    // release (see forward), and a drain that stopped waiting before it would close the socket
+    // 1001 first — the page would then say the connection was lost although it has its report.
+    void release().then(finished, finished);
   };
   const sub = actor.subscribe({
     complete: () => {
@@ -307,7 +310,9 @@ function forward(session: Session, e: T2Emitted): void {
     // goes first, so that a client reconnecting on this close — through the balancer, maybe to
     // another instance — finds the candidate free instead of ACTIVE_ELSEWHERE.
     const ws = session.ws;
-    void session.release().then(() => sendEmitted(ws, e));
+    // A release that failed (the claim then expires) still lets the close go.
+    const close = (): void => sendEmitted(ws, e);
+    void session.release().then(close, close);
     return;
   }
   if (session.ws) {
