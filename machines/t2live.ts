@@ -340,6 +340,13 @@ export const t2liveMachine = setup({
       }
       enqueue.emit({ type: 'client.error', code: CLOSE.NOT_READY, name: 'NOT_READY', message: 'La séance démarre : ce message n’a pas été pris en compte. Attendez « À vous » pour écrire.' });
     }),
+    /** The socket resumes an older session: what this one held is refused, each with an error frame. */
+    refuseHeldTexts: enqueueActions(({ context, enqueue }) => {
+      context.heldTexts.forEach(() => {
+        enqueue.emit({ type: 'client.error', code: CLOSE.NOT_READY, name: 'NOT_READY', message: 'La séance reprend : ce message n’a pas été pris en compte, envoyez-le de nouveau.' });
+      });
+      enqueue.assign({ heldTexts: [] });
+    }),
     /** The dialogue opens: the held messages reach it as if sent now, in order. */
     releaseHeldTexts: enqueueActions(({ context, enqueue }) => {
       if (context.heldTexts.length === 0) return;
@@ -421,7 +428,8 @@ export const t2liveMachine = setup({
         'client.text': { actions: 'holdText' },
         'conversation.replaced': { target: 'cancelled' },
         // The root answers the claim made on leaving `authorizing` before the subject is read.
-        'conversation.resume': { target: 'handedOver', actions: emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId })) },
+        // Messages held here are refused before the socket goes (the older session never saw them).
+        'conversation.resume': { target: 'handedOver', actions: ['refuseHeldTexts', emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId }))] },
         'conversation.nothingToResume': {
           target: 'error',
           actions: { type: 'setError', params: { code: CLOSE.NOTHING_TO_RESUME, name: 'NOTHING_TO_RESUME', message: 'Cette séance n’est plus en cours : elle a été évaluée, son rapport est dans « Mes séances ».' } },

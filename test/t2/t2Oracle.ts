@@ -83,6 +83,8 @@ interface Expected {
   away: boolean;
   /** Each reconnect: what the page is sent to rebuild itself. */
   resumes: Resume[];
+  /** Messages held before the dialogue and refused (NOT_READY error frames): the socket resumed an older session. */
+  refused: number;
   /** The older session this one handed its socket to. */
   handover: string | null;
   recorded: string[];
@@ -114,6 +116,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     away: false,
     resumes: [],
     handover: null,
+    refused: 0,
     persisted: [],
     recorded: [],
   };
@@ -255,6 +258,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         // The root answers the claim: an older session of this candidate awaits its socket; this
         // one hands the socket over and ends with nothing of its own (nothing stored, no close).
         else if (t === 'conversation.resume') {
+          // What this socket sent before is refused, one error frame each: the older session never saw it.
+          x.refused += held.splice(0).length;
           x.phase = 'handedOver';
           x.handover = (e as Payload & { systemId: string }).systemId;
         } else if (t === 'conversation.nothingToResume') fail(CLOSE.NOTHING_TO_RESUME, 'NOTHING_TO_RESUME');
@@ -400,7 +405,10 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   check(reports.length === (x.report ? 1 : 0), `${x.report ? 'one report' : 'no report'} sent, got ${reports.length}`);
   for (const r of reports) check(r.type === 'client.report' && r.productionId === x.report?.productionId && r.audioUrl === x.report.audioUrl, 'the report names the production and its audio');
   const closes = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.close' }> => e.type === 'client.close');
-  const errors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const allErrors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const notReady = allErrors.filter((e) => e.name === 'NOT_READY');
+  check(notReady.length === x.refused && notReady.every((e) => e.code === CLOSE.NOT_READY), `${x.refused} held message(s) refused with NOT_READY, got ${notReady.length}`);
+  const errors = allErrors.filter((e) => e.name !== 'NOT_READY');
   const resumes = w.emitted.flatMap((e) => (e.type === 'client.resume' ? [{ state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs }] : []));
   check(same(resumes, x.resumes), `on reconnect the page gets ${JSON.stringify(x.resumes)}, got ${JSON.stringify(resumes)}`);
   const handovers = w.emitted.flatMap((e) => (e.type === 'client.handover' ? [e.systemId] : []));
