@@ -43,37 +43,72 @@ export function sliceMs(since: { active: number; utilization: number }): number 
   return since.active > BUSY_MS && since.utilization > 0.5 ? BUSY_SLICE_MS : SLICE_MS;
 }
 
-const queue: Array<{ flush(): void }> = [];
-let head = 0;
-let scheduled = false;
-
-/** The loop's counters at the end of the last slice (the slice's clock is `performance.now()`). */
-let lastSlice = perfHooks.eventLoopUtilization();
-
-function drain(): void {
-  scheduled = false;
-  const until = performance.now() + sliceMs(perfHooks.eventLoopUtilization(lastSlice));
-  while (head < queue.length) {
-    const s = queue[head++]!;
-    s.flush();
-    if (performance.now() >= until) break;
-  }
-  if (head < queue.length) {
-    queue.splice(0, head);
-    head = 0;
-    schedule();
-  } else {
-    queue.length = 0;
-    head = 0;
-  }
-  lastSlice = perfHooks.eventLoopUtilization();
+/** What a slice reads: a clock, and how busy the loop was since the last slice. */
+export interface LoopSignal {
+  /** Milliseconds, monotonic (`performance.now()`). */
+  now(): number;
+  /** What the loop did since the last {@link LoopSignal.mark} (`eventLoopUtilization` over that span). */
+  sinceMark(): { active: number; utilization: number };
+  /** A slice ends here. */
+  mark(): void;
 }
 
-function schedule(): void {
-  if (scheduled) return;
-  scheduled = true;
-  setImmediate(drain);
+/** The process's own loop: the clock and the event-loop utilisation Node measures. */
+export function processLoop(): LoopSignal {
+  let last = perfHooks.eventLoopUtilization();
+  return {
+    now: () => performance.now(),
+    sinceMark: () => perfHooks.eventLoopUtilization(last),
+    mark: () => {
+      last = perfHooks.eventLoopUtilization();
+    },
+  };
 }
+
+/**
+ * The queue the sessions' events wait in, drained in slices after the loop's reads. One per
+ * process in production; a test gives its own a simulated {@link LoopSignal}, so that what it
+ * checks never depends on how busy the machine running it is.
+ */
+export class DeferredQueue {
+  private readonly queue: Array<{ flush(): void }> = [];
+  private head = 0;
+  private scheduled = false;
+
+  constructor(private readonly loop: LoopSignal = processLoop()) {}
+
+  add(session: { flush(): void }): void {
+    this.queue.push(session);
+    this.schedule();
+  }
+
+  private readonly drain = (): void => {
+    this.scheduled = false;
+    const until = this.loop.now() + sliceMs(this.loop.sinceMark());
+    while (this.head < this.queue.length) {
+      const s = this.queue[this.head++]!;
+      s.flush();
+      if (this.loop.now() >= until) break;
+    }
+    if (this.head < this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+      this.schedule();
+    } else {
+      this.queue.length = 0;
+      this.head = 0;
+    }
+    this.loop.mark();
+  };
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.drain);
+  }
+}
+
+const processQueue = new DeferredQueue();
 
 export class SessionEvents<E> {
   private pending: E[] = [];
@@ -85,19 +120,20 @@ export class SessionEvents<E> {
    * @param mayFollowAudio events the session's later audio may overtake (default: none).
    * @param merge one event that says what `last` then `next` say, when they can be one (both
    *   still pending): one chart macrostep, one page frame, instead of two.
+   * @param queue where the events wait for their slice (default: the process's).
    */
   constructor(
     private readonly deliver: (event: E) => void,
     private readonly mayFollowAudio: (event: E) => boolean = () => false,
     private readonly merge: (last: E, next: E) => E | undefined = () => undefined,
+    private readonly queue: DeferredQueue = processQueue,
   ) {}
 
   push(event: E): void {
     if (this.closed) return;
     const n = this.pending.length;
     if (n === 0) {
-      queue.push(this);
-      schedule();
+      this.queue.add(this);
     } else {
       const last = this.pending[n - 1]!;
       const merged = this.merge(last, event);

@@ -19,10 +19,18 @@ export const REDACT_PATHS = [
   '*.OPENAI_API_KEY', '*.ANTHROPIC_API_KEY', '*.GEMINI_API_KEY', '*.JWT_SECRET', '*.SESSION_SECRET', '*.ADMIN_PASSWORD',
 ];
 
-/** Tokens that may hide inside free text (URLs with ?key=, ?token=, bearer strings, JWTs, API keys). */
+/** Query parameters whose value is a secret, in any URL palabre prints or logs. */
+const SECRET_PARAMS = 'key|token|api_key|apikey|access_token|jwt|password|ticket';
+
+/**
+ * Tokens that may hide inside free text (URLs with a password or ?key=, ?token=, bearer strings,
+ * JWTs, API keys).
+ */
 const TEXT_SECRETS: Array<[RegExp, string]> = [
   // Backslash excluded so that a match never eats the escape of a JSON-quoted character.
-  [/([?&](?:key|token|api_key|apikey|access_token|jwt)=)[^&\s"'\\]+/gi, '$1[redacted]'],
+  [new RegExp(`([?&](?:${SECRET_PARAMS})=)[^&\\s"'\\\\]+`, 'gi'), '$1[redacted]'],
+  // scheme://user:password@host — the password only.
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"'\\]*:)[^\s@/"'\\]+@/gi, '$1***@'],
   [/\b((?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{6,}/gi, '$1[redacted]'],
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g, '[redacted-jwt]'],
   [/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,})/g, '[redacted-key]'],
@@ -36,6 +44,25 @@ export function redactText(text: string): string {
   let out = text;
   for (const [re, replacement] of TEXT_SECRETS) out = out.replace(re, replacement);
   return out;
+}
+
+/**
+ * A URL as palabre prints or logs it (banner, log lines, doctor, error messages): its password
+ * replaced by `***` and the values of secret query parameters by `[redacted]`; the user name, host,
+ * port and path kept, so the reader still sees which server it is. The one function every
+ * URL goes through: MQTT_URL, DATABASE_URL, the provider base URLs.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return redactText(url);
+  }
+  if (u.password) u.password = '***';
+  // `http://host:8080`, not `http://host:8080/`: as the user wrote it.
+  const out = url.endsWith('/') || u.pathname !== '/' ? u.toString() : u.toString().replace(/\/$/, '');
+  return redactText(out);
 }
 
 /** Redacts a whole serialized log line: free-text secrets and header-like fields at any depth. */
@@ -101,7 +128,8 @@ export function createLogger(opts: LogOptions = {}): Logger {
   const pretty = opts.destination === undefined && chooseLogFormat(isTTY, opts.format ?? 'json') === 'pretty';
   const destination =
     typeof opts.destination === 'string'
-      ? pino.destination({ dest: opts.destination, mkdir: true, sync: false })
+      ? // Readable by its owner only: a log line may quote what a candidate said or an admin did.
+        pino.destination({ dest: opts.destination, mkdir: true, sync: false, mode: 0o600 })
       : opts.destination ?? (pretty ? prettyStream(isTTY) : pino.destination({ dest: 1, sync: false }));
   return pino(
     {

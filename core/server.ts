@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config/index.js';
-import type { Logger } from './log.js';
+import { redactText, redactUrl, type Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
@@ -71,17 +71,6 @@ const CSP_DIRECTIVES = {
   // Served over plain HTTP on 127.0.0.1 by default: upgrading requests would break it.
   upgradeInsecureRequests: null,
 };
-
-/** An external broker URL may carry credentials (mqtt://user:pass@host): never print them. */
-export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
-}
 
 function displayHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
@@ -319,12 +308,13 @@ async function startSurfaces(loaders: SurfaceLoader[], s: { ctx: AppContext; htt
 function surfaceUrls(publicUrl: string, mqttUrl: string, started: readonly StartedSurface[]): Record<string, Record<string, string>> {
   const urls: Record<string, Record<string, string>> = {
     core: { health: `${publicUrl}/healthz`, metrics: `${publicUrl}/metrics` },
-    mqtt: { broker: withoutPassword(mqttUrl) },
+    mqtt: { broker: redactUrl(mqttUrl) },
   };
   for (const { name, running } of started) {
     if (!running.urls || Object.keys(running.urls).length === 0) continue;
     const abs: Record<string, string> = {};
-    for (const [key, path] of Object.entries(running.urls)) abs[key] = /^[a-z]+:\/\//.test(path) ? path : `${publicUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+    // A surface's line may quote a URL given in the configuration (the broker's, with its password).
+    for (const [key, path] of Object.entries(running.urls)) abs[key] = redactText(/^[a-z]+:\/\//.test(path) ? path : `${publicUrl}${path.startsWith('/') ? '' : '/'}${path}`);
     urls[name] = abs;
   }
   return urls;

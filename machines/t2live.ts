@@ -60,6 +60,8 @@ export const CLOSE = {
    * can ask before taking over (`takeover`). Shared with the transport's RESUMED_ELSEWHERE.
    */
   ACTIVE_ELSEWHERE: 4409,
+  /** A message sent before the dialogue opened, past what is held for it (the socket stays open). */
+  NOT_READY: 4425,
   TOO_MANY_SESSIONS: 4429,
   INTERNAL: 1011,
 } as const;
@@ -124,7 +126,15 @@ export interface T2Context extends T2Input {
    * time, so a resumed page gets the true remaining time; the `after` timers keep running).
    */
   liveAt: number | null;
+  /**
+   * Candidate messages sent before the dialogue opened (a page, or a client, that writes as soon
+   * as its socket opens): held, then given to the dialogue as it opens, in order — never dropped.
+   */
+  heldTexts: Array<{ text: string; atMs: number }>;
 }
+
+/** Messages held before the dialogue opens; one more is refused with an error frame, not dropped. */
+export const MAX_HELD_TEXTS = 8;
 
 /** Events from the transport (validated there). */
 export type ClientEvent =
@@ -337,6 +347,28 @@ export const t2liveMachine = setup({
     /** End of the dialogue: every turn is closed (an unfinished reply was monitored just before). */
     closeTranscript: assign({ transcript: ({ context }) => closeAll(context.transcript).filter((t) => t.text.length > 0) }),
     setError: assign({ error: (_, params: { code: number; name: string; message: string }) => params }),
+    /** A message before the dialogue opens: held for it (see `heldTexts`), or refused past the limit. */
+    holdText: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'client.text') return;
+      if (context.heldTexts.length < MAX_HELD_TEXTS) {
+        enqueue.assign({ heldTexts: [...context.heldTexts, { text: event.text, atMs: event.atMs }] });
+        return;
+      }
+      enqueue.emit({ type: 'client.error', code: CLOSE.NOT_READY, name: 'NOT_READY', message: 'La séance démarre : ce message n’a pas été pris en compte. Attendez « À vous » pour écrire.' });
+    }),
+    /** The socket resumes an older session: what this one held is refused, each with an error frame. */
+    refuseHeldTexts: enqueueActions(({ context, enqueue }) => {
+      context.heldTexts.forEach(() => {
+        enqueue.emit({ type: 'client.error', code: CLOSE.NOT_READY, name: 'NOT_READY', message: 'La séance reprend : ce message n’a pas été pris en compte, envoyez-le de nouveau.' });
+      });
+      enqueue.assign({ heldTexts: [] });
+    }),
+    /** The dialogue opens: the held messages reach it as if sent now, in order. */
+    releaseHeldTexts: enqueueActions(({ context, enqueue }) => {
+      if (context.heldTexts.length === 0) return;
+      for (const t of context.heldTexts) enqueue.raise({ type: 'client.text', text: t.text, atMs: t.atMs });
+      enqueue.assign({ heldTexts: [] });
+    }),
     markLive: assign({ liveAt: ({ context }) => (context.now ?? Date.now)() }),
     /** The page reconnected: everything it needs to show the session as it is now. */
     replayToClient: enqueueActions(({ context, enqueue, check }) => {
@@ -380,6 +412,7 @@ export const t2liveMachine = setup({
     gradeTimeOver: false,
     error: null,
     liveAt: null,
+    heldTexts: [],
   }),
   initial: 'authorizing',
   on: {
@@ -388,7 +421,12 @@ export const t2liveMachine = setup({
   },
   states: {
     authorizing: {
-      on: { 'server.shutdown': { target: 'cancelled' } },
+      on: {
+        'server.shutdown': { target: 'cancelled' },
+        // « Terminer » before the session exists: nothing to save, as while connecting.
+        'client.end': { target: 'cancelled' },
+        'client.text': { actions: 'holdText' },
+      },
       invoke: {
         id: 'authorize',
         src: 'authorize',
@@ -402,13 +440,16 @@ export const t2liveMachine = setup({
     loadingSubject: {
       on: {
         'server.shutdown': { target: 'cancelled' },
+        'client.end': { target: 'cancelled' },
+        'client.text': { actions: 'holdText' },
         'conversation.replaced': { target: 'cancelled', actions: { type: 'announceEnd', params: { reason: 'replaced' } } },
         'conversation.activeElsewhere': {
           target: 'error',
           actions: { type: 'setError', params: { code: CLOSE.ACTIVE_ELSEWHERE, name: 'ACTIVE_ELSEWHERE', message: 'Une séance de ce compte est déjà en cours dans un autre onglet ou une autre fenêtre.' } },
         },
         // The root answers the claim made on leaving `authorizing` before the subject is read.
-        'conversation.resume': { target: 'handedOver', actions: emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId })) },
+        // Messages held here are refused before the socket goes (the older session never saw them).
+        'conversation.resume': { target: 'handedOver', actions: ['refuseHeldTexts', emit(({ event }) => ({ type: 'client.handover' as const, systemId: event.systemId }))] },
         'conversation.nothingToResume': {
           target: 'error',
           actions: { type: 'setError', params: { code: CLOSE.NOTHING_TO_RESUME, name: 'NOTHING_TO_RESUME', message: 'Cette séance n’est plus en cours : elle a été évaluée, son rapport est dans « Mes séances ».' } },
@@ -440,6 +481,7 @@ export const t2liveMachine = setup({
             'interlocutor.ready': { target: 'live' },
             'interlocutor.failed': { target: '#t2live.error', actions: { type: 'setError', params: { code: CLOSE.INTERNAL, name: 'INTERLOCUTOR_UNAVAILABLE', message: 'L’interlocuteur est indisponible. Réessayez dans un instant.' } } },
             'client.end': { target: '#t2live.cancelled' },
+            'client.text': { actions: 'holdText' },
             'client.disconnected': { target: '#t2live.cancelled' },
             'conversation.replaced': { target: '#t2live.cancelled', actions: { type: 'announceEnd', params: { reason: 'replaced' } } },
             'server.shutdown': { target: '#t2live.cancelled' },
@@ -453,7 +495,7 @@ export const t2liveMachine = setup({
           // The root reads it: a reconnect asking only to resume (`resumeOnly`) takes this session
           // over even while its old socket still looks open (a network drop is not seen at once).
           tags: ['resumable'],
-          entry: ['openAudio', 'markLive'],
+          entry: ['openAudio', 'markLive', 'releaseHeldTexts'],
           exit: 'closeAudio',
           on: {
             // Audio as events: the path of an interlocutor or transport wired without the pipe

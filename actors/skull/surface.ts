@@ -1,3 +1,4 @@
+import { redactUrl } from '../../core/log.js';
 import type { Surface } from '../../core/surface.js';
 import { skullFleetMachine } from '../../machines/skullFleet.js';
 import { startSkullService, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
@@ -40,7 +41,7 @@ export const skullSurface: Surface = {
           const h = fleet.health();
           return { ok: h.ok, provider: h.provider, mqtt_protocol: h.mqtt_protocol, fleet: fleet.prefix, shard: h.shard, live_actors: h.live_actors, busy_actors: h.busy_actors, refused: h.refused, rejected: h.rejected };
         },
-        urls: { topics: `${ctx.mqttUrl} ${fleet.prefix}/<deviceId>/asr/text → ${fleet.prefix}/<deviceId>/ai/response` },
+        urls: { topics: `${redactUrl(ctx.mqttUrl)} ${fleet.prefix}/<deviceId>/asr/text → ${fleet.prefix}/<deviceId>/ai/response` },
       };
     }
     const svc = await startWiredSkull({
@@ -60,7 +61,7 @@ export const skullSurface: Surface = {
         return { ok: h.ok, provider: h.provider, model: h.model, breaker: h.breaker, mqtt_protocol: h.mqtt_protocol, in_flight: h.in_flight, dropped: h.dropped, rejected: h.rejected };
       },
       // An absolute mqtt:// URL is printed as is (paths get the HTTP base URL).
-      urls: { topics: `${ctx.mqttUrl} ${svc.topics.asrText} → ${svc.topics.aiResponse}` },
+      urls: { topics: `${redactUrl(ctx.mqttUrl)} ${svc.topics.asrText} → ${svc.topics.aiResponse}` },
     };
   },
 };

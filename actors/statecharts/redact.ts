@@ -1,3 +1,5 @@
+import { redactText } from '../../core/log.js';
+
 /**
  * Strips what must never leave an actor through the inspector: API keys, JWTs, passwords,
  * Authorization headers, audio and other binary payloads. Applied to every context, event and
@@ -7,9 +9,6 @@
 const SECRET_KEY = /(api[-_]?key|apikey|secret|password|passwd|token|jwt|authorization|cookie|credential|private[-_]?key)/i;
 /** Fields that carry audio or raw bytes in palabre's events (`{type:'audio', data:'<base64>'}`, chunks…). */
 const BINARY_KEY = /^(audio|pcm|chunk|data|bytes|wav|inlineData)$/i;
-const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g;
-const KEYLIKE = /\b(sk-(?:ant-)?[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,})/g;
-const QUERY_SECRET = /([?&](?:key|token|api_key|access_token)=)[^&\s"']+/gi;
 const LONG_BASE64 = /^[A-Za-z0-9+/=_-]{256,}$/;
 
 const MAX_DEPTH = 8;
@@ -19,7 +18,8 @@ const MAX_ARRAY = 100;
 function redactString(s: string, key: string | undefined): string {
   if (key && BINARY_KEY.test(key) && LONG_BASE64.test(s)) return `[binary ${Math.floor((s.length * 3) / 4)} bytes]`;
   if (LONG_BASE64.test(s)) return `[binary ${Math.floor((s.length * 3) / 4)} bytes]`;
-  let out = s.replace(JWT, '[redacted-jwt]').replace(KEYLIKE, '[redacted-key]').replace(QUERY_SECRET, '$1[redacted]');
+  // The logs' free-text rules (core/log.ts): JWTs, API keys, URL passwords, secret query values.
+  let out = redactText(s);
   if (out.length > MAX_STRING) out = `${out.slice(0, MAX_STRING)}… [${out.length - MAX_STRING} more chars]`;
   return out;
 }

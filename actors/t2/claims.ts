@@ -90,6 +90,11 @@ export class Claims {
     return this.now() - this.renewedAt >= this.opts.ttlMs - this.renewEveryMs;
   }
 
+  /** How long until the claims renewed last expire (≤ 0: they may have expired already). */
+  expiresInMs(): number {
+    return this.renewedAt + this.opts.ttlMs - this.now();
+  }
+
   /**
    * Takes `key` if it is free, expired, or already this instance's (then one more holder here).
    * One statement: two instances racing for a key cannot both get it.

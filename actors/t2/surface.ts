@@ -205,8 +205,21 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         for (const id of ids) fencedSessions.add(id);
         log.error({ sessions: ids.length, ttlMs: config.T2_LEASE_TTL_MS }, 't2 claims not renewed for too long: fenced (sessions stopped unsaved, not ready) until a renewal succeeds');
       };
+      // The renewals' outcome, for the fence: a renewal asked for at a tick and not done yet (it
+      // hangs, or waits behind a slow sweep), and whether the last one reached the store.
+      let renewalPending = false;
+      let lastRenewal: 'ok' | 'failed' = 'ok';
       const sweep = async (): Promise<void> => {
-        await claims.renew();
+        try {
+          await claims.renew();
+          lastRenewal = 'ok';
+        } catch (err) {
+          lastRenewal = 'failed';
+          if (!fenced && !stopping && claims.fenced()) fence();
+          throw err;
+        } finally {
+          renewalPending = false;
+        }
         if (fenced && !claims.fenced()) {
           fenced = false;
           const closed = await closeFencedSessions(sessions, log, [...fencedSessions], recover);
@@ -221,7 +234,21 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       };
       const sweepTimer = setInterval(() => {
         // Checked on the clock at each tick, not after the renewal: a renewal that hangs fences too.
-        if (!fenced && !stopping && claims.fenced()) fence();
+        // Except when only this tick is late — a busy machine delays timers by seconds —: the last
+        // renewal reached the store, none is waiting, and the claims have not expired. Fencing
+        // then stopped a lone instance's live sessions for a slow loop, not a lost store. The
+        // renewal runs now instead; if it fails, it fences at once, and if it has not completed
+        // halfway to the claims' expiry, it fences then.
+        if (!fenced && !stopping && claims.fenced()) {
+          const lateTickOnly = !renewalPending && lastRenewal === 'ok' && claims.expiresInMs() > 0;
+          if (!lateTickOnly) fence();
+          else {
+            setTimeout(() => {
+              if (renewalPending && !fenced && !stopping && claims.fenced()) fence();
+            }, claims.expiresInMs() / 2).unref();
+          }
+        }
+        renewalPending = true;
         sweeping = sweeping.then(sweep).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 sweep failed: retried'));
       }, claims.renewEveryMs);
       sweepTimer.unref();

@@ -19,7 +19,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   tuneJitForSkull();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
   // The Skull's composition root wires the chart and hands it to the MQTT edge.
-  const [{ createLogger }, { Runtime }, { createProviders }, { startWiredSkull, startWiredSkullFleet }] = await Promise.all([
+  const [{ createLogger, redactUrl }, { Runtime }, { createProviders }, { startWiredSkull, startWiredSkullFleet }] = await Promise.all([
     import('../../core/log.js'),
     import('../../core/runtime.js'),
     import('../../actors/llm/providers.js'),
@@ -64,10 +64,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       ? `topics ${svc.topics.asrText} ${svc.topics.aiRequest} → ${svc.topics.aiResponse}`
       : `fleet ${svc.prefix}/<deviceId>/asr/text ${svc.prefix}/<deviceId>/ai/request → ${svc.prefix}/<deviceId>/ai/response, shard ${svc.shard.index}/${svc.shard.count}, health ${svc.prefix}/_service/${svc.instance}/health`;
   io.stdout.write(
-    `palabre skull ready on ${mqttUrl}${broker ? ' (embedded broker, MQTT 3.1.1)' : ''} — MQTT ${svc.protocolVersion === 5 ? '5' : '3.1.1'}, ` +
+    `palabre skull ready on ${redactUrl(mqttUrl)}${broker ? ' (embedded broker, MQTT 3.1.1)' : ''} — MQTT ${svc.protocolVersion === 5 ? '5' : '3.1.1'}, ` +
       `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, ${topics}\n`,
   );
-  logger.info({ mqttUrl, embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
+  logger.info({ mqttUrl: redactUrl(mqttUrl), embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
   models.start();
   void models.firstCheck.then((statuses) => {
     const lines = modelProblemLines(statuses);

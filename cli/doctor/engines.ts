@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import type { Check } from './check.js';
 import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
-import { safeUrl } from './mqtt.js';
+import { redactUrl } from '../../core/log.js';
 
 const EXTRA_BIN_DIRS = ['/usr/sbin', '/usr/bin', '/usr/local/bin', '/usr/local/sbin'];
 
@@ -83,7 +83,7 @@ export async function checkPostgres(databaseUrl: string, pathVar?: string): Prom
   } catch {
     return { ...base, status: 'fail', detail: 'DATABASE_URL is not a URL', fix: 'set DATABASE_URL=postgres://user@host:5432/db' };
   }
-  const shown = safeUrl(databaseUrl);
+  const shown = redactUrl(databaseUrl);
   const host = url.hostname || '127.0.0.1';
   const port = Number(url.port || 5432);
   const fix = 'start Postgres (systemctl start postgresql) or correct DATABASE_URL';

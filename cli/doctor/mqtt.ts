@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mqtt from 'mqtt';
+import { redactUrl } from '../../core/log.js';
 import type { Check } from './check.js';
 
 export type MqttProbe = { ok: true; version: 5 | 4 } | { ok: false; error: string };
@@ -55,25 +56,14 @@ function describe(err: unknown): string {
   return e.code && typeof e.code === 'string' ? `${e.code}: ${e.message}` : String(e?.message ?? err);
 }
 
-/** An external URL may carry credentials (mqtt://user:pass@host): never print them. */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return url;
-  }
-}
-
 export const versionName = (v: 5 | 4): string => (v === 5 ? 'MQTT 5' : 'MQTT 3.1.1');
 
 export async function checkExternalBroker(url: string): Promise<Check> {
   const base = { id: 'mqtt.broker', group: 'network' as const, label: 'MQTT broker' };
   const r = await probeMqtt(url);
-  if (r.ok) return { ...base, status: 'ok', detail: `${safeUrl(url)} answers, ${versionName(r.version)}` };
+  if (r.ok) return { ...base, status: 'ok', detail: `${redactUrl(url)} answers, ${versionName(r.version)}` };
   return {
-    ...base, status: 'fail', detail: `${safeUrl(url)} unreachable (${r.error})`,
+    ...base, status: 'fail', detail: `${redactUrl(url)} unreachable (${r.error})`,
     fix: 'start that broker (e.g. systemctl start mosquitto), correct MQTT_URL, or unset MQTT_URL to use the embedded broker',
   };
 }

@@ -5,7 +5,7 @@ import {
 } from 'kysely';
 import type { Statement } from 'better-sqlite3';
 import type { Client as PgClient, Pool as PgPool } from 'pg';
-import type { Logger } from '../log.js';
+import { redactUrl, type Logger } from '../log.js';
 import { migrate as migrateSqlite, type Db, type Migration } from './db.js';
 
 /**
@@ -145,7 +145,7 @@ export async function postgresStore(opts: PostgresStoreOptions): Promise<Store> 
     await migratePostgres(pool, opts.migrations ?? [], log);
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw new Error(`palabre: cannot prepare the Postgres store at ${redact(opts.url)}: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`);
+    throw new Error(`palabre: cannot prepare the Postgres store at ${redactUrl(opts.url)}: ${(err as Error).message}. Check DATABASE_URL and that the server is up.`);
   }
   const listener = new Listener(opts.url, log);
   return {
@@ -283,6 +283,3 @@ class Listener {
 /** Pseudo-channel: called after the LISTEN connection came back (state may have been missed). */
 export const RECONNECTED = '_reconnected';
 
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
-}

@@ -1,37 +1,51 @@
-import { performance as perfHooks } from 'node:perf_hooks';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BUSY_SLICE_MS, SLICE_MS, SessionEvents, sliceMs } from '../../core/deferredEvents.js';
+import { describe, expect, it } from 'vitest';
+import { BUSY_SLICE_MS, DeferredQueue, SLICE_MS, SessionEvents, sliceMs, type LoopSignal } from '../../core/deferredEvents.js';
 
 /** One turn of the loop: the queue's setImmediate, scheduled before this one, has run. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe('a session’s chart events from Gemini, after the audio of the loop iteration', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-    vi.restoreAllMocks();
-  });
-
-  /** What the loop did between two slices, as the queue reads it (the test runner's own work is not audio). */
-  const loopWas = (active: number, utilization: number): void => {
-    vi.spyOn(perfHooks, 'eventLoopUtilization').mockReturnValue({ active, idle: active / utilization - active, utilization });
+/**
+ * A loop whose clock only moves when a test says so and whose load is what the test says it was:
+ * the queue's slices then depend on the test alone, never on how busy the machine running it is.
+ */
+function simulatedLoop(load = { active: 0, utilization: 0 }): { loop: LoopSignal; advance(ms: number): void } {
+  let t = 0;
+  return {
+    loop: { now: () => t, sinceMark: () => load, mark: () => undefined },
+    advance: (ms) => void (t += ms),
   };
+}
 
+describe('a session’s chart events from Gemini, after the audio of the loop iteration', () => {
   /** `n` sessions with one event each, queued at once; each delivery costs 1 ms of the simulated clock. What was delivered, in order. */
-  const burst = (n: number): number[] => {
-    vi.useFakeTimers({ toFake: ['performance'] });
+  const burst = (n: number, load: { active: number; utilization: number }): number[] => {
+    const sim = simulatedLoop(load);
+    const queue = new DeferredQueue(sim.loop);
     const got: number[] = [];
     const sessions = Array.from({ length: n }, () => new SessionEvents<number>((e) => {
       got.push(e);
-      vi.advanceTimersByTime(1);
-    }));
+      sim.advance(1);
+    }, undefined, undefined, queue));
     sessions.forEach((s, i) => s.push(i));
     return got;
   };
 
-  /** Two sessions logging their deliveries, as `a:event` and `b:event`, into one list. */
-  const twoSessions = (): { got: string[]; a: SessionEvents<string>; b: SessionEvents<string> } => {
+  /** A session on its own simulated queue (idle loop, frozen clock), delivering to `deliver`. */
+  const session = <E>(
+    deliver: (e: E) => void,
+    mayFollowAudio?: (e: E) => boolean,
+    merge?: (last: E, next: E) => E | undefined,
+    queue = new DeferredQueue(simulatedLoop().loop),
+  ): SessionEvents<E> => new SessionEvents<E>(deliver, mayFollowAudio, merge, queue);
+
+  /**
+   * Two sessions logging their deliveries, as `a:event` and `b:event`, into one list. They share a
+   * queue whose loop is under the load given (default: idle) and whose clock never moves.
+   */
+  const twoSessions = (load?: { active: number; utilization: number }): { got: string[]; a: SessionEvents<string>; b: SessionEvents<string> } => {
     const got: string[] = [];
-    return { got, a: new SessionEvents<string>((e) => got.push(`a:${e}`)), b: new SessionEvents<string>((e) => got.push(`b:${e}`)) };
+    const queue = new DeferredQueue(simulatedLoop(load).loop);
+    return { got, a: session((e: string) => got.push(`a:${e}`), undefined, undefined, queue), b: session((e: string) => got.push(`b:${e}`), undefined, undefined, queue) };
   };
 
   it('are delivered after the current task, in order, each session’s in its own order', async () => {
@@ -60,7 +74,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
   it('the next audio overtakes pending transcript fragments, not an event that must precede it (and what is before that)', async () => {
     const got: string[] = [];
     const mayFollowAudio = (e: string): boolean => e.startsWith('transcript') || e === 'usage';
-    const a = new SessionEvents<string>((e) => got.push(e), mayFollowAudio);
+    const a = session<string>((e) => got.push(e), mayFollowAudio);
     a.push('transcript 1');
     a.push('usage');
     a.beforeAudio();
@@ -85,7 +99,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     const got: string[] = [];
     // Fragments merge; an `x` fragment may not follow audio, so a merge into it must hold the audio.
     const merge = (last: string, next: string): string | undefined => (last.startsWith('fragment') && next.startsWith('fragment') ? `${last}+${next.slice(9)}` : undefined);
-    const a = new SessionEvents<string>((e) => got.push(e), (e) => !e.includes('x'), merge);
+    const a = session<string>((e) => got.push(e), (e) => !e.includes('x'), merge);
     a.push('fragment a');
     a.push('fragment b');
     a.push('turnComplete');
@@ -101,7 +115,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
 
   it('an event pushed while delivering is delivered after the ones before it', async () => {
     const got: string[] = [];
-    const a: SessionEvents<string> = new SessionEvents<string>((e) => {
+    const a: SessionEvents<string> = session<string>((e) => {
       got.push(e);
       if (e === 'first') a.push('pushed by first');
     });
@@ -113,7 +127,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
 
   it('nothing is delivered once the session’s actor stopped, pending or pushed later', async () => {
     const got: string[] = [];
-    const a = new SessionEvents<string>((e) => {
+    const a = session<string>((e) => {
       got.push(e);
       if (e === 'closing') a.close();
     });
@@ -123,7 +137,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     a.flush();
     await nextTurn();
     expect(got).toEqual([]);
-    const c = new SessionEvents<string>((e) => {
+    const c = session<string>((e) => {
       got.push(e);
       if (e === 'closing') c.close();
     });
@@ -142,8 +156,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
   });
 
   it(`a burst is worked through in slices of ${SLICE_MS} ms, with the loop turning between two slices`, async () => {
-    loopWas(0.1, 1);
-    const got = burst(5);
+    const got = burst(5, { active: 0.1, utilization: 1 });
     await nextTurn();
     expect(got).toEqual([0, 1]);
     await nextTurn();
@@ -153,8 +166,7 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
   });
 
   it(`while audio keeps the loop busy, a burst is worked through ${BUSY_SLICE_MS} ms at a time`, async () => {
-    loopWas(30, 1);
-    const got = burst(3);
+    const got = burst(3, { active: 30, utilization: 1 });
     // One session per turn (a slice always delivers at least one session's events).
     await nextTurn();
     expect(got).toEqual([0]);

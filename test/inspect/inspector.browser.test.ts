@@ -23,7 +23,8 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector in Chromium (${chromiumRequi
         () => import('../../actors/t2/surface.js').then((m) => m.t2Surface),
         () => import('../../actors/inspect/surface.js').then((m) => m.inspectSurface),
       ],
-      { JWT_SECRET },
+      // Idle time is not what this test is about: on a busy machine it outlasts the default 60 s.
+      { JWT_SECRET, T2_IDLE_TIMEOUT_MS: '3600000' },
     );
     browser = await launchChromium();
   });

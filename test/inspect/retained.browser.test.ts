@@ -40,7 +40,9 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector keeps ended conversations ($
         () => import('../../actors/t2/surface.js').then((m) => m.t2Surface),
         () => import('../../actors/inspect/surface.js').then((m) => m.inspectSurface),
       ],
-      { JWT_SECRET, CORPUS_DIR: corpus, CHAT_PROVIDER: 'offline' },
+      // The T2 session sits without frames for the whole test, which lasts longer than the default
+      // idle timeout (60 s) on a busy machine: it would end, and the test would depend on load.
+      { JWT_SECRET, CORPUS_DIR: corpus, CHAT_PROVIDER: 'offline', T2_IDLE_TIMEOUT_MS: '3600000' },
     );
     browser = await launchChromium();
   });

@@ -40,12 +40,15 @@ describe('inspection redaction', () => {
       audio: AUDIO,
       pcm: new Uint8Array(32),
       nested: { password: 'hunter22', text: 'bonjour' },
+      // A URL with its password, under a key that does not say it is secret (the logs' rule).
+      broker: 'mqtt://skull:brokerpass77@broker.local:1883',
     }) as Record<string, unknown>;
     const text = JSON.stringify(out);
     expect(text).not.toContain(KEY);
     expect(text).not.toContain(JWT);
     expect(text).not.toContain('hunter22');
     expect(text).not.toContain(AUDIO.slice(0, 64));
+    expect(out.broker).toBe('mqtt://skull:***@broker.local:1883');
     expect(out.pcm).toBe('[binary 32 bytes]');
     expect((out.nested as Record<string, unknown>).text).toBe('bonjour');
     expect(out.audio).toMatch(/^\[binary \d+ bytes\]$/);

@@ -63,3 +63,59 @@ describe('t2 edge: admission released before the close', () => {
     }
   });
 });
+
+/** A session that, on the server's drain, sends its report then closes 1000, as the real chart does. */
+const reportsOnDrain = setup({ types: { emitted: {} as { type: 'client.report'; report: string } | { type: 'client.close'; code: number; reason: string } } }).createMachine({
+  initial: 'live',
+  states: {
+    live: { on: { 'server.shutdown': 'ended' } },
+    ended: { type: 'final', entry: [emit({ type: 'client.report', report: 'the report' }), emit({ type: 'client.close', code: 1000, reason: 'ended' })] },
+  },
+});
+
+describe('t2 edge: a drained session that sent its report closes 1000', () => {
+  it('the drain waits for the admission’s release, so the close after the report is not overtaken by the shutdown’s 1001', async () => {
+    // Slow releases (a claim deleted on a busy Postgres): held by the test, let go after the sessions ended.
+    let releases = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const socket = attachT2LiveSocket({
+      server: bare.server,
+      runtime: new Runtime(),
+      logger: silentLogger(),
+      maxFrameBytes: 64_000,
+      maxSessions: 8,
+      defaultMode: 'text',
+      wire: () => ({ logic: reportsOnDrain, input: undefined }),
+      admit: () => Promise.resolve({ ok: true, done: () => { releases++; return released; } }),
+    });
+    const clients = await Promise.all(Array.from({ length: 3 }, async () => {
+      const ws = new WebSocket(`ws://127.0.0.1:${bare.port}/t2/live?sujet=club-de-sport&mode=text`);
+      const got: string[] = [];
+      ws.on('message', (data, binary) => {
+        if (!binary) got.push((JSON.parse(String(data)) as { type: string }).type);
+      });
+      const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+      await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+      return { ws, got, closed };
+    }));
+    const far = Date.now() + 60_000;
+    let drainDone = false;
+    const drained = socket.drain({ gradeBy: far, deadlineAt: far }).then((o) => {
+      drainDone = true;
+      return o;
+    });
+    await expect.poll(() => releases).toBe(3);
+    // Every session ended; their releases are pending: the drain is not over yet.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drainDone).toBe(false);
+    release();
+    expect(await drained).toMatchObject({ drained: 3, reported: 3, cut: 0 });
+    // What the surface does next: close what is still open, 1001.
+    await socket.close?.();
+    for (const c of clients) {
+      expect(await c.closed).toBe(1000);
+      expect(c.got).toContain('report');
+    }
+  });
+});

@@ -83,4 +83,36 @@ describe('T2 self-fencing when claim renewals fail', () => {
     await again.until(() => again.states().includes('listening'), 'a new session after the fence');
     again.ws.close();
   });
+
+  it('a tick that is only late (a busy machine) renews instead of fencing; if that renewal fails, it fences at once', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let now = 1_000_000;
+    let cut = false;
+    const flaky = (s: Store): Store => ({ ...s, writeAll: (q) => (cut ? Promise.reject(new Error('store unreachable')) : s.writeAll(q)) });
+    env = await startT2({ env: { T2_LEASE_TTL_MS: String(TTL) }, surface: { now: () => now, store: flaky } });
+    const e = env;
+    const c = await LiveClient.open(e, { token: await e.mint('premium', 'cand-late'), sujet: 'club-de-sport', mode: 'text' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+
+    // The loop was held for two periods (the renewal timer could not fire): the clock moved, the
+    // timer fires once, late. The last renewal reached the store and the claims have not expired:
+    // the session goes on, the instance stays ready, and the renewal runs now.
+    now += 2 * PERIOD + 100;
+    await vi.advanceTimersByTimeAsync(PERIOD);
+    await vi.waitFor(() => expect(e.surface.unready?.()).toBeUndefined());
+    c.send({ type: 'text', text: 'Bonjour, quels sont les horaires du club ?' });
+    await c.until(() => c.json.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), 'a reply after the late tick');
+    expect(c.closeCode).toBeUndefined();
+    expect(c.json.some((m) => m.type === 'error')).toBe(false);
+
+    // Late again, but this time the store is gone: the renewal fails, and it fences at once.
+    cut = true;
+    now += 2 * PERIOD + 100;
+    await vi.advanceTimersByTimeAsync(PERIOD);
+    const { code } = await c.closed;
+    expect(code).toBe(1011);
+    expect(c.json.at(-1)).toMatchObject({ type: 'error', name: 'STORE_UNAVAILABLE' });
+    expect(e.surface.unready?.()).toMatch(/fenced/);
+    cut = false;
+  });
 });

@@ -57,6 +57,8 @@ export interface T2Env {
   ctx: AppContext;
   config: Config;
   server: Server;
+  /** The express app the surface is mounted on (a test may add a route, e.g. /readyz behind a proxy). */
+  app: express.Express;
   surface: RunningSurface;
   mint(plan: 'free' | 'premium', sub?: string): Promise<string>;
   close(): Promise<void>;
@@ -115,6 +117,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
     ctx,
     config,
     server,
+    app,
     surface: running,
     mint: (plan, sub = 'cand-1') => auth.mintToken({ sub, plan }),
     async close() {

@@ -31,6 +31,8 @@ export function serialize(s: AnyMachineSnapshot): string {
     cand: c.candidateId !== null,
     end: c.endReason,
     live: c.liveAt !== null,
+    // Messages held before the dialogue opened (one is enough to tell the paths apart).
+    held: Math.min(c.heldTexts.length, 1),
   });
 }
 

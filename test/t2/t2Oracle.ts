@@ -83,6 +83,8 @@ interface Expected {
   away: boolean;
   /** Each reconnect: what the page is sent to rebuild itself. */
   resumes: Resume[];
+  /** Messages held before the dialogue and refused (NOT_READY error frames): the socket resumed an older session. */
+  refused: number;
   /** The older session this one handed its socket to. */
   handover: string | null;
   /** Why the dialogue ended, as the page is told it (one `ended` frame, before any report). */
@@ -117,6 +119,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     resumes: [],
     handover: null,
     ended: [],
+    refused: 0,
     persisted: [],
     recorded: [],
   };
@@ -124,6 +127,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
   // the warning leaves the session live (idle, the exam's end and the grace period finish it).
   let sinceLive = 0;
   let sub = '';
+  // Messages sent before the dialogue opened: held, then the dialogue's first messages, in order.
+  const held: Array<{ text: string; atMs: number }> = [];
   let dialogue: 'awaiting' | 'candidate' | 'interlocutor' = 'awaiting';
   // Read through a call: the type checker does not see the closures below change it.
   const now = () => dialogue;
@@ -169,6 +174,14 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     announce('error');
     // The session's row is dropped, except after a failed save: the next start closes it `interrupted`.
     x.persisted.push(name === 'SAVE_FAILED' ? 'discard:keep' : 'discard');
+  };
+  // Text mode: one message is one complete candidate turn.
+  const liveText = (text: string, atMs: number) => {
+    x.spoke ||= text.trim().length > 0;
+    x.toInterlocutor.push(`text:${text}`);
+    x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text, atMs, final: true }];
+    completed('candidate', text);
+    setDialogue('interlocutor');
   };
   const cancel = () => {
     x.phase = 'cancelled';
@@ -217,6 +230,17 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
       cancel();
       continue;
     }
+    // A message before the dialogue opens is held for it; « Terminer » then cancels.
+    if (['authorizing', 'loading', 'connecting'].includes(x.phase)) {
+      if (t === 'client.text') {
+        held.push({ text: e.text!, atMs: (e as Payload & { atMs: number }).atMs });
+        continue;
+      }
+      if (t === 'client.end') {
+        cancel();
+        continue;
+      }
+    }
     switch (x.phase) {
       case 'authorizing':
         if (t === 'xstate.done.actor.authorize') {
@@ -240,6 +264,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         // The root answers the claim: an older session of this candidate awaits its socket; this
         // one hands the socket over and ends with nothing of its own (nothing stored, no close).
         else if (t === 'conversation.resume') {
+          // What this socket sent before is refused, one error frame each: the older session never saw it.
+          x.refused += held.splice(0).length;
           x.phase = 'handedOver';
           x.handover = (e as Payload & { systemId: string }).systemId;
         } else if (t === 'conversation.nothingToResume') fail(CLOSE.NOTHING_TO_RESUME, 'NOTHING_TO_RESUME');
@@ -252,20 +278,14 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
           x.recorded.push('open');
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
+          for (const h of held.splice(0)) liveText(h.text, h.atMs);
         }
         else if (t === 'interlocutor.failed') fail(CLOSE.INTERNAL, 'INTERLOCUTOR_UNAVAILABLE');
-        else if (t === 'client.end') cancel();
         else if (t.startsWith('xstate.after.connectTimeout')) fail(CLOSE.INTERNAL, 'INTERLOCUTOR_TIMEOUT');
         break;
       case 'live':
-        if (t === 'client.text') {
-          // Text mode: one message is one complete candidate turn.
-          x.spoke ||= e.text!.trim().length > 0;
-          x.toInterlocutor.push(`text:${e.text}`);
-          x.transcript = [...x.transcript.map((turn) => (turn.final ? turn : close(turn))), { speaker: 'candidate', text: e.text!, atMs: (e as Payload & { atMs: number }).atMs, final: true }];
-          completed('candidate', e.text!);
-          setDialogue('interlocutor');
-        } else if (t === 'client.audio') {
+        if (t === 'client.text') liveText(e.text!, (e as Payload & { atMs: number }).atMs);
+        else if (t === 'client.audio') {
           x.toInterlocutor.push('audio');
           x.recorded.push('candidate');
         } else if (t === 'interlocutor.audio') {
@@ -393,7 +413,10 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   check(reports.length === (x.report ? 1 : 0), `${x.report ? 'one report' : 'no report'} sent, got ${reports.length}`);
   for (const r of reports) check(r.type === 'client.report' && r.productionId === x.report?.productionId && r.audioUrl === x.report.audioUrl, 'the report names the production and its audio');
   const closes = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.close' }> => e.type === 'client.close');
-  const errors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const allErrors = w.emitted.filter((e): e is Extract<T2Emitted, { type: 'client.error' }> => e.type === 'client.error');
+  const notReady = allErrors.filter((e) => e.name === 'NOT_READY');
+  check(notReady.length === x.refused && notReady.every((e) => e.code === CLOSE.NOT_READY), `${x.refused} held message(s) refused with NOT_READY, got ${notReady.length}`);
+  const errors = allErrors.filter((e) => e.name !== 'NOT_READY');
   const resumes = w.emitted.flatMap((e) => (e.type === 'client.resume' ? [{ state: e.state, transcript: e.transcript.map((t) => ({ speaker: t.speaker, text: t.text, final: t.final })), remainingMs: e.remainingMs }] : []));
   check(same(resumes, x.resumes), `on reconnect the page gets ${JSON.stringify(x.resumes)}, got ${JSON.stringify(resumes)}`);
   const ended = w.emitted.flatMap((e) => (e.type === 'client.ended' ? [e.reason] : []));

@@ -230,14 +230,14 @@ function mountLoginRoutes(app: Express, o: { deps: AdminDeps; cookie: SessionCoo
     const cookieToken = readCookie(req, LOGIN_CSRF_COOKIE);
     if (!parsed.success || !cookieToken || !safeEqual(parsed.data._csrf, cookieToken)) return forbidden(res);
     const client = req.ip ?? 'unknown';
-    const blocked = await throttle.blocked(client);
+    // Counted before the password is looked at, so that parallel guesses cannot all pass.
+    const blocked = await throttle.attempt(client);
     if (blocked) {
       logger.warn({ event: 'admin_login_throttled', ...blocked }, 'admin login throttled');
       res.set('Retry-After', String(blocked.retryS));
       return showLogin(res, { next, error: 'Trop de tentatives : réessayez dans quelques minutes.', status: 429 });
     }
     if (!passwordMatches(parsed.data.password, password)) {
-      await throttle.failed(client);
       logger.warn({ event: 'admin_login_failed' }, 'admin login failed');
       return showLogin(res, { next, error: 'Mot de passe incorrect.', status: 401 });
     }

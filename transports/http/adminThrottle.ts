@@ -1,3 +1,4 @@
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import type { Store } from '../../core/store/store.js';
@@ -11,10 +12,12 @@ const FAILURE_WINDOW_S = 10 * 60;
 const ADMIN_ACCOUNT = 'admin';
 
 export interface LoginThrottle {
-  /** Set when the client may not try now: which counter blocks it and for how long. */
-  blocked(client: string): Promise<{ by: 'address' | 'account'; retryS: number } | undefined>;
-  /** Counts a wrong password against the client and the account. */
-  failed(client: string): Promise<void>;
+  /**
+   * Counts one login attempt against the client, then (if the client may still try) against the
+   * account, and says whether this attempt may be checked: set when a counter is past its limit,
+   * with which one blocks it and for how long.
+   */
+  attempt(client: string): Promise<{ by: 'address' | 'account'; retryS: number } | undefined>;
   /** A successful login clears both counters. */
   succeeded(client: string): Promise<void>;
 }
@@ -26,6 +29,12 @@ export interface LoginThrottle {
  * per address. The price: a spray of wrong passwords locks the account for the window.
  * rate-limiter-flexible keeps the counters in the store's engine (SQLite file, or Postgres shared
  * by every instance), so they survive a restart and hold whichever instance answers.
+ *
+ * Every attempt is counted before its password is looked at, in one atomic increment-and-read of
+ * the store (an upsert on both engines): reading the counter first and recording the failure after
+ * let parallel guesses all read the same count below the limit and all be checked. The account is
+ * counted only once the address may try, so that one address hammering the login does not lock
+ * the account for everyone else; a right password then clears both counters.
  */
 export function loginThrottle(opts: { store: Store; db: Db; logger: Logger }): LoginThrottle {
   const limiter = (tableName: string, points: number) => loginLimiter({ ...opts, tableName, points, durationS: FAILURE_WINDOW_S });
@@ -36,24 +45,35 @@ export function loginThrottle(opts: { store: Store; db: Db; logger: Logger }): L
   })();
   limiters.catch(() => undefined); // logged by loginLimiter; the login answers 500 then
   return {
-    async blocked(client) {
+    async attempt(client) {
       const { byAddress, byAccount } = await limiters;
-      const [address, account] = await Promise.all([byAddress.get(client), byAccount.get(ADMIN_ACCOUNT)]);
-      const byAddr = address && address.consumedPoints >= MAX_FAILURES ? address : null;
-      const byAcct = account && account.consumedPoints >= MAX_ACCOUNT_FAILURES ? account : null;
-      const blocking = [byAddr, byAcct].filter((r) => r !== null);
-      if (blocking.length === 0) return undefined;
-      const retryS = Math.max(1, Math.ceil(Math.max(...blocking.map((r) => r.msBeforeNext)) / 1000));
-      return { by: byAddr ? 'address' : 'account', retryS };
-    },
-    async failed(client) {
-      const { byAddress, byAccount } = await limiters;
-      // consume() rejects once the points are spent: that is the throttle, not an error.
-      await Promise.all([byAddress.consume(client).catch(() => undefined), byAccount.consume(ADMIN_ACCOUNT).catch(() => undefined)]);
+      const address = await consume(byAddress, client);
+      if (address.blocked) return { by: 'address', retryS: retryS(address.res.msBeforeNext) };
+      const account = await consume(byAccount, ADMIN_ACCOUNT);
+      if (account.blocked) return { by: 'account', retryS: retryS(account.res.msBeforeNext) };
+      return undefined;
     },
     async succeeded(client) {
       const { byAddress, byAccount } = await limiters;
       await Promise.all([byAddress.delete(client), byAccount.delete(ADMIN_ACCOUNT)]);
     },
   };
+}
+
+function retryS(msBeforeNext: number): number {
+  return Math.max(1, Math.ceil(msBeforeNext / 1000));
+}
+
+/**
+ * One point, atomically: rate-limiter-flexible resolves while the points last and rejects with the
+ * counter once they are spent (that is the throttle, not an error); a store failure rejects with
+ * an Error, which the login must not take for a pass.
+ */
+async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ blocked: boolean; res: RateLimiterRes }> {
+  try {
+    return { blocked: false, res: await limiter.consume(key) };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { blocked: true, res: err };
+    throw err;
+  }
 }

@@ -9,13 +9,14 @@ import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { SessionEvents } from '../../core/deferredEvents.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
-import { FRAME_ERRORS, parseClientFrame, querySchema, sendEmitted, sendJson } from './t2liveFrames.js';
+import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
 import { batchTickWrites, rememberRawSocket } from './tickWrites.js';
 
-export { FRAME_ERRORS, MAX_TEXT_CHARS } from './t2liveFrames.js';
+export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
 /**
- * The T2 live socket: `GET /t2/live?token=<JWT>&sujet=<id>[&mode=audio|text]` (docs/t2-live.md).
+ * The T2 live socket: `GET /t2/live?sujet=<id>[&mode=audio|text]` with the subprotocols
+ * `palabre.t2, palabre.bearer.<JWT>` (or, for older clients, `&token=<JWT>`) (docs/t2-live.md).
  * This file routes: one session actor per accepted socket, each frame to the session the socket
  * is bound to (its own, or the older session of the same candidate it resumed), what the session
  * emits back to the socket attached to it now, and the drain on stop. The bytes (query, frames
@@ -154,7 +155,7 @@ function until(done: Promise<unknown>, at: number): Promise<void> {
 }
 
 export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: HARD_MAX_PAYLOAD, perMessageDeflate: false, handleProtocols: selectProtocol });
   const hub: Hub = { opts, live: new Map(), running: new Map(), reject: (reason) => opts.metrics?.inputRejected.inc({ surface: 't2', reason }) };
   let draining = false;
 
@@ -166,17 +167,17 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    const { token } = upgradeToken(req.headers['sec-websocket-protocol'], url);
     const admit = opts.admit;
     if (!admit) {
       wss.handleUpgrade(req, socket, head, (ws) => {
         rememberRawSocket(ws, socket);
-        accept(hub, ws, url);
+        accept(hub, ws, url, token);
       });
       return;
     }
     const sessionId = randomUUID();
-    const token = url.searchParams.get('token') ?? undefined;
-    admit({ token: token && token.length <= 8192 ? token : undefined, sessionId }).then(
+    admit({ token, sessionId }).then(
       (admission) => {
         if (!socket.readable || !socket.writable) {
           if (admission.ok) void admission.done();
@@ -185,7 +186,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
           rememberRawSocket(ws, socket);
-          if (admission.ok) return accept(hub, ws, url, { sessionId, done: admission.done });
+          if (admission.ok) return accept(hub, ws, url, token, { sessionId, done: admission.done });
           hub.reject('admission');
           sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
           ws.close(admission.code, admission.name);
@@ -221,14 +222,15 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
     async close() {
       draining = true;
       opts.server.off('upgrade', onUpgrade);
-      for (const ws of hub.live.keys()) ws.close(1001, 'server shutting down');
+      // Only sockets still open: a session's own close (1000 after its report) may be under way.
+      for (const ws of hub.live.keys()) if (ws.readyState === WebSocket.OPEN) ws.close(1001, 'server shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }
 
 /** A new socket: a valid query and room left, then its own session actor and its frames routed. */
-function accept(hub: Hub, ws: WebSocket, url: URL, admitted?: Admitted): void {
+function accept(hub: Hub, ws: WebSocket, url: URL, token: string | undefined, admitted?: Admitted): void {
   const q = querySchema.safeParse(Object.fromEntries(url.searchParams));
   if (!q.success || hub.live.size >= hub.opts.maxSessions) void admitted?.done();
   if (!q.success) {
@@ -242,7 +244,7 @@ function accept(hub: Hub, ws: WebSocket, url: URL, admitted?: Admitted): void {
     ws.close(CLOSE.TOO_MANY_SESSIONS, 'TOO_MANY_SESSIONS');
     return;
   }
-  const own = startSession(hub, ws, q.data, admitted);
+  const own = startSession(hub, ws, { ...q.data, token }, admitted);
   if (own) routeSocket(hub, ws, own);
 }
 
@@ -280,8 +282,10 @@ function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, a
     over = true;
     opts.runtime.stop(systemId);
     hub.running.delete(systemId);
-    void release();
-    finished();
+    // Done once the admission is let go: the final close (1000, after the report) waits for that
+    // release (see forward), and a drain that stopped waiting before it would close the socket
+    // 1001 first — the page would then say the connection was lost although it has its report.
+    void release().then(finished, finished);
   };
   const sub = actor.subscribe({
     complete: () => {
@@ -309,7 +313,9 @@ function forward(session: Session, e: T2Emitted): void {
     // goes first, so that a client reconnecting on this close — through the balancer, maybe to
     // another instance — finds the candidate free instead of ACTIVE_ELSEWHERE.
     const ws = session.ws;
-    void session.release().then(() => sendEmitted(ws, e));
+    // A release that failed (the claim then expires) still lets the close go.
+    const close = (): void => sendEmitted(ws, e);
+    void session.release().then(close, close);
     return;
   }
   if (session.ws) {

@@ -13,6 +13,40 @@ import type { T2Emitted } from '../../machines/t2live.js';
  *   'ended'|'report'|'error', …}, then the close (1000 after the report; 4001/4003/4004/44xx/1011 otherwise).
  */
 
+/**
+ * The socket's subprotocol. A page sends its JWT as a second one, `palabre.bearer.<JWT>`: the
+ * `Sec-WebSocket-Protocol` header is not part of the request line that proxies (HAProxy's
+ * `option httplog`, nginx's `$request`) and access logs write, where `?token=` would land. The
+ * server answers with this name only, never echoing the bearer one. `?token=` still works, for
+ * clients written against the query form; the logs palabre ships redact it.
+ */
+export const T2_PROTOCOL = 'palabre.t2';
+export const BEARER_PROTOCOL_PREFIX = 'palabre.bearer.';
+
+/** A JWT as a subprotocol token (RFC 6455: an HTTP token; a JWT's base64url parts and dots are). */
+const bearerSchema = z.string().min(1).max(8192).regex(/^[A-Za-z0-9._~-]+$/);
+
+/**
+ * The candidate's JWT on an upgrade request: from the bearer subprotocol if the client offered
+ * one, else from `?token=`. A malformed bearer protocol counts as no token (the chart then
+ * answers 4001), never falls back to the query.
+ */
+export function upgradeToken(protocolHeader: string | undefined, url: URL): { token: string | undefined; via: 'protocol' | 'query' | 'none' } {
+  const offered = (protocolHeader ?? '').split(',').map((p) => p.trim()).filter((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
+  if (offered.length > 0) {
+    const parsed = bearerSchema.safeParse(offered[0]!.slice(BEARER_PROTOCOL_PREFIX.length));
+    return { token: parsed.success ? parsed.data : undefined, via: 'protocol' };
+  }
+  const query = url.searchParams.get('token');
+  if (query !== null && query.length > 0 && query.length <= 8192) return { token: query, via: 'query' };
+  return { token: undefined, via: 'none' };
+}
+
+/** The subprotocol the server selects: palabre's, when offered (a browser that offered some needs one back). */
+export function selectProtocol(protocols: Set<string>): string | false {
+  return protocols.has(T2_PROTOCOL) ? T2_PROTOCOL : false;
+}
+
 /** Text-mode messages longer than this are refused (a spoken question is far shorter). */
 export const MAX_TEXT_CHARS = 2000;
 

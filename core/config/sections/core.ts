@@ -32,7 +32,7 @@ export const coreSection = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('pino log level'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto')
     .describe('Logs on stdout: `auto` = short coloured lines on a terminal, JSON lines otherwise; `json` or `pretty` to force one (LOG_FILE is always JSON)'),
-  LOG_FILE: z.string().optional().describe('Write JSON logs to this file instead of stdout'),
+  LOG_FILE: z.string().optional().describe('Write JSON logs to this file instead of stdout (a new file is created readable by its owner only, 0600)'),
   SHUTDOWN_TIMEOUT_MS: ms.default(5000).describe('Graceful shutdown deadline'),
   SURFACES: z.string().regex(/^\s*(all|none|[a-z0-9_-]+(\s*,\s*[a-z0-9_-]+)*)\s*$/, 'expected `all`, `none` or a comma list of surface names').default('all')
     .describe('Surfaces `palabre serve` starts: `all`, `none`, or a comma list of names (e.g. `docs,t2`)'),

@@ -427,10 +427,12 @@ function main() {
       showError(4001);
       return;
     }
-    const q = new URLSearchParams({ token, sujet, mode });
+    const q = new URLSearchParams({ sujet, mode });
     if (resume) q.set('resume', '1');
     else if (takeover) q.set('takeover', '1');
-    const sock = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`);
+    // The JWT travels as a subprotocol, not in the URL: proxies and access logs write the
+    // request line (with its query), not this header.
+    const sock = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/t2/live?${q}`, ['palabre.t2', `palabre.bearer.${token}`]);
     ws = sock;
     sock.binaryType = 'arraybuffer';
     if (mode === 'audio' && !player) player = new Player();
