@@ -12,7 +12,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import express from 'express';
 import { correctionsSurface } from '../actors/corrections/surface.js';
 import { SEED_SUBJECTS } from '../actors/t2/seedSubjects.js';
@@ -20,7 +21,9 @@ import { createAuth } from '../core/auth.js';
 import { makeContext } from '../test/corrections/support.js';
 import { loadIndependent } from '../test/corrections/eval/independent/sets.js';
 
-const DIR = join(import.meta.dirname, '../test/corrections/eval/independent');
+// `--dir DIR` points the same run at another set in the same format (e.g. a second held-out set).
+const { values: args } = parseArgs({ options: { dir: { type: 'string' } } });
+const DIR = args.dir !== undefined ? resolve(args.dir) : join(import.meta.dirname, '../test/corrections/eval/independent');
 
 /** Average ranks (ties share the mean rank), then Pearson on the ranks. */
 function ranks(xs: number[]): number[] {

@@ -8,7 +8,7 @@ import { z } from 'zod';
  */
 
 const Fait = z.object({ theme: z.string().min(1), keywords: z.array(z.string().min(1)).min(1), answer: z.string().min(1) }).strict();
-const Turn = z.object({ speaker: z.enum(['candidate', 'interlocutor']), text: z.string().min(1) }).strict();
+const Turn = z.object({ speaker: z.enum(['candidate', 'interlocutor']), text: z.string().min(1), atMs: z.number().int().nonnegative().optional() }).strict();
 
 export const ORAL_CATEGORIES = ['insufficient', 'A2', 'B1B2', 'C1', 'offtask', 'mixed'] as const;
 const OralItem = z.object({
