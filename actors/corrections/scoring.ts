@@ -2,7 +2,7 @@ import { oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
 import type { Finding } from './detectors/context.js';
 import { criteriaOf } from './report.js';
 import { languageMeasures, type LanguageMeasures } from './richness.js';
-import type { Measured } from './ceiling.js';
+import { taskShare, type Measured } from './ceiling.js';
 import { candidateText, type Production } from './production.js';
 import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
 
@@ -146,11 +146,13 @@ export interface OralParams {
   /** The score of a criterion with nothing done (0) and with everything done (1), before errors. */
   low: number;
   high: number;
+  /** Under a task-completion ceiling, the criterion score that reaches the band's top (scores are scaled into the band). */
+  bandTop: number;
 }
 
 export const ORAL: OralParams = {
   questionsFull: 6, wordsFull: 150, followUpsFull: 4, secondsFull: 180,
-  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5,
+  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5, bandTop: 10,
 };
 
 export interface OralComponents {
@@ -165,23 +167,35 @@ export interface OralComponents {
   language: LanguageMeasures;
 }
 
+/** Complexity markers per 100 words to 0–1, concave: the first markers show more than the tenth. */
+export function complexityScore(per100: number, p: Pick<OralParams, 'complexityFull'> = ORAL): number {
+  return Math.sqrt(clamp01(per100 / p.complexityFull));
+}
+
 export function oralComponents(production: Extract<Production, { epreuve: 'EO' }>, measured: Measured, p: OralParams = ORAL): OralComponents {
   const m = measured.oral!;
   const language = languageMeasures(candidateText(production));
-  const byWords = clamp01(m.mots / p.wordsFull);
-  const volume = m.dureeS > 0 ? 0.75 * byWords + 0.25 * clamp01(m.dureeS / p.secondsFull) * byWords ** 0.5 : byWords;
   const t2 = production.tache === 'EO_T2';
+  // In the role-play, speaking counts only as far as it serves the task: words without questions
+  // (a monologue) are no interaction, so the volume is weighed by the share of the task done.
+  const done = t2 ? taskShare(m) : 1;
+  const byWords = clamp01(m.mots / p.wordsFull) * done;
+  const volume = m.dureeS > 0 ? 0.75 * byWords + 0.25 * clamp01(m.dureeS / p.secondsFull) * byWords ** 0.5 : byWords;
   // Outside the role-play nobody has to ask: the task is speaking enough, on the topic, and developing.
   const questions = t2 ? clamp01(m.questionsPertinentes / p.questionsFull) : byWords;
   const information = t2 ? clamp01(m.faitsObtenus / m.faitsTotal) : (measured.completion.niveau === 'hors_sujet' ? 0 : 1) * byWords;
-  const followUps = t2 ? clamp01(m.relances / p.followUpsFull) : clamp01(language.complexite / p.complexityFull);
+  const followUps = t2 ? clamp01(m.relances / p.followUpsFull) : complexityScore(language.complexite, p);
   const task = 0.3 * questions + 0.3 * information + 0.25 * volume + 0.15 * followUps;
+  const range = clamp01((language.guiraud - p.rangeLow) / (p.rangeHigh - p.rangeLow));
+  const complexity = complexityScore(language.complexite, p);
   return {
-    task, questions, information, volume, followUps, language,
-    range: clamp01((language.guiraud - p.rangeLow) / (p.rangeHigh - p.rangeLow)),
-    complexity: clamp01(language.complexite / p.complexityFull),
-    // Long sentences show something only in a production long enough to show it.
-    sentence: clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)) * clamp01(m.mots / 60),
+    task, questions, information, volume, followUps, language, range, complexity,
+    // Long sentences show something only in a production long enough to show it; without
+    // punctuation (a speech recogniser's transcript) a « sentence » is a whole turn, so the
+    // measure is left out and range and complexity stand in for it.
+    sentence: language.ponctue
+      ? clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)) * clamp01(m.mots / 60)
+      : Math.min(range, complexity) * clamp01(m.mots / 60),
   };
 }
 
