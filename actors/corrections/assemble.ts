@@ -158,7 +158,7 @@ export function assembleReport(input: AssembleInput): Report {
   const { plafond, raison } = measured.completion;
   let scoreGlobal = globalScore(criteres);
   if (plafond !== null) {
-    const top = fromModel ? 20 : production.epreuve === 'EO' ? (input.oral ?? ORAL).bandTop : (input.scoring ?? SCORING).base;
+    const top = fromModel ? 20 : production.epreuve === 'EO' ? (input.oral ?? ORAL).bandTop : (input.scoring ?? SCORING).bandTop;
     for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.round(2 * plafond * Math.min(1, c.score / top)) / 2;
     scoreGlobal = Math.min(globalScore(criteres), plafond);
   }

@@ -46,6 +46,8 @@ export interface ScoringParams {
   gravity: Readonly<Record<string, number>>;
   /** Texts shorter than this count as this long (a few errors in 30 words are not 10 per 100). */
   minWords: number;
+  /** Under a task-completion ceiling, the criterion score that reaches the band's top (scores are scaled into the band). */
+  bandTop: number;
 }
 
 export const BASE = 17;
@@ -61,7 +63,7 @@ export const GRAVITY: Readonly<Record<string, number>> = {
   abreviations_sms: 1, longueur_excessive: 1, longueur_insuffisante: 0, // the length cap (10/20) handles it
 };
 
-export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60 };
+export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60, bandTop: 10 };
 
 /** Score of one criterion for a weighted density `x` (errors per 100 words), before rounding. */
 export function curve(x: number, p: ScoringParams): number {
@@ -99,14 +101,33 @@ const half = (x: number) => Math.round(x * 2) / 2;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const fr = (x: number) => String(round1(x)).replace('.', ',');
 
+/**
+ * What a correct written text still has to show for a high score: the range of its vocabulary and
+ * complex sentences. A simple, correct text within the limits is a B1 text (about 12/20), not 17.
+ * Guiraud's index 6 → 0, 10 → 1 (over windows of 150 words); complexity as for the oral task.
+ */
+export const WRITTEN_RICHNESS = { rangeLow: 6, rangeHigh: 10, complexityFull: 5, weight: 10 } as const;
+/** How much of each written criterion rests on the range of the vocabulary (the rest on complexity). */
+const RANGE_SHARE: Readonly<Record<string, number>> = { adequation_tache: 0.5, coherence_cohesion: 0.3, competence_lexicale: 0.8, competence_grammaticale: 0.3 };
+/** Points lost by a task-3 text that takes up neither, or only one, of the two documents. */
+const MISSING_DOCUMENT = 2;
+
 export function densityScores(production: Production, findings: Finding[], words: number, p: ScoringParams = SCORING, measured?: Measured): Record<string, CriterionGrade & { density: number }> {
   const d = densities(production, findings, words, p);
   const out: Record<string, CriterionGrade & { density: number }> = {};
+  const lang = production.epreuve === 'EE' ? languageMeasures(production.texte) : undefined;
+  const range = lang ? clamp01((lang.guiraud - WRITTEN_RICHNESS.rangeLow) / (WRITTEN_RICHNESS.rangeHigh - WRITTEN_RICHNESS.rangeLow)) : 1;
+  const complexity = lang ? complexityScore(lang.complexite, WRITTEN_RICHNESS) : 1;
+  const w = measured?.written;
+  const missingDocs = w && w.documents > 0 ? w.documents - w.documentsRepris : 0;
   for (const c of criteriaOf(production.epreuve)) {
     if (!c.evalue) continue;
     const density = d.density(c.id);
     const spill = p.spill[c.id] ?? 0;
-    const score = half(curve(density + spill * d.language, p));
+    const share = RANGE_SHARE[c.id] ?? 0.5;
+    const richness = share * range + (1 - share) * complexity;
+    const docs = c.id === 'adequation_tache' ? MISSING_DOCUMENT * missingDocs : 0;
+    const score = half(Math.max(p.floor, curve(density + spill * d.language, p) - WRITTEN_RICHNESS.weight * (1 - richness) - docs));
     const n = d.count(c.id);
     const figures: Figures = { errors: n, density, words, ...(measured?.written ? { written: measured.written } : {}) };
     out[c.id] = {
@@ -116,7 +137,8 @@ export function densityScores(production: Production, findings: Finding[], words
       details: [
         `${n} erreur(s) relevée(s) pour ce critère, ${fr(density)} points de gravité pour 100 mots (texte de ${words} mots, compté au moins ${p.minWords})`,
         ...(spill && d.language ? [`densité des erreurs de langue ${fr(d.language)}, comptée à ${Math.round(spill * 100)} %`] : []),
-        `note = ${p.base} − ${p.slope} × (${fr(density)}${spill && d.language ? ` + ${spill} × ${fr(d.language)}` : ''}), entre ${p.floor} et ${p.base}, arrondie au demi-point`,
+        ...(lang ? [`étendue du vocabulaire (indice de Guiraud) ${fr(lang.guiraud)} ; marques de phrases complexes ${fr(lang.complexite)} pour 100 mots`] : []),
+        `note = ${p.base} − ${p.slope} × (${fr(density)}${spill && d.language ? ` + ${spill} × ${fr(d.language)}` : ''}) − ${WRITTEN_RICHNESS.weight} × (1 − richesse ${fr(richness)})${docs ? ` − ${docs} (document non repris)` : ''}, entre ${p.floor} et ${p.base}, arrondie au demi-point`,
         ...(c.id === 'adequation_tache' && measured?.written ? [`longueur : ${measured.written.mots} mots (consigne : ${measured.written.min} à ${measured.written.max})`, `mots de la consigne repris dans le texte : ${measured.written.motsConsigneRepris} sur ${measured.written.motsConsigne}`] : []),
       ],
     };

@@ -205,12 +205,33 @@ export interface WrittenTaskMeasures {
   /** Content stems of the instruction found in the text, and how many the instruction has. */
   motsConsigneRepris: number;
   motsConsigne: number;
+  /** Task 3: documents the instruction gives (0 when it gives none) and those the text takes up. */
+  documents: number;
+  documentsRepris: number;
+}
+
+/**
+ * The documents of a task-3 instruction: the blocks after the first blank line (the form
+ * `consigneText` gives). A document is taken up when the text shares two of the content words that
+ * are its own (in neither the instruction nor the other document).
+ */
+function documentsTakenUp(consigne: string, text: Set<string>): { documents: number; documentsRepris: number } {
+  const blocks = consigne.split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  if (blocks.length < 3) return { documents: 0, documentsRepris: 0 };
+  const [instruction, ...docs] = blocks.map((b) => stems(b));
+  let repris = 0;
+  docs.forEach((doc, i) => {
+    const own = [...doc].filter((x) => !instruction!.has(x) && !docs.some((o, j) => j !== i && o.has(x)));
+    if (own.filter((x) => text.has(x)).length >= 2) repris += 1;
+  });
+  return { documents: docs.length, documentsRepris: repris };
 }
 
 export function writtenMeasures(p: Extract<Production, { epreuve: 'EE' }>): WrittenTaskMeasures {
   const { min, max } = WORD_LIMITS[p.tache];
   const c = stems(p.consigne);
-  return { mots: countWords(p.texte), min, max, motsConsigneRepris: overlap(c, stems(p.texte)), motsConsigne: c.size };
+  const t = stems(p.texte);
+  return { mots: countWords(p.texte), min, max, motsConsigneRepris: overlap(c, t), motsConsigne: c.size, ...(p.tache === 'EE_T3' ? documentsTakenUp(p.consigne, t) : { documents: 0, documentsRepris: 0 }) };
 }
 
 /** Candidate words, for the oral tasks without a dialogue to measure (T1, T3). */
