@@ -162,7 +162,7 @@ export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: Oral
       // words) or when it gets information in answer — small talk and the weather are neither.
       const chat = SMALL_TALK.test((asked.length ? asked : said).join(' '));
       const subjectAnswer = answered && !chat && !SMALL_TALK.test(next!.text);
-      const onSubject = matched.length > 0 || overlap(q, topic) > 0 || subjectAnswer;
+      const onSubject = !chat && (matched.length > 0 || overlap(q, topic) > 0 || subjectAnswer);
       const meta = asked.length > 0 && asked.every((x) => META.test(x)) && matched.length === 0;
       const deflected = next !== undefined && DEFLECTION.test(next.text) && matched.length === 0;
       // Asking again for what was already obtained adds nothing to the task.
