@@ -49,6 +49,12 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
   return x.includes(y) || y.includes(x);
 }
 
+/**
+ * Under a ceiling, the share of the band every production gets: even the weakest production of a
+ * band is judged against that band, the rest is earned by its language (scores are scaled into it).
+ */
+export const BAND_FLOOR = 0.3;
+
 export function toReportError(f: Finding): ReportErrorWithOrigin {
   return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
 }
@@ -159,7 +165,7 @@ export function assembleReport(input: AssembleInput): Report {
   let scoreGlobal = globalScore(criteres);
   if (plafond !== null) {
     const top = fromModel ? 20 : production.epreuve === 'EO' ? (input.oral ?? ORAL).bandTop : (input.scoring ?? SCORING).bandTop;
-    for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.round(2 * plafond * Math.min(1, c.score / top)) / 2;
+    for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.round(2 * plafond * (BAND_FLOOR + (1 - BAND_FLOOR) * Math.min(1, c.score / top))) / 2;
     scoreGlobal = Math.min(globalScore(criteres), plafond);
   }
   if (raison) avertissements.unshift(raison);
