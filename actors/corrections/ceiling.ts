@@ -6,11 +6,15 @@ import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasure
  * level, whatever its accuracy — with or without a model. `raison` is the one sentence the report
  * shows the candidate; `mesures` are the figures behind it.
  *
- * Oral role-play (EO_T2), the candidate's job is to obtain the information by asking:
+ * Oral role-play (EO_T2), the candidate's job is to obtain the information by asking. The share of
+ * the task done is max(information obtained / the sheet's facts, relevant questions / 6):
+ *   - off-subject: three questions or more, at least two thirds of them off the subject         → 5/20
  *   - off-task: at most one question on the subject, yet 40 words or more (a monologue), or
- *     two questions, one fact at most, and 80 words or more                               → 8/20
- *   - insufficient: at most one question on the subject, or under 30 words               → 5/20
- *   - partial: at most three questions, or under half of the subject's information         → 10/20
+ *     two questions, one fact at most, and 80 words or more                                      → 5/20
+ *   - insufficient: at most one question on the subject, under 30 words, or two questions in
+ *     under 60 words                                                          → min(5, 3 + 9 × share)
+ *   - partial: under two thirds of the task done                                 → 3 + 9 × share
+ * A ceiling is a band: the criteria are scaled into it (assemble.ts), not clipped.
  * Other oral tasks (EO_T1 interview, EO_T3 point of view), speaking long enough on the topic:
  *   under 30 words → 5/20; under half the expected words, or off the instruction's topic → 10/20.
  * Written tasks: under half the minimum of words → 5/20; under the minimum → 10/20 (the taxonomy's

@@ -13,6 +13,9 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  *   language density (lexicon + grammar):           d_L = d_lexique + d_grammaire
  *   score_c = clamp(BASE − SLOPE × (d_c + SPILL_c × d_L), FLOOR, BASE)        rounded to 0.5
  *
+ * minus 10 × (1 − richness), richness = range and complexity as for the oral (Guiraud 6 → 0, 10 → 1;
+ * √(markers / 5)), so that a simple, correct text is a middle grade.
+ *
  * BASE is 17, not 20: without a model the content, the ideas and the richness of the language are
  * not assessed, so a text without any detected error is "very good", not "perfect". SPILL makes
  * dense language errors weigh on the other criteria too (a text hard to read is less coherent and
@@ -24,8 +27,10 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  * shows (range of the vocabulary, complex sentences, errors: richness.ts and the findings):
  *
  *   task T = 0.3 × questions + 0.3 × information + 0.25 × volume + 0.15 × follow-ups   (each 0–1)
- *   range = Guiraud's index 4 → 0, 10 → 1; complexity = markers per 100 words (of at least 60), 8 → 1;
+ *   volume = words / 150 (with the duration), times the share of the task done (ceiling.ts)
+ *   range = Guiraud's index 4 → 0, 10 → 1; complexity = √(markers per 100 words (of at least 60) / 8);
  *   sentence length = 4 → 0, 10 → 1 words per sentence, times words / 60 under 60 words
+ *   (without punctuation: min(range, complexity) instead)
  *   cohérence     = 1.5 + 16 × (0.45 T + 0.55 (0.5 range + 0.5 complexity)) − min(5, 0.5 (d_coh + 0.5 d_L))
  *   lexique       = 1.5 + 16 × (0.3 T + 0.7 (0.75 range + 0.25 sentence length)) − min(5, 0.5 d_lex)
  *   morphosyntaxe = 1.5 + 16 × (0.3 T + 0.7 (0.4 complexity + 0.35 sentence length + 0.25 range)) − min(5, 0.5 d_gram)
