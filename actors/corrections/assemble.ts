@@ -4,7 +4,7 @@ import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
 import { measureTask, type Measured } from './ceiling.js';
 import { taskAdvice, taskStrengths } from './feedback.js';
-import { densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
+import { ORAL, SCORING, densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
 import {
   PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, reportSchema,
   type ModelOutput, type Report, type ReportErrorWithOrigin,
@@ -48,6 +48,12 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
   const y = normaliseQuote(b.extrait).toLowerCase();
   return x.includes(y) || y.includes(x);
 }
+
+/**
+ * Under a ceiling, the share of the band every production gets: even the weakest production of a
+ * band is judged against that band, the rest is earned by its language (scores are scaled into it).
+ */
+export const BAND_FLOOR = 0.3;
 
 export function toReportError(f: Finding): ReportErrorWithOrigin {
   return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
@@ -153,10 +159,13 @@ export function assembleReport(input: AssembleInput): Report {
 
   // The task-completion ceiling holds whoever graded: a model cannot lift a production that does
   // not do the task (a greeting and a question, a few lines, a monologue) into a high band.
+  // The ceiling is a band, not a clip: each criterion is scaled into it, so the order inside the
+  // band is kept and only the best of the band reaches its top.
   const { plafond, raison } = measured.completion;
   let scoreGlobal = globalScore(criteres);
   if (plafond !== null) {
-    for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.min(c.score, plafond);
+    const top = fromModel ? 20 : production.epreuve === 'EO' ? (input.oral ?? ORAL).bandTop : (input.scoring ?? SCORING).bandTop;
+    for (const c of Object.values(criteres)) if (c.evalue) c.score = Math.round(2 * plafond * (BAND_FLOOR + (1 - BAND_FLOOR) * Math.min(1, c.score / top))) / 2;
     scoreGlobal = Math.min(globalScore(criteres), plafond);
   }
   if (raison) avertissements.unshift(raison);

@@ -6,11 +6,15 @@ import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasure
  * level, whatever its accuracy — with or without a model. `raison` is the one sentence the report
  * shows the candidate; `mesures` are the figures behind it.
  *
- * Oral role-play (EO_T2), the candidate's job is to obtain the information by asking:
+ * Oral role-play (EO_T2), the candidate's job is to obtain the information by asking. The share of
+ * the task done is max(information obtained / the sheet's facts, relevant questions / 6):
+ *   - off-subject: three questions or more, at least two thirds of them off the subject         → 5/20
  *   - off-task: at most one question on the subject, yet 40 words or more (a monologue), or
- *     two questions, one fact at most, and 80 words or more                               → 8/20
- *   - insufficient: at most one question on the subject, or under 30 words               → 5/20
- *   - partial: at most three questions, or under half of the subject's information         → 10/20
+ *     two questions, one fact at most, and 80 words or more                                      → 5/20
+ *   - insufficient: at most one question on the subject, under 30 words, or two questions in
+ *     under 60 words                                                          → min(5, 3 + 9 × share)
+ *   - partial: under two thirds of the task done                                 → 3 + 9 × share
+ * A ceiling is a band: the criteria are scaled into it (assemble.ts), not clipped.
  * Other oral tasks (EO_T1 interview, EO_T3 point of view), speaking long enough on the topic:
  *   under 30 words → 5/20; under half the expected words, or off the instruction's topic → 10/20.
  * Written tasks: under half the minimum of words → 5/20; under the minimum → 10/20 (the taxonomy's
@@ -42,17 +46,37 @@ const EXPECTED_WORDS = { EO_T1: 120, EO_T3: 200 } as const;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n > 1 ? many : one}`;
 
+/** Relevant questions that make the role-play's task done (with the information they bring). */
+export const QUESTIONS_DONE = 6;
+/** Below this share of the task done, the production is capped (`plafond = 3 + 9 × share`). */
+export const SHARE_DONE = 2 / 3;
+
+/** How much of the role-play's task was done, 0–1: the information obtained, or the relevant questions asked. */
+export function taskShare(m: OralTaskMeasures): number {
+  return Math.min(1, Math.max(m.faitsObtenus / m.faitsTotal, m.questionsPertinentes / QUESTIONS_DONE));
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const frNum = (x: number) => String(round1(x)).replace('.', ',');
+
 export function oralCompletion(m: OralTaskMeasures): Omit<TaskCompletion, 'mesures'> {
   const q = m.questionsPertinentes;
+  const share = taskShare(m);
+  const plafond = round1(3 + 9 * share);
+  const offSubject = m.questions - q;
+  if (m.questions >= 3 && offSubject >= 2 * q && q <= 2) {
+    return { niveau: 'hors_sujet', plafond: 5, raison: `Vous avez posé ${plural(m.questions, 'question', 'questions')}, mais ${q === 0 ? 'aucune ne portait' : q === 1 ? 'une seule portait' : `seulement ${q} portaient`} sur le sujet (questions hors sujet) : la tâche, obtenir les informations du sujet, n'est pas réalisée, donc la note ne peut pas dépasser 5/20.` };
+  }
   if ((q <= 1 && m.mots >= 40) || (q <= 2 && m.faitsObtenus <= 1 && m.mots >= 80)) {
-    return { niveau: 'hors_sujet', plafond: 8, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${q === 0 ? 'aucune question' : q === 1 ? 'une seule question' : `${q} questions`} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 8/20.` };
+    return { niveau: 'hors_sujet', plafond: 5, raison: `Vous avez surtout parlé de vous sans interroger votre interlocuteur (${q === 0 ? 'aucune question' : q === 1 ? 'une seule question' : `${q} questions`} sur le sujet) : la tâche, obtenir des informations en posant des questions, n'est pas réalisée, donc la note ne peut pas dépasser 5/20.` };
   }
-  if (q <= 1 || m.mots < 30) {
+  if (q <= 1 || m.mots < 30 || (q <= 2 && m.mots < 60)) {
+    const top = Math.min(5, plafond);
     const asked = q === 0 ? "Vous n'avez posé aucune question sur le sujet" : `Vous n'avez posé ${q === 1 ? "qu'une question" : `que ${q} questions`} sur le sujet`;
-    return { niveau: 'insuffisante', plafond: 5, raison: `${asked} et prononcé ${plural(m.mots, 'mot', 'mots')} : la tâche demande d'obtenir les informations en posant une dizaine de questions pendant plusieurs minutes, donc la note ne peut pas dépasser 5/20.` };
+    return { niveau: 'insuffisante', plafond: top, raison: `${asked} et prononcé ${plural(m.mots, 'mot', 'mots')} : la tâche demande d'obtenir les informations en posant une dizaine de questions pendant plusieurs minutes, donc la note ne peut pas dépasser ${frNum(top)}/20.` };
   }
-  if (q <= 3 || m.faitsObtenus / m.faitsTotal < 0.5) {
-    return { niveau: 'partielle', plafond: 10, raison: `Vous avez posé ${plural(q, 'question', 'questions')} et obtenu ${m.faitsObtenus} des ${m.faitsTotal} informations du sujet : l'échange s'est arrêté trop tôt pour montrer votre niveau, donc la note ne peut pas dépasser 10/20.` };
+  if (share < SHARE_DONE) {
+    return { niveau: 'partielle', plafond, raison: `Vous avez posé ${plural(q, 'question', 'questions')} sur le sujet et obtenu ${m.faitsObtenus} des ${m.faitsTotal} informations : l'échange s'est arrêté avant d'avoir fait le tour du sujet, donc la note ne peut pas dépasser ${frNum(plafond)}/20.` };
   }
   return { niveau: 'complete', plafond: null, raison: null };
 }
@@ -97,7 +121,7 @@ export function measureTask(p: Production): Measured {
     return { written, completion: { ...writtenCompletion(written), mesures: { ...written } } };
   }
   if (p.tache === 'EO_T2') {
-    const oral = oralMeasures(p.transcript, p.sujet);
+    const oral = oralMeasures(p.transcript, p.sujet, p.consigne);
     return { oral, completion: { ...oralCompletion(oral), mesures: { ...oral } } };
   }
   const oral = oralMeasures(p.transcript, p.sujet);

@@ -25,7 +25,9 @@ export function writtenFeedback(critere: string, score: number, f: Figures): str
     case 'adequation_tache': {
       if (w && w.mots < w.min) return `Votre texte est trop court (${w.mots} mots pour un minimum de ${w.min}) : développez chaque point de la consigne avec des détails et des exemples.`;
       if (w && w.motsConsigne >= 5 && w.motsConsigneRepris === 0) return 'Votre texte ne traite pas ce que demande la consigne : relisez-la et répondez à chacun de ses points.';
+      if (w && w.documents > 0 && w.documentsRepris < w.documents) return `Votre texte ne s'appuie pas sur les deux documents (${w.documentsRepris === 0 ? 'aucun n\'est repris' : 'un seul est repris'}) : présentez le point de vue de chacun avant de donner le vôtre.`;
       if (w && w.mots > w.max) return `Votre texte dépasse la limite de ${w.max} mots (${w.mots}) : gardez l'essentiel et supprimez les répétitions.`;
+      if (f.errors === 0 && score < 13) return 'Votre texte respecte la longueur et le sujet demandés, mais reste simple : développez vos idées avec des exemples précis et un vocabulaire plus varié.';
       return f.errors === 0
         ? 'Votre texte respecte la longueur demandée, reprend le sujet de la consigne et en a la forme attendue.'
         : 'Votre texte traite le sujet demandé, mais sa forme est à revoir (formule d\'appel, clôture, paragraphes ou registre) : voyez les erreurs signalées.';

@@ -28,12 +28,18 @@ export interface LanguageMeasures {
   complexite: number;
   /** Words per sentence. */
   motsParPhrase: number;
+  /**
+   * Whether the text marks its sentences (at least one full stop, question or exclamation mark per
+   * 25 words). A speech recogniser's transcript often does not: its « sentences » are then whole
+   * turns, and their length says nothing about the candidate.
+   */
+  ponctue: boolean;
 }
 
 export function languageMeasures(text: string): LanguageMeasures {
   const words = (text.match(WORD) ?? []).map((w) => w.toLowerCase().replace(/’/g, "'"));
   const n = words.length;
-  if (n === 0) return { guiraud: 0, complexite: 0, motsParPhrase: 0 };
+  if (n === 0) return { guiraud: 0, complexite: 0, motsParPhrase: 0, ponctue: true };
   // Over windows of WINDOW words, so that a long production does not look richer for its length alone.
   const windows: string[][] = [];
   for (let i = 0; i < n; i += WINDOW) windows.push(words.slice(i, i + WINDOW));
@@ -44,5 +50,6 @@ export function languageMeasures(text: string): LanguageMeasures {
   for (const re of COMPLEX) for (const m of folded.matchAll(re)) if (!NOT_CONDITIONAL.test(m[0])) markers += 1;
   // Before a capital too: a speech recogniser may leave the full stops out.
   const sentences = folded.split(/[.?!…]+|\n+|\s+(?=[A-ZÀÂÉÈÊÎÔÛÇ][a-zàâéèêëîïôûüç'])/).filter((s) => s.match(WORD)).length;
-  return { guiraud: Math.round(guiraud * 100) / 100, complexite: Math.round((1000 * markers) / Math.max(n, MIN_WORDS)) / 10, motsParPhrase: Math.round((10 * n) / Math.max(1, sentences)) / 10 };
+  const marks = (folded.match(/[.?!…]+/g) ?? []).length;
+  return { guiraud: Math.round(guiraud * 100) / 100, complexite: Math.round((1000 * markers) / Math.max(n, MIN_WORDS)) / 10, motsParPhrase: Math.round((10 * n) / Math.max(1, sentences)) / 10, ponctue: marks * 25 >= n };
 }

@@ -2,7 +2,7 @@ import { oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
 import type { Finding } from './detectors/context.js';
 import { criteriaOf } from './report.js';
 import { languageMeasures, type LanguageMeasures } from './richness.js';
-import type { Measured } from './ceiling.js';
+import { taskShare, type Measured } from './ceiling.js';
 import { candidateText, type Production } from './production.js';
 import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
 
@@ -12,6 +12,9 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  *   weighted errors per 100 words, per criterion:  d_c = 100 × Σ gravity(e) / max(words, 60)
  *   language density (lexicon + grammar):           d_L = d_lexique + d_grammaire
  *   score_c = clamp(BASE − SLOPE × (d_c + SPILL_c × d_L), FLOOR, BASE)        rounded to 0.5
+ *
+ * minus 10 × (1 − richness), richness = range and complexity as for the oral (Guiraud 6 → 0, 10 → 1;
+ * √(markers / 5)), so that a simple, correct text is a middle grade.
  *
  * BASE is 17, not 20: without a model the content, the ideas and the richness of the language are
  * not assessed, so a text without any detected error is "very good", not "perfect". SPILL makes
@@ -24,8 +27,10 @@ import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
  * shows (range of the vocabulary, complex sentences, errors: richness.ts and the findings):
  *
  *   task T = 0.3 × questions + 0.3 × information + 0.25 × volume + 0.15 × follow-ups   (each 0–1)
- *   range = Guiraud's index 4 → 0, 10 → 1; complexity = markers per 100 words (of at least 60), 8 → 1;
+ *   volume = words / 150 (with the duration), times the share of the task done (ceiling.ts)
+ *   range = Guiraud's index 4 → 0, 10 → 1; complexity = √(markers per 100 words (of at least 60) / 8);
  *   sentence length = 4 → 0, 10 → 1 words per sentence, times words / 60 under 60 words
+ *   (without punctuation: min(range, complexity) instead)
  *   cohérence     = 1.5 + 16 × (0.45 T + 0.55 (0.5 range + 0.5 complexity)) − min(5, 0.5 (d_coh + 0.5 d_L))
  *   lexique       = 1.5 + 16 × (0.3 T + 0.7 (0.75 range + 0.25 sentence length)) − min(5, 0.5 d_lex)
  *   morphosyntaxe = 1.5 + 16 × (0.3 T + 0.7 (0.4 complexity + 0.35 sentence length + 0.25 range)) − min(5, 0.5 d_gram)
@@ -46,6 +51,8 @@ export interface ScoringParams {
   gravity: Readonly<Record<string, number>>;
   /** Texts shorter than this count as this long (a few errors in 30 words are not 10 per 100). */
   minWords: number;
+  /** Under a task-completion ceiling, the criterion score that reaches the band's top (scores are scaled into the band). */
+  bandTop: number;
 }
 
 export const BASE = 17;
@@ -61,7 +68,7 @@ export const GRAVITY: Readonly<Record<string, number>> = {
   abreviations_sms: 1, longueur_excessive: 1, longueur_insuffisante: 0, // the length cap (10/20) handles it
 };
 
-export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60 };
+export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60, bandTop: 10 };
 
 /** Score of one criterion for a weighted density `x` (errors per 100 words), before rounding. */
 export function curve(x: number, p: ScoringParams): number {
@@ -99,14 +106,33 @@ const half = (x: number) => Math.round(x * 2) / 2;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const fr = (x: number) => String(round1(x)).replace('.', ',');
 
+/**
+ * What a correct written text still has to show for a high score: the range of its vocabulary and
+ * complex sentences. A simple, correct text within the limits is a B1 text (about 12/20), not 17.
+ * Guiraud's index 6 → 0, 10 → 1 (over windows of 150 words); complexity as for the oral task.
+ */
+export const WRITTEN_RICHNESS = { rangeLow: 6, rangeHigh: 10, complexityFull: 5, weight: 10 } as const;
+/** How much of each written criterion rests on the range of the vocabulary (the rest on complexity). */
+const RANGE_SHARE: Readonly<Record<string, number>> = { adequation_tache: 0.5, coherence_cohesion: 0.3, competence_lexicale: 0.8, competence_grammaticale: 0.3 };
+/** Points lost by a task-3 text that takes up neither, or only one, of the two documents. */
+const MISSING_DOCUMENT = 2;
+
 export function densityScores(production: Production, findings: Finding[], words: number, p: ScoringParams = SCORING, measured?: Measured): Record<string, CriterionGrade & { density: number }> {
   const d = densities(production, findings, words, p);
   const out: Record<string, CriterionGrade & { density: number }> = {};
+  const lang = production.epreuve === 'EE' ? languageMeasures(production.texte) : undefined;
+  const range = lang ? clamp01((lang.guiraud - WRITTEN_RICHNESS.rangeLow) / (WRITTEN_RICHNESS.rangeHigh - WRITTEN_RICHNESS.rangeLow)) : 1;
+  const complexity = lang ? complexityScore(lang.complexite, WRITTEN_RICHNESS) : 1;
+  const w = measured?.written;
+  const missingDocs = w && w.documents > 0 ? w.documents - w.documentsRepris : 0;
   for (const c of criteriaOf(production.epreuve)) {
     if (!c.evalue) continue;
     const density = d.density(c.id);
     const spill = p.spill[c.id] ?? 0;
-    const score = half(curve(density + spill * d.language, p));
+    const share = RANGE_SHARE[c.id] ?? 0.5;
+    const richness = share * range + (1 - share) * complexity;
+    const docs = c.id === 'adequation_tache' ? MISSING_DOCUMENT * missingDocs : 0;
+    const score = half(Math.max(p.floor, curve(density + spill * d.language, p) - WRITTEN_RICHNESS.weight * (1 - richness) - docs));
     const n = d.count(c.id);
     const figures: Figures = { errors: n, density, words, ...(measured?.written ? { written: measured.written } : {}) };
     out[c.id] = {
@@ -116,7 +142,8 @@ export function densityScores(production: Production, findings: Finding[], words
       details: [
         `${n} erreur(s) relevée(s) pour ce critère, ${fr(density)} points de gravité pour 100 mots (texte de ${words} mots, compté au moins ${p.minWords})`,
         ...(spill && d.language ? [`densité des erreurs de langue ${fr(d.language)}, comptée à ${Math.round(spill * 100)} %`] : []),
-        `note = ${p.base} − ${p.slope} × (${fr(density)}${spill && d.language ? ` + ${spill} × ${fr(d.language)}` : ''}), entre ${p.floor} et ${p.base}, arrondie au demi-point`,
+        ...(lang ? [`étendue du vocabulaire (indice de Guiraud) ${fr(lang.guiraud)} ; marques de phrases complexes ${fr(lang.complexite)} pour 100 mots`] : []),
+        `note = ${p.base} − ${p.slope} × (${fr(density)}${spill && d.language ? ` + ${spill} × ${fr(d.language)}` : ''}) − ${WRITTEN_RICHNESS.weight} × (1 − richesse ${fr(richness)})${docs ? ` − ${docs} (document non repris)` : ''}, entre ${p.floor} et ${p.base}, arrondie au demi-point`,
         ...(c.id === 'adequation_tache' && measured?.written ? [`longueur : ${measured.written.mots} mots (consigne : ${measured.written.min} à ${measured.written.max})`, `mots de la consigne repris dans le texte : ${measured.written.motsConsigneRepris} sur ${measured.written.motsConsigne}`] : []),
       ],
     };
@@ -146,11 +173,13 @@ export interface OralParams {
   /** The score of a criterion with nothing done (0) and with everything done (1), before errors. */
   low: number;
   high: number;
+  /** Under a task-completion ceiling, the criterion score that reaches the band's top (scores are scaled into the band). */
+  bandTop: number;
 }
 
 export const ORAL: OralParams = {
   questionsFull: 6, wordsFull: 150, followUpsFull: 4, secondsFull: 180,
-  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5,
+  rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5, bandTop: 10,
 };
 
 export interface OralComponents {
@@ -165,23 +194,35 @@ export interface OralComponents {
   language: LanguageMeasures;
 }
 
+/** Complexity markers per 100 words to 0–1, concave: the first markers show more than the tenth. */
+export function complexityScore(per100: number, p: Pick<OralParams, 'complexityFull'> = ORAL): number {
+  return Math.sqrt(clamp01(per100 / p.complexityFull));
+}
+
 export function oralComponents(production: Extract<Production, { epreuve: 'EO' }>, measured: Measured, p: OralParams = ORAL): OralComponents {
   const m = measured.oral!;
   const language = languageMeasures(candidateText(production));
-  const byWords = clamp01(m.mots / p.wordsFull);
-  const volume = m.dureeS > 0 ? 0.75 * byWords + 0.25 * clamp01(m.dureeS / p.secondsFull) * byWords ** 0.5 : byWords;
   const t2 = production.tache === 'EO_T2';
+  // In the role-play, speaking counts only as far as it serves the task: words without questions
+  // (a monologue) are no interaction, so the volume is weighed by the share of the task done.
+  const done = t2 ? taskShare(m) : 1;
+  const byWords = clamp01(m.mots / p.wordsFull) * done;
+  const volume = m.dureeS > 0 ? 0.75 * byWords + 0.25 * clamp01(m.dureeS / p.secondsFull) * byWords ** 0.5 : byWords;
   // Outside the role-play nobody has to ask: the task is speaking enough, on the topic, and developing.
   const questions = t2 ? clamp01(m.questionsPertinentes / p.questionsFull) : byWords;
   const information = t2 ? clamp01(m.faitsObtenus / m.faitsTotal) : (measured.completion.niveau === 'hors_sujet' ? 0 : 1) * byWords;
-  const followUps = t2 ? clamp01(m.relances / p.followUpsFull) : clamp01(language.complexite / p.complexityFull);
+  const followUps = t2 ? clamp01(m.relances / p.followUpsFull) : complexityScore(language.complexite, p);
   const task = 0.3 * questions + 0.3 * information + 0.25 * volume + 0.15 * followUps;
+  const range = clamp01((language.guiraud - p.rangeLow) / (p.rangeHigh - p.rangeLow));
+  const complexity = complexityScore(language.complexite, p);
   return {
-    task, questions, information, volume, followUps, language,
-    range: clamp01((language.guiraud - p.rangeLow) / (p.rangeHigh - p.rangeLow)),
-    complexity: clamp01(language.complexite / p.complexityFull),
-    // Long sentences show something only in a production long enough to show it.
-    sentence: clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)) * clamp01(m.mots / 60),
+    task, questions, information, volume, followUps, language, range, complexity,
+    // Long sentences show something only in a production long enough to show it; without
+    // punctuation (a speech recogniser's transcript) a « sentence » is a whole turn, so the
+    // measure is left out and range and complexity stand in for it.
+    sentence: language.ponctue
+      ? clamp01((language.motsParPhrase - p.sentenceLow) / (p.sentenceHigh - p.sentenceLow)) * clamp01(m.mots / 60)
+      : Math.min(range, complexity) * clamp01(m.mots / 60),
   };
 }
 

@@ -107,7 +107,15 @@ export interface OralTaskMeasures {
 /** Expected size of a fact sheet when none is given (the seeded subjects have 6 to 8 facts). */
 const DEFAULT_FACTS = 6;
 
-export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: OralSubject): OralTaskMeasures {
+/**
+ * Small talk: the weather, the interlocutor's private life, tastes. Asking about it is no question of
+ * the subject, and an answer about it is no information obtained.
+ */
+const SMALL_TALK = /\b(?:il fait (?:\p{L}+ )?(?:beau|chaud|froid|gris|doux|bon)|météo|il pleut|il neige|vous aimez (?:le|la|les) (?:cinéma|musique|sport|films?|lecture|voyages?)|votre plat|vos vacances|votre week-end|le week-end|vous habitez|vous êtes d[e']|votre prénom|vous vous appelez|vos enfants|votre famille|vous travaillez depuis|vous aimez votre travail|j'adore|je déteste)\b/iu;
+
+const withNumbers = (s: Set<string>, text: string) => new Set([...s, ...(text.match(/\d+(?:[ ,.]\d+)*/g) ?? []).map((n) => n.replace(/\D/g, ''))]);
+
+export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: OralSubject, consigne = ''): OralTaskMeasures {
   const turns = mergeTurns(transcript);
   const cand = turns.filter((t) => t.speaker === 'candidate');
   const mots = cand.reduce((n, t) => n + countWords(t.text), 0);
@@ -118,18 +126,23 @@ export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: Oral
     keys: new Set([...f.keywords.flatMap((k) => [...stems(k)])]),
     answer: stems(f.answer),
   }));
+  /** The subject's vocabulary: the instruction, and the fact sheet when there is one. */
+  const topic = stems([consigne, ...(sujet?.faits ?? []).flatMap((f) => [f.theme, ...f.keywords])].join(' '));
   const obtained = new Set<number>();
   const heard: Set<string>[] = [];
+  const askedBefore: Set<string>[] = [];
   let questions = 0;
   let pertinent = 0;
   let relances = 0;
+  const factsIn = (s: Set<string>) => facts.map((f, k) => (f.answer.size && overlap(f.answer, s) / f.answer.size >= 0.5 ? k : -1)).filter((k) => k >= 0);
+  // Two answers give the same information when they share most of their words and figures, counted
+  // on the longer one: « 49 dollars » and « 480 dollars » are two answers.
+  const sameAnswer = (a: Set<string>, b: Set<string>) => overlap(a, b) / Math.max(1, a.size, b.size) >= 0.6;
+  const sameAs = (a: Set<string>, b: Set<string>, share: number) => overlap(a, b) / Math.max(1, Math.min(a.size, b.size)) >= share;
 
   turns.forEach((turn, i) => {
     if (turn.speaker === 'interlocutor') {
-      const s = stems(turn.text);
-      facts.forEach((f, k) => {
-        if (f.answer.size && overlap(f.answer, s) / f.answer.size >= 0.5) obtained.add(k);
-      });
+      for (const k of factsIn(stems(turn.text))) obtained.add(k);
       return;
     }
     const said = sentences(turn.text);
@@ -143,16 +156,25 @@ export function oralMeasures(transcript: readonly TranscriptTurn[], sujet?: Oral
       questions += 1;
       const q = stems((asked.length ? asked : said).join(' '));
       const matched = facts.map((f, k) => (overlap(q, f.keys) > 0 ? k : -1)).filter((k) => k >= 0);
-      // In the role-play a question is on the subject unless it is about the conversation itself
-      // or the interlocutor steers back to the subject; what it obtained is counted apart.
-      const meta = asked.length > 0 && asked.every((a) => META.test(a)) && matched.length === 0;
+      const a = next ? stems(next.text) : new Set<string>();
+      const newFacts = answered ? factsIn(a).filter((k) => !obtained.has(k)) : [];
+      // A question is on the subject when it names the subject (the instruction's or the sheet's
+      // words) or when it gets information in answer — small talk and the weather are neither.
+      const chat = SMALL_TALK.test((asked.length ? asked : said).join(' '));
+      const subjectAnswer = answered && !chat && !SMALL_TALK.test(next!.text);
+      const onSubject = !chat && (matched.length > 0 || overlap(q, topic) > 0 || subjectAnswer);
+      const meta = asked.length > 0 && asked.every((x) => META.test(x)) && matched.length === 0;
       const deflected = next !== undefined && DEFLECTION.test(next.text) && matched.length === 0;
-      if (!meta && !deflected) pertinent += 1;
+      // Asking again for what was already obtained adds nothing to the task.
+      const repeated = facts.length
+        ? matched.length > 0 && matched.every((k) => obtained.has(k)) && newFacts.length === 0
+        : answered ? heard.some((h) => sameAnswer(h, withNumbers(a, next!.text))) : q.size > 0 && askedBefore.some((b) => sameAs(b, q, 0.8));
+      if (onSubject && !meta && !deflected && !repeated) pertinent += 1;
+      if (q.size) askedBefore.push(q);
       if (answered) {
         // A model interlocutor paraphrases the sheet: the fact the question pointed at counts as obtained.
-        for (const k of matched) obtained.add(k);
-        const s = stems(next!.text);
-        if (!facts.length && !heard.some((h) => overlap(h, s) / Math.max(1, Math.min(h.size, s.size)) >= 0.6)) heard.push(s);
+        if (onSubject && !deflected) for (const k of matched) obtained.add(k);
+        if (!facts.length && subjectAnswer && !heard.some((h) => sameAnswer(h, withNumbers(a, next!.text)))) heard.push(withNumbers(a, next!.text));
       }
     }
     if (prev && informative(prev.text) && i > 1) {
@@ -183,12 +205,33 @@ export interface WrittenTaskMeasures {
   /** Content stems of the instruction found in the text, and how many the instruction has. */
   motsConsigneRepris: number;
   motsConsigne: number;
+  /** Task 3: documents the instruction gives (0 when it gives none) and those the text takes up. */
+  documents: number;
+  documentsRepris: number;
+}
+
+/**
+ * The documents of a task-3 instruction: the blocks after the first blank line (the form
+ * `consigneText` gives). A document is taken up when the text shares two of the content words that
+ * are its own (in neither the instruction nor the other document).
+ */
+function documentsTakenUp(consigne: string, text: Set<string>): { documents: number; documentsRepris: number } {
+  const blocks = consigne.split(/\n\s*\n/).map((b) => b.trim()).filter(Boolean);
+  if (blocks.length < 3) return { documents: 0, documentsRepris: 0 };
+  const [instruction, ...docs] = blocks.map((b) => stems(b));
+  let repris = 0;
+  docs.forEach((doc, i) => {
+    const own = [...doc].filter((x) => !instruction!.has(x) && !docs.some((o, j) => j !== i && o.has(x)));
+    if (own.filter((x) => text.has(x)).length >= 2) repris += 1;
+  });
+  return { documents: docs.length, documentsRepris: repris };
 }
 
 export function writtenMeasures(p: Extract<Production, { epreuve: 'EE' }>): WrittenTaskMeasures {
   const { min, max } = WORD_LIMITS[p.tache];
   const c = stems(p.consigne);
-  return { mots: countWords(p.texte), min, max, motsConsigneRepris: overlap(c, stems(p.texte)), motsConsigne: c.size };
+  const t = stems(p.texte);
+  return { mots: countWords(p.texte), min, max, motsConsigneRepris: overlap(c, t), motsConsigne: c.size, ...(p.tache === 'EE_T3' ? documentsTakenUp(p.consigne, t) : { documents: 0, documentsRepris: 0 }) };
 }
 
 /** Candidate words, for the oral tasks without a dialogue to measure (T1, T3). */

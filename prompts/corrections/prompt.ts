@@ -10,7 +10,7 @@ import type { ChatMessage } from '../../actors/llm/types.js';
  * (épreuve) and so cacheable; the production goes in the user message.
  */
 
-export const PROMPT_VERSION = 'correction-2';
+export const PROMPT_VERSION = 'correction-3';
 
 const TASK_LABEL: Record<Production['tache'], string> = {
   EE_T1: 'Expression écrite, tâche 1 (message de 60 à 120 mots)',
@@ -50,7 +50,7 @@ const TASK_RULES: Record<'EE' | 'EO', string> = {
 Note d'abord ce que le candidat a fait de la tâche, puis la qualité de sa langue :
 - Tâche 2 (interaction) : le candidat doit OBTENIR LES INFORMATIONS en posant des questions pendant plusieurs minutes. Compte les questions pertinentes sur le sujet, la part des informations du sujet qu'il a obtenues, combien il a parlé (mots, tours, durée), ses relances (questions de suivi, reformulations comme « si je comprends bien… », réactions aux réponses).
 - Tâches 1 et 3 : le candidat doit parler assez longtemps, sur le thème demandé, en développant ses idées.
-- Une production insuffisante (une salutation et une question, quelques phrases) ne dépasse pas 5/20 sur aucun critère, même sans erreur. Un monologue où le candidat parle de lui sans interroger l'interlocuteur (tâche 2) ne dépasse pas 8/20. Un échange arrêté après trois questions ne dépasse pas 10/20.
+- Une production insuffisante (une salutation et une question, quelques phrases) ne dépasse pas 5/20 sur aucun critère, même sans erreur. Un monologue où le candidat parle de lui sans interroger l'interlocuteur, ou des questions hors sujet (tâche 2), ne dépassent pas 5/20, quelle que soit l'aisance. Un échange arrêté après deux ou trois questions ne dépasse pas 7 à 8/20. Un texte simple et correct, sans vocabulaire varié ni phrases complexes, vaut environ 12/20, pas davantage.
 - Chaque justification est un retour en français simple adressé au candidat (« Vous avez… »), qui dit ce qui a été fait et ce qu'il faut améliorer ; jamais une formule ni un calcul.`,
   EE: `## Réalisation de la tâche (à prendre en compte dans chaque critère)
 - Vérifie la longueur (limites de mots de la tâche) et que le texte répond à la consigne (destinataire, objet, chaque point demandé).

@@ -60,7 +60,8 @@ describe('offline oral grades follow the task (T2)', () => {
     expect(r.mots).toBe(14);
     expect(r.scoreGlobal).toBeLessThanOrEqual(5);
     expect(['<4', '4']).toContain(r.nclc.niveau);
-    expect(r.realisation).toMatchObject({ niveau: 'insuffisante', plafond: 5, mesures: { mots: 14, questionsPertinentes: 1 } });
+    expect(r.realisation).toMatchObject({ niveau: 'insuffisante', mesures: { mots: 14, questionsPertinentes: 1 } });
+    expect(r.realisation!.plafond).toBeLessThanOrEqual(5);
     const why = r.realisation!.raison!;
     expect(oneSentence(why), why).toBe(true);
     expect(why).toMatch(/^Vous n'avez posé qu'une question sur le sujet et prononcé 14 mots/);
@@ -72,16 +73,89 @@ describe('offline oral grades follow the task (T2)', () => {
     expect(offline(oral(FOURTEEN, false)).scoreGlobal).toBeLessThanOrEqual(5);
   });
 
-  it('an off-task monologue stays at 8 or below; a complete exchange ranks far above both', () => {
+  it('an off-task monologue stays at 5 or below; a complete exchange ranks far above both', () => {
     const mono = offline(oral(MONOLOGUE));
-    expect(mono.realisation).toMatchObject({ niveau: 'hors_sujet', plafond: 8 });
-    expect(mono.scoreGlobal).toBeLessThanOrEqual(8);
-    expect(mono.realisation!.raison).toMatch(/sans interroger votre interlocuteur/);
+    expect(mono.realisation).toMatchObject({ niveau: 'hors_sujet', plafond: 5 });
+    expect(mono.scoreGlobal).toBeLessThanOrEqual(5);
+    expect(mono.realisation!.raison).toMatch(/^Vous avez surtout parlé de vous sans interroger votre interlocuteur/);
     const done = offline(oral(COMPLETE));
     expect(done.realisation).toMatchObject({ niveau: 'complete', plafond: null, raison: null });
     expect(done.realisation!.mesures).toMatchObject({ questionsPertinentes: 7, faitsObtenus: 6, faitsTotal: 6 });
     expect(done.scoreGlobal).toBeGreaterThanOrEqual(11);
-    expect(done.scoreGlobal - mono.scoreGlobal).toBeGreaterThanOrEqual(4);
+    expect(done.scoreGlobal - mono.scoreGlobal).toBeGreaterThanOrEqual(6);
+  });
+
+  it('a fluent off-task monologue of 200 words stays at 5 or below, punctuated or not (speech recogniser)', () => {
+    const said = [
+      "Bonjour madame. Je voudrais d'abord vous expliquer ma situation, parce qu'elle est un peu particulière. Je suis arrivé à Montréal il y a six mois avec ma femme et nos deux enfants, qui vont maintenant à l'école du quartier.",
+      "Avant, je travaillais comme ingénieur dans une entreprise de télécommunications à Lyon, où j'étais responsable d'une équipe de douze personnes. Ici, je cherche encore un poste qui corresponde à mon expérience, ce qui n'est pas simple, bien que mon diplôme soit reconnu. J'ai déjà envoyé une trentaine de candidatures et passé trois entretiens, dont un qui s'est très bien passé avec une société de Laval.",
+      "Le week-end, nous nous promenons au parc du Mont-Royal, même lorsqu'il fait froid, et les enfants adorent patiner sur le lac. Ma femme, quant à elle, suit des cours d'anglais le soir afin de trouver plus facilement un emploi.",
+      "Autrement dit, notre vie a beaucoup changé, mais nous sommes heureux d'être ici, même si la famille nous manque. Je pense que nous resterons longtemps, puisque les gens sont accueillants et que la ville nous plaît énormément. L'hiver dernier, nous avons même appris à faire du ski de fond avec des voisins très sympathiques.",
+    ];
+    for (const strip of [false, true]) {
+      const text = (t: string) => (strip ? t.replace(/[.?!,]/g, '').toLowerCase() : t);
+      const r = offline(oral(turns(I('Bonjour, club Énergie, je vous écoute.'), C(text(said[0]!)), I('Je vous écoute.'), C(text(said[1]!)), I('Oui ?'), C(text(said[2]!)), I('Je comprends.'), C(text(said[3]!))), false));
+      expect(r.mots).toBeGreaterThanOrEqual(180);
+      expect(r.realisation!.niveau, String(strip)).toBe('hors_sujet');
+      expect(r.scoreGlobal, String(strip)).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('two polished questions in about 50 words stay at 8 or below, with the reason', () => {
+    const two = turns(
+      I('Bonjour, club Énergie, je vous écoute.'),
+      C("Bonjour madame, je souhaiterais m'inscrire dans votre club. Pourriez-vous m'indiquer le prix de l'abonnement mensuel, s'il vous plaît ?"), I(fact('tarifs')),
+      C("Je vous remercie. Par ailleurs, jusqu'à quelle heure le club est-il ouvert en semaine, puisque je travaille tard ?"), I(fact('horaires')),
+      C('Parfait, je vous remercie infiniment, au revoir.'),
+    );
+    for (const withSheet of [true, false]) {
+      const r = offline(oral(two, withSheet));
+      expect(r.mots).toBeLessThan(60);
+      expect(r.scoreGlobal, String(withSheet)).toBeLessThanOrEqual(8);
+      expect(['insuffisante', 'partielle']).toContain(r.realisation!.niveau);
+      expect(oneSentence(r.realisation!.raison!), r.realisation!.raison!).toBe(true);
+    }
+  });
+
+  it('questions off the subject (small talk) are not the task: capped at 5, with their own reason', () => {
+    const chat = turns(
+      I('Bonjour, club Énergie, je vous écoute.'),
+      C('Bonjour ! Comment allez-vous ?'), I('Très bien, merci.'),
+      C('Il fait beau chez vous ? Ici il neige depuis ce matin.'), I('Il fait assez froid ici aussi.'),
+      C('Vous habitez où ? Vous êtes de Montréal ?'), I('Je suis là pour vous renseigner sur le club.'),
+      C("Et qu'est-ce que vous faites le week-end ? Vous aimez le cinéma ?"), I('Je ne peux pas vous répondre sur ce sujet.'),
+      C('Dommage ! Merci, bonne journée.'),
+    );
+    for (const withSheet of [true, false]) {
+      const r = offline(oral(chat, withSheet));
+      expect(r.realisation!.mesures).toMatchObject({ questionsPertinentes: 0 });
+      expect(r.realisation!.niveau).toBe('hors_sujet');
+      expect(r.scoreGlobal).toBeLessThanOrEqual(5);
+      expect(r.realisation!.raison).toMatch(/questions hors sujet/);
+    }
+  });
+
+  it('asking again for what was already obtained does not count as another question', () => {
+    const again = turns(
+      I('Bonjour, club Énergie, je vous écoute.'),
+      C("Combien coûte l'abonnement ?"), I(fact('tarifs')),
+      C("Pardon, combien coûte l'abonnement ?"), I(fact('tarifs')),
+      C("Et l'abonnement, il coûte combien ?"), I(fact('tarifs')),
+      C('Merci, au revoir.'),
+    );
+    for (const withSheet of [true, false]) {
+      const r = offline(oral(again, withSheet));
+      expect(r.realisation!.mesures, String(withSheet)).toMatchObject({ questionsPertinentes: 1 });
+      expect(r.scoreGlobal).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('a ceiling is a band: inside it the better production still scores higher, and below the top', () => {
+    const weak = offline(oral(turns(I('Bonjour, club Énergie, je vous écoute.'), C('bonjour combien abonnement'), I(fact('tarifs')), C('ok merci'))));
+    const polished = offline(oral(FOURTEEN));
+    expect(weak.realisation!.niveau).toBe('insuffisante');
+    expect(polished.scoreGlobal).toBeGreaterThan(weak.scoreGlobal);
+    expect(polished.scoreGlobal).toBeLessThan(polished.realisation!.plafond!);
   });
 
   it('justifications are French feedback without the formula; the figures are in details', () => {
@@ -114,6 +188,27 @@ describe('offline written grades: length and instruction ceilings', () => {
     expect(under.mots).toBeLessThan(60);
     expect(under.realisation).toMatchObject({ niveau: 'partielle', plafond: 10 });
     expect(under.scoreGlobal).toBeLessThanOrEqual(10);
+  });
+
+  it('a simple, correct text within the limits is a middle grade (under 14); a richer one scores higher', () => {
+    const simple = offline(ee("Bonjour Monsieur,\nJe suis votre nouvelle voisine. J'habite au troisième étage. Je suis arrivée la semaine dernière. Je voudrais vous inviter à prendre un café chez moi. Je suis libre samedi. Vous pouvez venir à quinze heures. Je veux connaître mes voisins. Je fais un bon gâteau. Mon appartement est petit mais il est joli. Vous pouvez venir avec votre femme. Merci beaucoup.\nÀ bientôt,\nSamira"));
+    expect(simple.realisation!.niveau).toBe('complete');
+    expect(simple.scoreGlobal).toBeLessThan(14);
+    const rich = offline(ee("Bonjour Monsieur Tremblay,\nComme je viens d'emménager au troisième étage, j'aimerais faire la connaissance de mes voisins, puisque nous partagerons désormais le même immeuble. Seriez-vous disponible samedi prochain, vers quinze heures, afin de prendre un café chez moi ? Bien que mon appartement soit encore encombré de cartons, je vous promets une tarte aux pommes maison, dont ma grand-mère m'a transmis la recette. Si ce jour ne vous convenait pas, n'hésitez pas à me proposer une autre date.\nAu plaisir de vous rencontrer,\nSamira"));
+    expect(rich.realisation!.niveau).toBe('complete');
+    expect(rich.scoreGlobal).toBeGreaterThan(simple.scoreGlobal);
+  });
+
+  it('task 3 that takes up only one of the two documents loses points on the task, and is told why', () => {
+    const consigne3 = 'Vous écrivez un texte pour le forum d\u2019un journal. Présentez les deux points de vue des documents, puis donnez votre opinion.\n\nDocument 1\nLes trottinettes électriques réduisent la pollution et les embouteillages dans les grandes villes, selon une étude municipale récente.\n\nDocument 2\nLes piétons se plaignent des accidents causés par les trottinettes garées sur les trottoirs et des excès de vitesse.';
+    const both = 'Le premier document affirme que les trottinettes électriques réduisent la pollution et les embouteillages. Le second rapporte que les piétons se plaignent des accidents et des trottinettes garées sur les trottoirs. ' + 'À mon avis, il faut les garder, mais avec des règles claires, des parkings réservés et des amendes pour les excès de vitesse. '.repeat(4);
+    const one = 'Le premier document affirme que les trottinettes électriques réduisent la pollution et les embouteillages dans les villes. ' + 'À mon avis, il faut les garder, car elles sont pratiques et rapides pour aller travailler le matin sans voiture. '.repeat(6);
+    const ee3 = (texte: string): Production => ({ epreuve: 'EE', tache: 'EE_T3', consigne: consigne3, texte });
+    const r1 = offline(ee3(one));
+    const r2 = offline(ee3(both));
+    expect(r2.realisation!.mesures).toMatchObject({ documents: 2, documentsRepris: 2 });
+    expect(r1.realisation!.mesures).toMatchObject({ documents: 2, documentsRepris: 1 });
+    expect(r1.criteres.adequation_tache!.justification).toMatch(/deux documents/);
   });
 
   it('a text that never takes up the instruction is capped at 6', () => {
@@ -170,7 +265,8 @@ describe('with a model (OpenAI SDK against the wire fake): the ceiling holds', (
     expect(r.scoreGlobal).toBeLessThanOrEqual(5);
     for (const c of Object.values(r.criteres)) expect(c.score).toBeLessThanOrEqual(5);
     expect(r.criteres.lexique!.justification).toBe('Lexique précis.');
-    expect(r.realisation).toMatchObject({ niveau: 'insuffisante', plafond: 5 });
+    expect(r.realisation).toMatchObject({ niveau: 'insuffisante' });
+    expect(r.realisation!.plafond).toBeLessThanOrEqual(5);
     expect(r.avertissements[0]).toBe(r.realisation!.raison);
     const body = fake.requests[0]!.body as { messages: Array<{ role: string; content: string }> };
     expect(body.messages[0]!.content).toContain('Réalisation de la tâche');

@@ -132,7 +132,9 @@ describe.skipIf(!('path' in found))(`Grammalecte sidecar (${'path' in found ? fo
     expect(r.strict.tp / (r.strict.tp + r.strict.fp)).toBeGreaterThanOrEqual(0.9);
     expect(r.strict.tp / (r.strict.tp + r.strict.fn)).toBeGreaterThanOrEqual(0.7);
     expect(r.nativeFalseAlarms).toBe(0);
-    expect(r.spearman).toBeLessThanOrEqual(-0.75);
+    // The written score also rewards the range of the vocabulary and complex sentences, so it
+    // follows the error density a little less closely than a density-only score would.
+    expect(r.spearman).toBeLessThanOrEqual(-0.65);
     expect(r.gap).toBeGreaterThanOrEqual(3);
   }, 60_000);
 
