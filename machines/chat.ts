@@ -348,6 +348,7 @@ export const chatMachine = setup({
   },
 }).createMachine({
   id: 'chat',
+  description: 'One question to the docs assistant: retrieve passages, decide whether to answer, answer with citations, check them.',
   context: ({ input }) => ({
     ...input,
     passages: [],
@@ -370,6 +371,7 @@ export const chatMachine = setup({
   on: { 'chat.cancel': { target: '.failed', actions: 'keepCancelled' } },
   states: {
     retrieving: {
+      description: 'Searches the documentation for the passages closest to the question.',
       invoke: {
         id: 'retrieve',
         src: 'retrieve',
@@ -379,6 +381,7 @@ export const chatMachine = setup({
       },
     },
     guarding: {
+      description: 'Decides from the retrieval scores: refuse, answer, or ask the judge first.',
       always: [
         { guard: 'underLowBound', target: 'outOfScope', actions: 'bandRefuse' },
         // Past the guard every retrieved passage goes on, in rank order, those under the low bound
@@ -390,6 +393,7 @@ export const chatMachine = setup({
       ],
     },
     asking: {
+      description: 'Waits for the judge model to say which passages answer the question, if any.',
       invoke: {
         id: 'judge',
         src: 'judge',
@@ -415,6 +419,7 @@ export const chatMachine = setup({
       },
     },
     generating: {
+      description: 'Waits for the model to write the answer from the kept passages.',
       invoke: {
         id: 'generate',
         src: 'generate',
@@ -431,12 +436,14 @@ export const chatMachine = setup({
       },
     },
     checkingCitations: {
+      description: 'Checks that the answer cites passages it was given; a declined answer is the refusal.',
       entry: 'checkCitations',
       always: [{ guard: 'modelDeclined', target: 'outOfScope' }, { guard: 'canVerify', target: 'verifying' }, { target: 'answered' }],
     },
     // Each sentence against the passage its [n] cites, before anything is shown: unsupported ones
     // are removed, none supported is the refusal, no verdict (failed, late, malformed) is "low".
     verifying: {
+      description: 'Waits for each sentence to be checked against the passage it cites; unsupported ones are removed.',
       invoke: {
         id: 'verify',
         src: 'verify',
@@ -457,9 +464,9 @@ export const chatMachine = setup({
         onError: { target: 'answered', actions: [assign({ verification: ({ event }) => ({ ok: false as const, reason: describeError(event.error), ms: 0 }) }), 'unverified'] },
       },
     },
-    answered: { type: 'final', entry: assign({ final: 'answered' as const }) },
-    outOfScope: { type: 'final', entry: ['answerOutOfScope', assign({ final: 'outOfScope' as const })] },
-    failed: { type: 'final', entry: assign({ final: 'failed' as const }) },
+    answered: { type: 'final', description: 'The answer is ready, with its citations and confidence.', entry: assign({ final: 'answered' as const }) },
+    outOfScope: { type: 'final', description: 'The documentation does not answer the question: the refusal is sent.', entry: ['answerOutOfScope', assign({ final: 'outOfScope' as const })] },
+    failed: { type: 'final', description: 'Retrieval or the model broke, or the user cancelled: an error is sent.', entry: assign({ final: 'failed' as const }) },
   },
   output: ({ context }): ChatOutput => ({
     state: context.final ?? 'failed',

@@ -156,6 +156,7 @@ function askingModel(id: 'llmCall' | 'repairCall', extra: (context: CorrectionCo
 
 export const correctionMachine = correction.createMachine({
   id: 'correction',
+  description: 'Grades one written or spoken production: detectors and the grading model, merged into a stored report.',
   context: ({ input }) => ({
     ...input,
     prompt: undefined,

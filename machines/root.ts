@@ -60,6 +60,7 @@ export const rootMachine = setup({
   },
 }).createMachine({
   id: 'root',
+  description: 'Holds every running conversation: starts and stops them, and settles who owns which when a client claims one.',
   context: { conversations: {}, owners: {} },
   on: {
     'conversation.start': {

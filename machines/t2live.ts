@@ -400,6 +400,7 @@ export const t2liveMachine = setup({
   },
 }).createMachine({
   id: 't2live',
+  description: 'One live spoken dialogue of task 2: the candidate talks with the AI interlocutor, then the session is graded and saved.',
   context: ({ input }) => ({
     ...input,
     candidateId: null,
@@ -421,6 +422,7 @@ export const t2liveMachine = setup({
   },
   states: {
     authorizing: {
+      description: 'Checks the candidate’s token and that their plan includes the live dialogue.',
       on: {
         'server.shutdown': { target: 'cancelled' },
         // « Terminer » before the session exists: nothing to save, as while connecting.
@@ -438,6 +440,7 @@ export const t2liveMachine = setup({
       },
     },
     loadingSubject: {
+      description: 'Reads the subject; the root answers the candidate’s claim (new session, resume or refusal).',
       on: {
         'server.shutdown': { target: 'cancelled' },
         'client.end': { target: 'cancelled' },
@@ -467,6 +470,7 @@ export const t2liveMachine = setup({
       },
     },
     session: {
+      description: 'The session row is open and the interlocutor is running.',
       entry: { type: 'persistOpen', params: ({ context }) => ({ candidateId: context.candidateId ?? '' }) },
       invoke: {
         id: 'interlocutor',
@@ -476,6 +480,7 @@ export const t2liveMachine = setup({
       initial: 'connecting',
       states: {
         connecting: {
+          description: 'Waits for the interlocutor (the Gemini Live socket) to be ready, within connectTimeout.',
           entry: [{ type: 'announce', params: { value: 'connecting' } }],
           on: {
             'interlocutor.ready': { target: 'live' },
@@ -492,6 +497,7 @@ export const t2liveMachine = setup({
         },
         live: {
           type: 'parallel',
+          description: 'The dialogue is on: audio flows both ways, while the idle, exam-time and connection watches run.',
           // The root reads it: a reconnect asking only to resume (`resumeOnly`) takes this session
           // over even while its old socket still looks open (a network drop is not seen at once).
           tags: ['resumable'],
@@ -524,10 +530,12 @@ export const t2liveMachine = setup({
           },
           states: {
             dialogue: {
+              description: 'Whose turn it is to speak.',
               initial: 'awaitingCandidate',
               states: {
                 // The interlocutor never speaks first (§2.7, §3.13): we wait for the candidate.
                 awaitingCandidate: {
+                  description: 'Waits for the candidate to speak first; the interlocutor never opens.',
                   entry: [{ type: 'announce', params: { value: 'listening' } }],
                   on: {
                     'client.text': { target: 'conversing.interlocutorTurn', actions: 'candidateText' },
@@ -539,12 +547,14 @@ export const t2liveMachine = setup({
                   },
                 },
                 conversing: {
+                  description: 'The exchange has started: turns alternate between the candidate and the interlocutor.',
                   initial: 'candidateTurn',
                   on: {
                     'client.text': { target: '.interlocutorTurn', actions: 'candidateText' },
                   },
                   states: {
                     candidateTurn: {
+                      description: 'The candidate is speaking or may speak; their transcript is relayed.',
                       entry: [{ type: 'announce', params: { value: 'listening' } }],
                       on: {
                         'interlocutor.transcript': [
@@ -555,6 +565,7 @@ export const t2liveMachine = setup({
                       },
                     },
                     interlocutorTurn: {
+                      description: 'The interlocutor is replying; the candidate may cut in.',
                       entry: [{ type: 'announce', params: { value: 'interlocutor_speaking' } }],
                       on: {
                         'interlocutor.transcript': { actions: 'transcriptIn' },
@@ -571,9 +582,11 @@ export const t2liveMachine = setup({
               },
             },
             idle: {
+              description: 'Watches for silence: no activity for idleTimeout ends the session.',
               initial: 'watching',
               states: {
                 watching: {
+                  description: 'Any client activity restarts the idle timer.',
                   on: {
                     // The transport sends `client.activity` at most once a second while frames
                     // arrive: re-arming a timer per 20 ms audio chunk would cost 50 timers/s/session.
@@ -585,12 +598,15 @@ export const t2liveMachine = setup({
               },
             },
             exam: {
+              description: 'The exam clock.',
               initial: 'running',
               states: {
                 running: {
+                  description: 'The exam time runs until the 30-second warning.',
                   after: { untilWarning: { target: 'warned' } },
                 },
                 warned: {
+                  description: 'The candidate was told 30 seconds remain; then the session ends.',
                   entry: emit(({ context }) => ({ type: 'client.warning' as const, message: 'Il reste 30 secondes.', remainingMs: Math.min(context.warningMs, context.examMs) })),
                   after: { warningToEnd: { target: '#t2live.finishing', actions: assign({ endReason: 'time' }) } },
                 },
@@ -599,9 +615,11 @@ export const t2liveMachine = setup({
             // The candidate's socket. While it is away the dialogue, the interlocutor and the exam
             // clock go on (the other regions are not left); only this region waits.
             link: {
+              description: 'The candidate’s socket: present, or away and waiting for a reconnect.',
               initial: 'present',
               states: {
                 present: {
+                  description: 'The candidate’s socket is connected.',
                   on: {
                     // A reconnect that took over a socket the server still believed open.
                     'client.resumed': { actions: 'replayToClient' },
@@ -612,6 +630,7 @@ export const t2liveMachine = setup({
                   },
                 },
                 away: {
+                  description: 'The socket dropped: the dialogue goes on while a reconnect is awaited for resumeGrace.',
                   // The root reads this tag: a claim by the same candidate resumes, not replaces.
                   tags: ['awaitingClient'],
                   on: { 'client.resumed': { target: 'present', actions: 'replayToClient' } },
@@ -624,6 +643,7 @@ export const t2liveMachine = setup({
       },
     },
     finishing: {
+      description: 'Closes the dialogue and the recording; waits for the session facts.',
       entry: [{ type: 'monitorReply', params: ({ context }) => openReply(context) }, 'closeTranscript', { type: 'announceEnd', params: {} }, { type: 'announce', params: { value: 'finishing' } }],
       on: {
         'client.disconnected': { actions: assign({ endReason: ({ context }) => context.endReason ?? 'disconnected' }) },
@@ -648,6 +668,7 @@ export const t2liveMachine = setup({
       },
     },
     evaluating: {
+      description: 'Waits for the grader’s report on the transcript, unless the shutdown deadline passes.',
       entry: [{ type: 'announce', params: { value: 'evaluating' } }],
       // Past the drain's grading time: save now, ungraded (the next start grades it).
       on: { 'client.disconnected': {}, 'server.deadline': { target: 'saving' } },
@@ -669,6 +690,7 @@ export const t2liveMachine = setup({
       },
     },
     saving: {
+      description: 'Stores the session, its transcript and its report.',
       on: { 'client.disconnected': {} },
       invoke: {
         id: 'save',
@@ -701,10 +723,12 @@ export const t2liveMachine = setup({
     },
     ended: {
       type: 'final',
+      description: 'Saved and graded: the report was sent and the socket closed normally.',
       entry: [{ type: 'announce', params: { value: 'ended' } }, emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'ended' })],
     },
     error: {
       type: 'final',
+      description: 'Refused or failed: the candidate gets the error and the socket closes with its code.',
       entry: [
         // A failed save keeps its open row: the next start closes it `interrupted`, nothing lost.
         { type: 'persistDiscard', params: ({ context }) => ({ keep: context.error?.name === 'SAVE_FAILED' }) },
@@ -713,10 +737,10 @@ export const t2liveMachine = setup({
         emit(({ context }) => ({ type: 'client.close' as const, code: context.error?.code ?? CLOSE.INTERNAL, reason: context.error?.name ?? 'INTERNAL' })),
       ],
     },
-    /** This socket resumed an older session of the candidate: nothing of its own to keep or close. */
-    handedOver: { type: 'final' },
+    handedOver: { type: 'final', description: 'This socket resumed an older session of the candidate: nothing of its own to keep or close.' },
     cancelled: {
       type: 'final',
+      description: 'Ended before the dialogue began, or replaced: nothing is saved.',
       entry: [{ type: 'persistDiscard', params: { keep: false } }, emit({ type: 'client.close', code: CLOSE.NORMAL, reason: 'cancelled' })],
     },
   },

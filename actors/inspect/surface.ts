@@ -66,6 +66,8 @@ export const inspectSurface: Surface = {
 <h2 id="chart-title">Statechart</h2>
 <p id="chart-state" class="state-line" role="status" aria-live="polite">Sélectionnez une conversation.</p>
 <p id="chart-last" class="state-line">Dernière transition : aucune pour l’instant.</p>
+<p id="chart-desc" class="desc-line">Ce que fait l’état : —</p>
+<p id="chart-hover" class="desc-line muted" aria-live="polite">Survolez un état, ou parcourez-les au clavier (Tab), pour lire sa description.</p>
 <p class="chart-tools">
 <button type="button" id="zoom-fit">Ajuster à la vue</button>
 <button type="button" id="zoom-out" aria-label="Réduire le statechart">−</button>

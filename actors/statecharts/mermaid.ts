@@ -2,7 +2,9 @@ import type { Chart, ChartNode, ChartTransition } from './chart.js';
 
 /**
  * Mermaid `stateDiagram-v2` of a chart. The machine's root is drawn as a composite state so that
- * root-level transitions have somewhere to live; parallel regions are separated by `--`.
+ * root-level transitions have somewhere to live; parallel regions are separated by `--`. A
+ * state's description is Mermaid's own state description (`id : text`), drawn under its name;
+ * Mermaid refuses one on a composite state, which gets it as a note on its left instead.
  */
 
 /** Mermaid ids must be plain identifiers: dots and dashes become underscores. */
@@ -15,6 +17,11 @@ function label(text: string): string {
   return text.replace(/[;#:]/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** A description is prose: its colons and semicolons become commas rather than vanish. */
+function description(text: string): string {
+  return label(text.replace(/\s*[:;]\s*/g, ', '));
+}
+
 function transitionLines(t: ChartTransition): string[] {
   const targets = t.targets.length > 0 ? t.targets : [t.source];
   return targets.map((target) => `${mermaidId(t.source)} --> ${mermaidId(target)} : ${label(t.label)}`);
@@ -23,11 +30,14 @@ function transitionLines(t: ChartTransition): string[] {
 function nodeLines(node: ChartNode, indent: string): string[] {
   const id = mermaidId(node.id);
   const lines: string[] = [];
+  const text = node.description ? description(node.description) : undefined;
   if (node.children.length === 0) {
     lines.push(`${indent}state "${label(node.key)}" as ${id}`);
+    if (text) lines.push(`${indent}${id} : ${text}`);
     if (node.type === 'final') lines.push(`${indent}${id} --> [*]`);
   } else {
     lines.push(`${indent}state "${label(node.key)}" as ${id}`);
+    if (text) lines.push(`${indent}note left of ${id} : ${text}`);
     lines.push(`${indent}state ${id} {`);
     if (node.type === 'parallel') {
       node.children.forEach((child, i) => {

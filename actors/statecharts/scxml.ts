@@ -3,7 +3,8 @@ import type { Chart, ChartNode, ChartTransition } from './chart.js';
 /**
  * W3C SCXML (https://www.w3.org/TR/scxml/) of a chart. Structure only: states, parallel, final,
  * initial, transitions (event, target, cond) and invokes. XState specifics that SCXML has no
- * attribute for (the delay of an `after`, action names) are kept in the palabre namespace.
+ * attribute for (the delay of an `after`, action names, a state's description) are kept in the
+ * palabre namespace, which SCXML allows on any element.
  */
 
 export const SCXML_NS = 'http://www.w3.org/2005/07/scxml';
@@ -28,6 +29,7 @@ function nodeXml(node: ChartNode, byTarget: Map<string, ChartTransition[]>, inde
   const tag = node.type === 'parallel' ? 'parallel' : node.type === 'final' ? 'final' : 'state';
   const attrs = [`id="${attr(node.id)}"`];
   if (tag === 'state' && node.initial) attrs.push(`initial="${attr(node.initial)}"`);
+  if (node.description) attrs.push(`px:description="${attr(node.description)}"`);
   const inner: string[] = [];
   for (const inv of node.invokes) inner.push(`${indent}  <invoke id="${attr(inv.id)}" type="xstate" src="${attr(inv.src)}"/>`);
   for (const t of byTarget.get(node.id) ?? []) inner.push(transitionXml(t, `${indent}  `));

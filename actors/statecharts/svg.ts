@@ -8,7 +8,8 @@ import type { Chart, ChartNode } from './chart.js';
  * under the state's name. Entirely offline. Each state is a `<g data-state-id="…">` so the
  * inspector highlights the current state by toggling a class; each edge and its label carry the
  * transition's event, source and target (`data-event`, `data-source`, `data-target`), so it
- * highlights the transition last taken the same way.
+ * highlights the transition last taken the same way. A state's `description` is its group's
+ * `<title>`: the browser's tooltip on hover and the state's accessible name, read by the inspector.
  */
 
 // elkjs is CommonJS whose module.exports is the constructor; NodeNext typing sees a namespace.
@@ -107,6 +108,7 @@ export async function chartToSvg(chart: Chart, opts: SvgOptions = {}): Promise<s
     const h = en.height ?? 0;
     const cls = ['state', `state-${node.type}`, parentType === 'parallel' ? 'region' : ''].filter(Boolean).join(' ');
     parts.push(`<g class="${cls}" data-state-id="${esc(node.id)}">`);
+    if (node.description) parts.push(`<title>${esc(`${node.key}: ${node.description}`)}</title>`);
     parts.push(`<rect x="${x}" y="${y}" width="${w}" height="${h}" rx="8"/>`);
     if (node.type === 'final') parts.push(`<rect class="final-inner" x="${x + 3}" y="${y + 3}" width="${w - 6}" height="${h - 6}" rx="6"/>`);
     parts.push(`<text class="state-name" x="${x + 8}" y="${y + 16}">${esc(node.key)}</text>`);

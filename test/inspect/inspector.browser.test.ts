@@ -58,6 +58,15 @@ describe.skipIf(!chromiumRequirement.ok)(`inspector in Chromium (${chromiumRequi
     await page.locator('#chart svg g.state.active').first().waitFor();
     await expect.poll(() => page.locator('#chart-state').textContent(), { timeout: 15_000 }).toMatch(/candidate|listening|awaiting/i);
     const before = await page.locator('#chart-state').textContent();
+    // The current state's description, from the machine, is written under the path; a state pointed
+    // at (here by keyboard) gets its own, and every state of the chart carries one as its <title>.
+    await expect.poll(() => page.locator('#chart-desc').textContent(), { timeout: 15_000 }).toContain('awaitingCandidate: Waits for the candidate to speak first');
+    await page.locator('#chart svg g[data-state-id="t2live.session.live.exam.warned"]').focus();
+    await expect.poll(() => page.locator('#chart-hover').textContent()).toBe('État pointé : warned: The candidate was told 30 seconds remain; then the session ends.');
+    await page.locator('#chart svg g[data-state-id="t2live.evaluating"]').hover();
+    await expect.poll(() => page.locator('#chart-hover').textContent()).toMatch(/^État pointé : evaluating: Waits for the grader/);
+    const untitled = await page.locator('#chart svg g[data-state-id]').evaluateAll((gs) => gs.filter((g) => !g.querySelector(':scope > title')?.textContent).map((g) => g.getAttribute('data-state-id')));
+    expect(untitled).toEqual([]);
 
     ws.send(JSON.stringify({ type: 'text', text: 'Bonjour, quel est le prix de la location pour une semaine ?' }));
     await expect.poll(() => received.some((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final), { timeout: 20_000 }).toBe(true);

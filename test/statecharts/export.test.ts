@@ -3,7 +3,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import { setup, fromPromise } from 'xstate';
 import { chartOf, allNodes, type Chart } from '../../actors/statecharts/chart.js';
 import { machineFromChart } from '../../actors/statecharts/fromChart.js';
-import { toScxml, SCXML_NS } from '../../actors/statecharts/scxml.js';
+import { toScxml, SCXML_NS, PALABRE_NS } from '../../actors/statecharts/scxml.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { chartToSvg } from '../../actors/statecharts/svg.js';
 import { MACHINES, loadMachine } from '../../core/machines.js';
@@ -17,14 +17,16 @@ const sample = setup({
   actions: { note: () => undefined },
 }).createMachine({
   id: 'sample',
+  description: 'A sample: every construct; colons & <angles> survive.',
   initial: 'idle',
   states: {
-    idle: { on: { go: { target: 'working', guard: 'ready', actions: 'note' } }, after: { patience: 'done', 1000: 'idle' } },
+    idle: { description: 'Waits for go; a patience delay.', on: { go: { target: 'working', guard: 'ready', actions: 'note' } }, after: { patience: 'done', 1000: 'idle' } },
     working: {
       type: 'parallel',
+      description: 'Two regions: left steps, right waits.',
       invoke: { src: 'fetcher', onDone: 'done', onError: 'idle' },
       states: {
-        left: { initial: 'a', states: { a: { on: { step: 'b' } }, b: { always: 'c' }, c: { type: 'final' } } },
+        left: { description: 'Steps a, b, c.', initial: 'a', states: { a: { on: { step: 'b' } }, b: { always: 'c' }, c: { type: 'final' } } },
         right: { initial: 'x', states: { x: {} } },
       },
     },
@@ -71,6 +73,7 @@ describe('statechart export', () => {
       expect(root.namespaceURI).toBe(SCXML_NS);
       expect(root.getAttribute('version')).toBe('1.0');
       const ids = new Set<string>();
+      const described = new Map<string, string>();
       const transitions: Array<{ targets: string[] }> = [];
       const initials: Array<{ parent: string; initial: string; children: string[] }> = [];
       const walk = (el: Element): void => {
@@ -81,6 +84,8 @@ describe('statechart export', () => {
             const id = kid.getAttribute('id')!;
             expect(ids.has(id), `duplicate id ${id}`).toBe(false);
             ids.add(id);
+            const description = kid.getAttributeNS(PALABRE_NS, 'description');
+            if (description) described.set(id, description);
           }
           if (kid.localName === 'transition') transitions.push({ targets: (kid.getAttribute('target') ?? '').split(/\s+/).filter(Boolean) });
           if (kid.localName === 'state' && kid.getAttribute('initial')) {
@@ -99,6 +104,8 @@ describe('statechart export', () => {
       for (const t of transitions) for (const target of t.targets) expect(ids.has(target), `target ${target}`).toBe(true);
       for (const i of initials) expect(i.children, `initial of ${i.parent}`).toContain(i.initial);
       expect(ids.has(root.getAttribute('initial')!)).toBe(true);
+      // Each state's description, and only those, as px:description.
+      expect(described, chart.name).toEqual(new Map(allNodes(chart).flatMap((n) => (n.description ? [[n.id, n.description] as const] : []))));
     }
   });
 
@@ -110,6 +117,15 @@ describe('statechart export', () => {
       expect(arrows.length, chart.name).toBe(chart.transitions.reduce((n, t) => n + Math.max(1, t.targets.length), 0));
       for (const node of allNodes(chart)) expect(text).toContain(`"${node.key}"`);
     }
+  });
+
+  it('Mermaid carries each description: a state description, or a note on a composite state', () => {
+    const text = toMermaid(chartOf('sample', sample));
+    expect(text).toContain('  s_sample_idle : Waits for go, a patience delay.\n');
+    expect(text).toContain('  note left of s_sample_working : Two regions, left steps, right waits.\n');
+    expect(text).toContain('note left of s_sample : A sample, every construct, colons & <angles> survive.\n');
+    // An undescribed state gets neither.
+    expect(text).not.toMatch(/s_sample_working_right_x : |note left of s_sample_working_right\b/);
   });
 
   it('SVG draws every state as an addressable group', async () => {
@@ -126,6 +142,10 @@ describe('statechart export', () => {
       }
     }
     expect(svg).toMatch(/<text class="edge-label" data-edge="e0" data-event=/);
+    // A described state's group opens with its <title> (tooltip and accessible name); others have none.
+    expect(svg).toContain('<g class="state state-atomic" data-state-id="sample.idle">\n<title>idle: Waits for go; a patience delay.</title>');
+    expect(svg).toContain('<title>sample: A sample: every construct; colons &amp; &lt;angles&gt; survive.</title>');
+    expect(svg).toMatch(/data-state-id="sample\.working\.right\.x">\n<rect/);
   });
 
   it('`palabre machines` prints every machine in each format and rejects bad arguments', async () => {
@@ -142,6 +162,13 @@ describe('statechart export', () => {
     expect(await run(['--format', 'json'], json.io)).toBe(0);
     const parsed = JSON.parse(json.out()) as Chart[];
     expect(parsed.map((c) => c.name).sort()).toEqual(Object.keys(MACHINES).sort());
+    // Each state's description is in the JSON, as the machine declares it.
+    const t2 = parsed.find((c) => c.name === 't2live')!;
+    const t2machine = (await loadMachine('t2live'))!;
+    for (const node of allNodes(t2)) {
+      expect(node.description, node.id).toBe((t2machine.getStateNodeById(node.id) as { description?: string }).description);
+      expect(node.description, node.id).toMatch(/\S/);
+    }
     const scxml = capture();
     expect(await run(['--format', 'scxml', 'llmCall'], scxml.io)).toBe(0);
     expect(scxml.out()).toContain('<scxml');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
-import { chartOf } from '../../actors/statecharts/chart.js';
+import { allNodes, chartOf } from '../../actors/statecharts/chart.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { MACHINES, loadMachine } from '../../core/machines.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
@@ -40,6 +40,10 @@ describe.skipIf(!chromiumRequirement.ok)(`Mermaid export renders in Chromium (${
       expect(result.ok).toBe(true);
       // Every state's label is drawn.
       for (const child of chart.root.children) expect(result.svg).toContain(child.key);
+      // A leaf's description is drawn under its name (composite states carry theirs as a note).
+      for (const leaf of allNodes(chart).filter((n) => n.children.length === 0 && n.description && n !== chart.root)) {
+        expect(result.svg, `${name}: ${leaf.id}`).toContain(leaf.description!.split(/[\s:;]+/).slice(0, 3).join(' '));
+      }
     }
     await context.close();
   });

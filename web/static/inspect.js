@@ -1,7 +1,8 @@
 // /inspect client: every conversation (live, then ended ones kept INSPECT_RETAIN_S, greyed), its
 // statechart with the current state drawn and written as a path and the transition last taken
 // drawn too, its context as a tree, and one event log across conversations, filterable by machine,
-// where an event and the state it led to are one entry. Big charts open fitted to the box. Everything received is rendered as text
+// where an event and the state it led to are one entry. Each state's description (the chart's
+// `<title>` of its group) is written for the current state and for the state hovered or focused. Big charts open fitted to the box. Everything received is rendered as text
 // (textContent), except the chart SVG, which comes from this server's own /inspect/charts endpoint.
 
 const $ = (id) => document.getElementById(id);
@@ -9,6 +10,8 @@ const actorsEl = $('actors');
 const emptyEl = $('actors-empty');
 const chartEl = $('chart');
 const stateLine = $('chart-state');
+const descLine = $('chart-desc');
+const hoverLine = $('chart-hover');
 const contextEl = $('context');
 const logEl = $('log');
 const pauseBtn = $('pause');
@@ -152,6 +155,12 @@ function setZoom(z, focus) {
   chartEl.scrollTop = sy * zoom - fy;
 }
 
+/** A state's description as its chart group carries it: `key: description` (empty when it has none). */
+function stateTitle(g) {
+  const t = g.querySelector(':scope > title');
+  return t ? t.textContent : '';
+}
+
 async function loadChart(kind) {
   if (chartKind === kind) return;
   chartKind = kind;
@@ -172,6 +181,10 @@ async function loadChart(kind) {
     const node = document.importNode(svg, true);
     node.dataset.w = node.getAttribute('width') || '';
     node.dataset.h = node.getAttribute('height') || '';
+    // The states are reachable by keyboard to read their description; their container is then
+    // a group (an image's parts would be hidden from assistive technologies).
+    node.setAttribute('role', 'group');
+    for (const g of node.querySelectorAll('g[data-state-id]')) g.setAttribute('tabindex', '0');
     chartEl.append(node);
     // A new chart opens fitted when it is larger than the box (the T2 chart is ~4,700 px wide).
     if (fitted) fitZoom();
@@ -226,7 +239,10 @@ function highlight(conv) {
   const svg = chartEl.querySelector('svg');
   const path = statePath(value);
   stateLine.textContent = conv.endedAt ? `${conv.label} — terminée ; état final : ${path}` : `${conv.label} — état : ${path}`;
-  if (!svg) return;
+  if (!svg) {
+    descLine.textContent = 'Ce que fait l’état : —';
+    return;
+  }
   const root = svg.querySelector('g[data-state-id]');
   const rootId = root ? root.getAttribute('data-state-id') : '';
   const ids = new Set([rootId, ...activeIds(value, rootId)]);
@@ -234,6 +250,10 @@ function highlight(conv) {
     g.classList.toggle('active', ids.has(g.getAttribute('data-state-id')) && g !== root);
   }
   svg.classList.toggle('ended', Boolean(conv.endedAt));
+  // One description per active leaf: a parallel state has one per region.
+  const leaves = [...svg.querySelectorAll('g.state-atomic.active, g.state-final.active')];
+  const described = (leaves.length > 0 ? leaves : root ? [root] : []).map(stateTitle).filter(Boolean);
+  descLine.textContent = `Ce que fait l’état : ${described.length > 0 ? described.join(' · ') : '—'}`;
   markLastTransition(conv, svg);
   // Bring the current (innermost) state into view inside the chart's scroll box (fitted: all is).
   const current = svg.querySelector('g.state-atomic.active, g.state-final.active');
@@ -486,6 +506,13 @@ const endDrag = () => {
   drag = null;
   chartEl.classList.remove('panning');
 };
+const showPointed = (e) => {
+  const g = e.target instanceof Element ? e.target.closest('g[data-state-id]') : null;
+  if (!g || !chartEl.contains(g)) return;
+  hoverLine.textContent = `État pointé : ${stateTitle(g) || `${g.getAttribute('data-state-id')} (sans description)`}`;
+};
+chartEl.addEventListener('mouseover', showPointed);
+chartEl.addEventListener('focusin', showPointed);
 chartEl.addEventListener('pointerup', endDrag);
 chartEl.addEventListener('pointercancel', endDrag);
 chartEl.addEventListener('keydown', (e) => {
