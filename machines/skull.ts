@@ -584,7 +584,46 @@ export const skullMachine = skull.createMachine({
 export type SkullActorRef = ActorRefFrom<typeof skullMachine>;
 export type SkullSnapshot = SnapshotFrom<typeof skullMachine>;
 
+/*
+ * Selectors: what the edges (health, drain, logs) read of a device, never its context directly.
+ */
+
 /** Jobs in flight: the one running (if any) plus those queued. */
 export function inFlight(snapshot: SkullSnapshot): number {
   return snapshot.context.queue.length + (snapshot.matches({ turn: 'idle' }) ? 0 : 1);
+}
+
+/** A turn runs (responding or publishing). */
+export function turnRunning(snapshot: SkullSnapshot): boolean {
+  return !snapshot.matches({ turn: 'idle' });
+}
+
+/** The jobs waiting behind the turn that runs, oldest first. */
+export function queuedJobs(snapshot: SkullSnapshot): readonly Job[] {
+  return snapshot.context.queue;
+}
+
+/** The device's counters since it started. */
+export function deviceStats(snapshot: SkullSnapshot): Readonly<SkullStats> {
+  return snapshot.context.stats;
+}
+
+/** Median latency of the last model replies, ms (null before the first). */
+export function replyLatencyP50(snapshot: SkullSnapshot): number | null {
+  return latencyP50(snapshot.context.latencies);
+}
+
+/** The model of the next turn (retained skull/config/ia over the environment). */
+export function nextModel(snapshot: SkullSnapshot): string {
+  return effectiveModel(snapshot.context);
+}
+
+/** The device's circuit breaker (subscribe to it to see it open and close). */
+export function deviceBreaker(snapshot: SkullSnapshot): BreakerRef {
+  return snapshot.context.breaker;
+}
+
+/** The breaker is open: every call goes to the fallback model. */
+export function breakerOpen(snapshot: SkullSnapshot): boolean {
+  return isBreakerOpen(snapshot.context.breaker.getSnapshot());
 }

@@ -97,3 +97,14 @@ export function parsePayload<T>(payload: Uint8Array, schema: z.ZodType<T>, empty
   }
   return { ok: true, value: result.data };
 }
+
+/** The retained `ai/capabilities` payload: what a retained skull/config/ia may choose among. */
+export interface CapabilitiesPayload {
+  models: string[];
+  lang: string;
+  max_tokens: number;
+}
+
+export function capabilitiesOf(settings: { models: string[]; lang: string; maxTokensCap: number }): CapabilitiesPayload {
+  return { models: settings.models, lang: settings.lang, max_tokens: settings.maxTokensCap };
+}
