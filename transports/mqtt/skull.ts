@@ -138,12 +138,13 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
   const edge = await startEdge(opts, mode);
   // Started before the subscription, so that its retained config reaches it; announced after it.
   const actor = edge.devices.spawn(deviceId, { announce: false });
+  const { replies } = edge.devices.edges.get(deviceId)!;
   const health = (): HealthPayload =>
     deviceHealth({
       snapshot: actor.getSnapshot(),
       connected: edge.client.connected,
       protocolVersion: edge.protocolVersion,
-      replies: edge.devices.edges.get(deviceId)!.replies,
+      replies,
       ledger: edge.ledger,
       settings: opts.skull.settings,
       providerName: opts.skull.providerName,
