@@ -5,8 +5,8 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { breakerOpen, inFlight, queuedJobs, turnRunning, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
-import { fleetStats, liveCount, maxActors, type FleetHooks, type skullFleetMachine } from '../../machines/skullFleet.js';
+import type { SkullActorRef, SkullEvent } from '../../machines/skull.js';
+import type { FleetHooks, skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import { connectMqtt } from './client.js';
 import { coalesceWritesOfThisTurn } from './coalesceWrites.js';
@@ -15,7 +15,8 @@ import { decodeSkullInput, InputLedger, type EdgeRejectReason } from './skullCod
 import { SkullDevices } from './skullDevices.js';
 import { RetainedConfigs } from './skullFleetConfigs.js';
 import { FLEET_CONFIG_INPUTS, FLEET_WORK_INPUTS, fleetAddressing, fleetPrefix, serviceHealthTopic, type Shard } from './skullFleetTopics.js';
-import { deviceHealth, publishErrorsOf, rejectedHealth, type FleetHealth, type HealthPayload } from './skullHealth.js';
+import { deviceHealth, fleetHealth, type FleetHealth, type HealthPayload } from './skullHealth.js';
+import { drain } from './skullDrain.js';
 import { capabilitiesOf, iaConfigFor } from './skullSchemas.js';
 import { deviceAddressing, skullTopics, SKULL_INPUTS, type SkullAddressing, type SkullTopics } from './skullTopics.js';
 
@@ -199,45 +200,19 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
     },
   );
   supervisor.start();
-  const health = (): FleetHealth => {
-    const snap = supervisor.getSnapshot();
-    const stats = fleetStats(snap);
-    let busy = 0;
-    let open = 0;
-    let kept = 0;
-    let expired = devices.repliesExpiredGone;
-    let publishErrors = devices.publishErrorsGone;
-    for (const [, actor, device] of devices.live()) {
-      const s = actor.getSnapshot();
-      if (inFlight(s) > 0) busy++;
-      if (breakerOpen(s)) open++;
-      kept += device.replies.outbox.size;
-      expired += device.replies.outbox.expired;
-      publishErrors += publishErrorsOf(s, device.replies);
-    }
-    return {
-      ts_ms: edge.now(),
-      ok: edge.client.connected && snap.status === 'active',
+  const health = (): FleetHealth =>
+    fleetHealth({
+      supervisor: supervisor.getSnapshot(),
+      devices,
+      ledger: edge.ledger,
+      connected: edge.client.connected,
       instance,
       shard: `${shard.index}/${shard.count}`,
-      live_actors: liveCount(snap),
-      max_actors: maxActors(snap),
-      busy_actors: busy,
-      breakers_open: open,
-      spawned: stats.spawned,
-      idle_stopped: stats.idleStopped,
-      evicted: stats.evicted,
-      refused: stats.refused,
-      ...rejectedHealth(edge.ledger),
-      other_shard: edge.ledger.otherShard,
-      configs_kept: edge.configs.size,
-      replies_kept: kept,
-      replies_expired: expired,
-      publish_errors: publishErrors,
-      provider: opts.skull.providerName,
-      mqtt_protocol: edge.protocolVersion,
-    };
-  };
+      configsKept: edge.configs.size,
+      providerName: opts.skull.providerName,
+      protocolVersion: edge.protocolVersion,
+      now: edge.now,
+    });
   const { publishHealth, stop } = await edge.serve(health, {
     route: (deviceId, event) => supervisor.send({ type: 'device.input', deviceId, event }),
     stopDevices: () => {
@@ -398,63 +373,3 @@ function routeInputs(r: RouteOptions): void {
     }
   });
 }
-
-/** Resolves once no device has a turn in flight, or at `deadlineAt`. */
-function idleOrDeadline(devices: SkullDevices, deadlineAt: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const subs: Array<{ unsubscribe(): void }> = [];
-    const timer = setTimeout(done, Math.max(0, deadlineAt - Date.now()));
-    const check = () => {
-      if (devices.busyIds().length === 0) done();
-    };
-    for (const [, actor] of devices.live()) subs.push(actor.subscribe(check));
-    check();
-    function done(): void {
-      clearTimeout(timer);
-      for (const s of subs) s.unsubscribe();
-      resolve();
-    }
-  });
-}
-
-/** Lines logged per kind of cut at most: a fleet may cut many turns at once. */
-const CUT_LOG_LINES = 20;
-
-/**
- * Graceful stop: no new input (unsubscribed), the turns in flight and the queues run to their
- * publish while time allows, then the kept replies go out if the broker is there; what is left
- * is logged and dropped.
- */
-async function drain(d: { client: MqttClient; topics: string[]; devices: SkullDevices; log: Logger; fleet: boolean }, deadlineAt: number): Promise<void> {
-  const { client, devices, log } = d;
-  const startedAt = Date.now();
-  await client.unsubscribeAsync(d.topics).catch((err: Error) => log.warn({ err: err.message }, 'inputs not unsubscribed (broker away)'));
-  let atStart = 0;
-  for (const [, actor] of devices.live()) atStart += inFlight(actor.getSnapshot());
-  if (atStart > 0) await idleOrDeadline(devices, deadlineAt);
-  const channels = [...devices.edges.values()].map((e) => e.replies).filter((c) => c.outbox.size > 0);
-  if (channels.length > 0 && client.connected) {
-    await Promise.race([Promise.all(channels.map((c) => c.flush())), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
-  }
-  const cut = { inFlight: 0, queued: 0, kept: 0 };
-  const cutDevices: string[] = [];
-  for (const [deviceId, actor, edge] of devices.live()) {
-    const snap = actor.getSnapshot();
-    const fleetTag = d.fleet ? { deviceId } : {};
-    for (const job of queuedJobs(snap)) {
-      if (cut.queued++ < CUT_LOG_LINES) log.warn({ ...fleetTag, text: job.text.slice(0, 80), waitedMs: Date.now() - job.at }, 'skull stop: queued turn dropped (shutdown deadline)');
-    }
-    if (turnRunning(snap)) {
-      if (cut.inFlight++ < CUT_LOG_LINES) log.warn(fleetTag, 'skull stop: the turn in flight was cut at the shutdown deadline');
-      cutDevices.push(deviceId);
-    }
-    const kept = edge.replies.outbox.size;
-    if (kept > 0) {
-      cut.kept += kept;
-      edge.replies.outbox.drop();
-    }
-  }
-  const drained = Math.max(0, atStart - cut.inFlight - cut.queued);
-  log[cut.inFlight + cut.queued + cut.kept > 0 ? 'warn' : 'info']({ drained, cut, ms: Date.now() - startedAt, ...(cutDevices.length > 1 ? { cutDevices: cutDevices.slice(0, CUT_LOG_LINES) } : {}) }, 'skull drained');
-}
-

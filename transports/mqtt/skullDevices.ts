@@ -3,15 +3,15 @@ import type { MqttClient } from 'mqtt';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Runtime } from '../../core/runtime.js';
-import { inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
+import { isBreakerOpen } from '../../machines/breaker.js';
+import { deviceBreaker, inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
-import type { Outgoing } from '../../actors/skull/types.js';
+import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
 import { releaseHeldWrites } from './coalesceWrites.js';
 import type { OutboxMessage } from './outbox.js';
 import { ReplyChannel } from './replyChannel.js';
 import { capabilitiesOf } from './skullSchemas.js';
 import type { EdgeRejectReason } from './skullCodec.js';
-import { logBreakerChanges } from './skullHealth.js';
 import { RetainedConfigs } from './skullFleetConfigs.js';
 import { FLEET_CONFIG_INPUTS } from './skullFleetTopics.js';
 import type { SkullAddressing } from './skullTopics.js';
@@ -187,4 +187,16 @@ export class SkullDevices {
 
 async function sendAll(messages: OutboxMessage[], publish: (m: OutboxMessage) => Promise<void>): Promise<void> {
   for (const m of messages) await publish(m);
+}
+
+/** Logs each breaker transition: the fallback model serves every call while it is open. */
+export function logBreakerChanges(actor: SkullActorRef, settings: SkullSettings, log: Logger): { unsubscribe(): void } {
+  let wasOpen = false;
+  return deviceBreaker(actor.getSnapshot()).subscribe((snap) => {
+    const open = isBreakerOpen(snap);
+    if (open === wasOpen) return;
+    wasOpen = open;
+    if (open) log.warn({ fallbackModel: settings.fallbackModel, cooldownMs: settings.breaker.cooldownMs }, 'breaker open: fallback model for every call');
+    else log.info({ model: settings.model }, 'breaker closed: primary model again');
+  });
 }

@@ -1,9 +1,10 @@
-import type { Logger } from '../../core/log.js';
-import { isBreakerOpen } from '../../machines/breaker.js';
-import { breakerOpen, deviceBreaker, deviceStats, inFlight, nextModel, queuedJobs, replyLatencyP50, type SkullActorRef, type SkullSnapshot } from '../../machines/skull.js';
+import type { SnapshotFrom } from 'xstate';
+import { breakerOpen, deviceStats, inFlight, nextModel, queuedJobs, replyLatencyP50, type SkullSnapshot } from '../../machines/skull.js';
+import { fleetStats, liveCount, maxActors, type skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullSettings } from '../../actors/skull/types.js';
 import type { EdgeRejectReason, InputLedger } from './skullCodec.js';
 import type { ReplyChannel } from './replyChannel.js';
+import type { SkullDevices } from './skullDevices.js';
 
 /**
  * The Skull's health, one definition for one device and for a fleet: a device's figures come from
@@ -127,14 +128,56 @@ export function deviceHealth(h: DeviceHealthSources): HealthPayload {
   };
 }
 
-/** Logs each breaker transition: the fallback model serves every call while it is open. */
-export function logBreakerChanges(actor: SkullActorRef, settings: SkullSettings, log: Logger): { unsubscribe(): void } {
-  let wasOpen = false;
-  return deviceBreaker(actor.getSnapshot()).subscribe((snap) => {
-    const open = isBreakerOpen(snap);
-    if (open === wasOpen) return;
-    wasOpen = open;
-    if (open) log.warn({ fallbackModel: settings.fallbackModel, cooldownMs: settings.breaker.cooldownMs }, 'breaker open: fallback model for every call');
-    else log.info({ model: settings.model }, 'breaker closed: primary model again');
-  });
+export interface FleetHealthSources {
+  supervisor: SnapshotFrom<typeof skullFleetMachine>;
+  devices: SkullDevices;
+  ledger: InputLedger;
+  connected: boolean;
+  instance: string;
+  shard: string;
+  configsKept: number;
+  providerName: string;
+  protocolVersion: 4 | 5;
+  now: () => number;
+}
+
+/** A fleet's health now: the supervisor's counts, the sum of its live devices' figures, the edge's own. */
+export function fleetHealth(h: FleetHealthSources): FleetHealth {
+  const { devices } = h;
+  const stats = fleetStats(h.supervisor);
+  let busy = 0;
+  let open = 0;
+  let kept = 0;
+  let expired = devices.repliesExpiredGone;
+  let publishErrors = devices.publishErrorsGone;
+  for (const [, actor, device] of devices.live()) {
+    const snap = actor.getSnapshot();
+    if (inFlight(snap) > 0) busy++;
+    if (breakerOpen(snap)) open++;
+    kept += device.replies.outbox.size;
+    expired += device.replies.outbox.expired;
+    publishErrors += publishErrorsOf(snap, device.replies);
+  }
+  return {
+    ts_ms: h.now(),
+    ok: h.connected && h.supervisor.status === 'active',
+    instance: h.instance,
+    shard: h.shard,
+    live_actors: liveCount(h.supervisor),
+    max_actors: maxActors(h.supervisor),
+    busy_actors: busy,
+    breakers_open: open,
+    spawned: stats.spawned,
+    idle_stopped: stats.idleStopped,
+    evicted: stats.evicted,
+    refused: stats.refused,
+    ...rejectedHealth(h.ledger),
+    other_shard: h.ledger.otherShard,
+    configs_kept: h.configsKept,
+    replies_kept: kept,
+    replies_expired: expired,
+    publish_errors: publishErrors,
+    provider: h.providerName,
+    mqtt_protocol: h.protocolVersion,
+  };
 }
