@@ -1,7 +1,7 @@
-import { and, assign, enqueueActions, raise, sendTo, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { and, assign, raise, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { GenerateResult } from '../actors/llm/types.js';
-import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
-import { attemptTimedOut, backoffDelay, toCallError, type LlmCallError, type LlmCallErrorKind, type LlmCallRequest } from './llmCall.js';
+import { breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
+import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, type LlmCallRequest, type RetryReport } from './llmPolicy.js';
 import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
 import { postProcess } from '../actors/skull/postprocess.js';
 import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
@@ -24,16 +24,16 @@ import {
  *   - a sensitive input (politics, health, money, personal data) goes straight to publishing
  *     with the polite redirect, without calling the model: decided on the input's transition out
  *     of idle, or in `routing` for a queued job.
- *   - responding is the model call, as steps of this chart (the same policy as machines/llmCall.ts,
- *     without a child machine per turn — issue 17): attempting → (decidingRetry → backingOff →
- *     attempting)*. `attempting` starts the provider call through the named effect `generate`
- *     (answered by `generate.done` / `generate.failed` naming the attempt; no actor per attempt)
- *     and arms `attemptTimeout` (the short one on the fallback model); transient errors are retried
- *     `maxRetries` times after a backoff; every failed attempt is told to the device's `breaker`,
- *     and while it is open the attempts use the fallback model. A final failure on the primary
- *     model starts one more round on the fallback model (retries again); a final failure there
- *     publishes the apology. A reply empty after post-processing is asked again once (a new
- *     round on the primary model), then apologised for.
+ *   - responding is the model call, as steps of this chart with the policy every model call uses
+ *     (machines/llmPolicy.ts: its states, guards, delays and actions, over `context.call`):
+ *     attempting → (decidingRetry → backingOff → attempting)*. `attempting` starts the provider
+ *     call through the named effect `generate` (answered by `generate.done` / `generate.failed`
+ *     naming the attempt; no actor per attempt) and arms `attemptTimeout` (the short one on the
+ *     fallback model); transient errors are retried `maxRetries` times after a backoff; every
+ *     failed attempt is told to the device's `breaker`, and while it is open the attempts use the
+ *     fallback model. A final failure on the primary model starts one more round on the fallback
+ *     model (retries again); a final failure there publishes the apology. A reply empty after
+ *     post-processing is asked again once (a new round on the primary model), then apologised for.
  *   - ai.cancel while responding stops the call (leaving `attempting` runs the named effect
  *     `abortGenerate`, which aborts the HTTP request) and publishes "(interrompu)"; busy is freed.
  *     An answer about an attempt that is no longer the current one (timed out, cancelled) is ignored.
@@ -127,29 +127,20 @@ export interface SkullContext {
 }
 
 /**
- * One round of the model call: the request built once for the round, then one attempt per
- * `generate` invocation. What machines/llmCall.ts keeps in its context, kept here by the chart.
+ * One round of the model call: the request built once for the round, then the policy's attempts
+ * (machines/llmPolicy.ts), one per `generate` effect. `seq` counts the device's attempts over its
+ * life: never reset by a round.
  */
-export interface SkullCall {
+export interface SkullCall extends LlmAttempt {
   /** The fallback round (after the primary model failed): no further fallback, no empty retry. */
   fallback: boolean;
-  /** The round's request (prompt built for its model); `model` below may differ per attempt. */
+  /** The round's request (prompt built for its model); the attempt's `model` may differ (breaker open). */
   request: LlmCallRequest | null;
-  /** Model of the current (or last) attempt: the fallback model while the breaker is open. */
-  model: string;
-  attempts: number;
-  /** Number of the current (or last) attempt, counted over the device's life: never reset by a round. */
-  seq: number;
-  /** Retries already scheduled in this round. */
-  retries: number;
-  /** Wait of the current backoff, ms. */
-  backoffMs: number;
-  lastError: LlmCallError | undefined;
 }
 
 const LATENCY_WINDOW = 50;
 
-const noCall = (model: string): SkullCall => ({ fallback: false, request: null, model, attempts: 0, seq: 0, retries: 0, backoffMs: 0, lastError: undefined });
+const noCall = (model: string): SkullCall => ({ fallback: false, request: null, ...noAttempt(model) });
 
 /** ASR texts that differ only in case, spacing or final punctuation are the same utterance. */
 export function normaliseAsr(text: string): string {
@@ -191,31 +182,28 @@ function callRequest(ctx: SkullContext, model: string): LlmCallRequest {
 
 function startRound(ctx: SkullContext, fallback: boolean): SkullCall {
   const model = fallback ? ctx.settings.fallbackModel : effectiveModel(ctx);
-  return { fallback, request: callRequest(ctx, model), model, attempts: 0, seq: ctx.call.seq, retries: 0, backoffMs: 0, lastError: undefined };
+  return { fallback, request: callRequest(ctx, model), ...noAttempt(model), seq: ctx.call.seq };
 }
 
 /**
- * The model of the next attempt: the round's, except on a primary round while the breaker is open
- * (then the fallback model). Chosen again before each retry, so a breaker that opens mid-call
- * redirects the remaining attempts.
+ * The model call's policy over `context.call`. The settings carry its knobs (the short timeout on
+ * the small model: docs/skull.md § Configuration, 6 s fallback, 12 s primary, also on a primary
+ * round while the open breaker swaps it in). On a fallback round the round's model is already the
+ * fallback one, so an open breaker changes nothing there.
  */
-function attemptModel(ctx: SkullContext): string {
-  const model = ctx.call.request?.model ?? effectiveModel(ctx);
-  return !ctx.call.fallback && isBreakerOpen(ctx.breaker.getSnapshot()) ? ctx.settings.fallbackModel : model;
-}
-
-/**
- * The attempt's timeout: the short one on the small model (docs/skull.md § Configuration: 6 s
- * fallback, 12 s primary), also on a primary round while the open breaker swaps it in.
- */
-function attemptTimeoutMs(ctx: SkullContext): number {
-  return ctx.call.model === ctx.settings.fallbackModel ? ctx.settings.fallbackTimeoutMs : ctx.settings.timeoutMs;
-}
+const policy = llmPolicy<SkullContext, SkullEvent>({
+  attempt: (ctx) => ctx.call,
+  store: (ctx, attempt) => ({ call: { ...ctx.call, ...attempt } }),
+  settings: (ctx) => ctx.settings,
+  model: (ctx) => ctx.call.request?.model ?? effectiveModel(ctx),
+  breaker: (ctx) => ctx.breaker,
+  random: (ctx) => ctx.random,
+});
 
 /**
  * The reply post-processed, once per model result: the `replyUsable`/`replyEmpty` guards and the
- * `prepareReply` action of one transition all need it, and it is ≈ 10 % of a turn's CPU (issue
- * 17). A memo of a pure function of (result, maxSentences, userText): the chart stays pure.
+ * `prepareReply` action of one transition all need it, and it is ≈ 10 % of a turn's CPU. A memo
+ * of a pure function of (result, maxSentences, userText): the chart stays pure.
  */
 const cleanedMemo = new WeakMap<object, { maxSentences: number; userText: string; text: string }>();
 function cleaned(ctx: SkullContext, result: GenerateResult): string {
@@ -256,15 +244,6 @@ const bump = (stats: SkullStats, key: Bump): SkullStats => ({ ...stats, [key]: s
 type TextPayload = { text: string };
 type ResultPayload = { result: GenerateResult };
 
-/**
- * A success only forgets the failures counted in the window (an open breaker ignores it): with
- * none counted — nearly every turn — the breaker is not woken up (issue 17). Typed outside
- * `setup` (its own action map only holds named actions it does not call).
- */
-const notifyBreakerSuccess = enqueueActions<SkullContext, SkullEvent, undefined, SkullEvent, never, never, never, never, never>(({ context, enqueue }) => {
-  if (breakerFailures(context.breaker.getSnapshot()) > 0) enqueue.sendTo(context.breaker, { type: 'breaker.success' });
-});
-
 const skull = setup({
   types: {
     input: {} as SkullInput,
@@ -290,14 +269,13 @@ const skull = setup({
     replyUsable: ({ context, event }) => event.type === 'generate.done' && cleaned(context, event.result) !== '',
     /** Empty after post-processing: asked again once, on a primary round only. */
     replyEmpty: ({ context, event }) => event.type === 'generate.done' && !context.call.fallback && context.emptyRetries < 1 && cleaned(context, event.result) === '',
-    canRetry: ({ context }) => context.call.lastError?.transient === true && context.call.retries < context.settings.maxRetries,
+    ...policy.guards,
     /** Only a primary round whose last attempt was not already on the fallback model falls back. */
     canFallBack: ({ context }) => !context.call.fallback && context.call.model !== context.settings.fallbackModel,
   },
   delays: {
     debounce: ({ context }) => context.settings.debounceMs,
-    attemptTimeout: ({ context }) => attemptTimeoutMs(context),
-    backoff: ({ context }) => context.call.backoffMs,
+    ...policy.delays,
     publishTimeout: ({ context }) => context.settings.publishTimeoutMs,
   },
   actions: {
@@ -325,7 +303,7 @@ const skull = setup({
      * The effect that publishes a reply, provided at wiring time (actors/skull/publisher.ts:
      * ai/response then ai/usage, QoS 1), which answers the actor with `publish.done` /
      * `publish.failed` naming the turn. An effect and its answer, not an actor: no actor is
-     * created per turn, and none is kept per device (issue 17).
+     * created per turn, and none is kept per device.
      */
     publishReply: (_, _command: PublishCommand) => {
       throw new Error('skull: the publishReply effect is not provided');
@@ -335,7 +313,7 @@ const skull = setup({
      * `generate` starts it and answers the actor with `generate.done` / `generate.failed` naming
      * the attempt; `abortGenerate` (on leaving `attempting`: timeout, cancel, answer) aborts the
      * HTTP request if it still runs. An effect and its answer instead of a promise actor created
-     * and stopped per attempt (issue 17); the AbortController is kept by the wiring, not in context.
+     * and stopped per attempt; the AbortController is kept by the wiring, not in context.
      */
     generate: (_, _command: GenerateCommand) => {
       throw new Error('skull: the generate effect is not provided');
@@ -356,19 +334,9 @@ const skull = setup({
       replyKind: 'interrupted' as const,
       stats: bump(context.stats, 'cancelled'),
     })),
+    ...policy.actions,
     startPrimaryRound: assign(({ context }) => ({ call: startRound(context, false) })),
     startFallbackRound: assign(({ context }) => ({ call: startRound(context, true) })),
-    startAttempt: assign(({ context }) => ({ call: { ...context.call, model: attemptModel(context), attempts: context.call.attempts + 1, seq: context.call.seq + 1 } })),
-    keepError: assign(({ context }, error: LlmCallError) => ({ call: { ...context.call, lastError: error } })),
-    planBackoff: assign(({ context }) => ({
-      call: {
-        ...context.call,
-        backoffMs: backoffDelay({ ...context.settings, random: context.random }, context.call.retries, context.call.lastError),
-        retries: context.call.retries + 1,
-      },
-    })),
-    notifyBreakerFailure: sendTo(({ context }) => context.breaker, { type: 'breaker.failure' }),
-    notifyBreakerSuccess,
     prepareReply: assign(({ context }, { result }: ResultPayload) => {
       const text = cleaned(context, result);
       const now = context.now();
@@ -404,7 +372,7 @@ const skull = setup({
       stats: bump(context.stats, 'responses'),
     })),
     /** Wiring hooks (logs, metrics): no-ops in the chart. */
-    recordRetry: (_, _params: { kind: LlmCallErrorKind; model: string; attempt: number; backoffMs: number }) => {},
+    recordRetry: (_, _params: RetryReport) => {},
     reportFallback: (_, _params: { model: string }) => {},
     reportApology: () => {},
     applyIa: assign({ retainedIa: ({ event }) => (event.type === 'config.ia' ? event.config : null) }),
@@ -414,7 +382,6 @@ const skull = setup({
 
 const text = ({ event }: { event: SkullEvent }): TextPayload => ({ text: (event as Extract<SkullEvent, TextPayload>).text });
 const result = ({ event }: { event: SkullEvent }): ResultPayload => ({ result: (event as Extract<SkullEvent, { type: 'generate.done' }>).result });
-const callError = ({ event }: { event: SkullEvent }): LlmCallError => toCallError((event as Extract<SkullEvent, { type: 'generate.failed' }>).error);
 
 /**
  * While a turn runs (responding, publishing): asr.text is ignored and counted;
@@ -474,7 +441,7 @@ export const skullMachine = skull.createMachine({
           description: 'No turn runs: the next accepted input starts one.',
           on: {
             // The input is routed here, as `routing` does for a queued job: one eventless step
-            // less on the common path (issue 17).
+            // less on the common path.
             'asr.text': [
               { guard: 'isDuplicateAsr', actions: 'countDuplicate' },
               { guard: { type: 'isSensitiveText', params: text }, target: 'publishing', actions: [{ type: 'acceptAsr', params: text }, 'openDebounce', 'prepareRedirect'] },
@@ -509,41 +476,19 @@ export const skullMachine = skull.createMachine({
                   { guard: and(['isThisAttempt', 'replyEmpty']), target: '#skull.turn.responding', reenter: true, actions: ['notifyBreakerSuccess', 'countEmptyRetry'] },
                   { guard: 'isThisAttempt', target: '#skull.turn.publishing', actions: ['notifyBreakerSuccess', 'prepareApology', 'reportApology'] },
                 ],
-                'generate.failed': { guard: 'isThisAttempt', target: 'decidingRetry', actions: [{ type: 'keepError', params: callError }, 'notifyBreakerFailure'] },
+                'generate.failed': { guard: 'isThisAttempt', ...attemptFailed },
               },
-              after: {
-                attemptTimeout: {
-                  target: 'decidingRetry',
-                  actions: [{ type: 'keepError', params: ({ context }) => attemptTimedOut(attemptTimeoutMs(context)) }, 'notifyBreakerFailure'],
-                },
+              after: { attemptTimeout: attemptTimedOut },
+            },
+            // No retry left: one fallback round on the primary's failure, else the apology.
+            ...policy.states([
+              {
+                guard: 'canFallBack' as const,
+                target: 'attempting' as const,
+                actions: ['countFallback' as const, { type: 'reportFallback' as const, params: ({ context }: { context: SkullContext }) => ({ model: context.settings.fallbackModel }) }, 'startFallbackRound' as const],
               },
-            },
-            decidingRetry: {
-              description: 'A failed attempt: retry a transient error, else fall back once, else apologise.',
-              always: [
-                {
-                  guard: 'canRetry',
-                  target: 'backingOff',
-                  actions: [
-                    'planBackoff',
-                    {
-                      type: 'recordRetry',
-                      params: ({ context }) => ({ kind: context.call.lastError?.kind ?? 'unknown', model: context.call.model, attempt: context.call.attempts, backoffMs: context.call.backoffMs }),
-                    },
-                  ],
-                },
-                {
-                  guard: 'canFallBack',
-                  target: 'attempting',
-                  actions: ['countFallback', { type: 'reportFallback', params: ({ context }) => ({ model: context.settings.fallbackModel }) }, 'startFallbackRound'],
-                },
-                { target: '#skull.turn.publishing', actions: ['prepareApology', 'reportApology'] },
-              ],
-            },
-            backingOff: {
-              description: 'The wait before a retry (retry-after, else exponential with jitter).',
-              after: { backoff: 'attempting' },
-            },
+              { target: '#skull.turn.publishing' as const, actions: ['prepareApology' as const, 'reportApology' as const] },
+            ]),
           },
           on: { ...busy, 'ai.cancel': { target: 'publishing', actions: 'prepareInterrupted' } },
         },
@@ -584,7 +529,46 @@ export const skullMachine = skull.createMachine({
 export type SkullActorRef = ActorRefFrom<typeof skullMachine>;
 export type SkullSnapshot = SnapshotFrom<typeof skullMachine>;
 
+/*
+ * Selectors: what the edges (health, drain, logs) read of a device, never its context directly.
+ */
+
 /** Jobs in flight: the one running (if any) plus those queued. */
 export function inFlight(snapshot: SkullSnapshot): number {
   return snapshot.context.queue.length + (snapshot.matches({ turn: 'idle' }) ? 0 : 1);
+}
+
+/** A turn runs (responding or publishing). */
+export function turnRunning(snapshot: SkullSnapshot): boolean {
+  return !snapshot.matches({ turn: 'idle' });
+}
+
+/** The jobs waiting behind the turn that runs, oldest first. */
+export function queuedJobs(snapshot: SkullSnapshot): readonly Job[] {
+  return snapshot.context.queue;
+}
+
+/** The device's counters since it started. */
+export function deviceStats(snapshot: SkullSnapshot): Readonly<SkullStats> {
+  return snapshot.context.stats;
+}
+
+/** Median latency of the last model replies, ms (null before the first). */
+export function replyLatencyP50(snapshot: SkullSnapshot): number | null {
+  return latencyP50(snapshot.context.latencies);
+}
+
+/** The model of the next turn (retained skull/config/ia over the environment). */
+export function nextModel(snapshot: SkullSnapshot): string {
+  return effectiveModel(snapshot.context);
+}
+
+/** The device's circuit breaker (subscribe to it to see it open and close). */
+export function deviceBreaker(snapshot: SkullSnapshot): BreakerRef {
+  return snapshot.context.breaker;
+}
+
+/** The breaker is open: every call goes to the fallback model. */
+export function breakerOpen(snapshot: SkullSnapshot): boolean {
+  return isBreakerOpen(snapshot.context.breaker.getSnapshot());
 }

@@ -1,4 +1,4 @@
-import { cancel, enqueueActions, raise, setup } from 'xstate';
+import { cancel, enqueueActions, raise, setup, type SnapshotFrom } from 'xstate';
 import type { SkullEvent } from './skull.js';
 
 /**
@@ -15,10 +15,11 @@ import type { SkullEvent } from './skull.js';
  *   the broker) is given another period; otherwise it is stopped. Its retained config is given
  *   again on the next spawn (the wiring keeps it).
  *
- * The chart decides; the wiring acts: `spawnDevice`, `stopDevice`, `forward`, `refuse` are
- * provided by the MQTT fleet transport (they call the root actor through the Runtime, so every
- * device is a `skull:<prefix>/<id>` conversation like the others), and `deviceBusy` reads a device's
- * snapshot. Time is the actor system's clock (SimulatedClock in tests).
+ * The chart decides; the wiring acts: `spawnDevice`, `stopDevice`, `forward`, `refuse` and the
+ * `deviceBusy` guard are provided by the composition root (actors/skull/skullWiring.ts) over the
+ * MQTT edge's device set (transports/mqtt/skullDevices.ts: every device is a
+ * `skull:<prefix>/<id>` conversation of the Runtime like the others). Time is the actor system's
+ * clock (SimulatedClock in tests).
  *
  * `devices` is a Map mutated in place: with 10,000 devices, copying a record on every message
  * would be the hot path. Insertion order is last-input order (an entry is re-inserted on input),
@@ -50,6 +51,15 @@ export type FleetEvent =
   | { type: 'device.idle'; deviceId: string }
   /** Stop every device (shutdown). */
   | { type: 'fleet.stopAll' };
+
+/** What the wiring provides for the chart's actions and guard: the device side of its decisions. */
+export interface FleetHooks {
+  spawnDevice(deviceId: string): void;
+  stopDevice(deviceId: string, why: string): void;
+  forward(deviceId: string, event: SkullEvent): void;
+  refuse(deviceId: string, live: number): void;
+  deviceBusy(deviceId: string): boolean;
+}
 
 const idleTimer = (deviceId: string) => `idle:${deviceId}`;
 
@@ -92,6 +102,7 @@ export const skullFleetMachine = setup({
   initial: 'serving',
   states: {
     serving: {
+      description: 'Inputs reach their device, spawned on the first one; idle devices are stopped, the oldest idle evicted at the bound.',
       on: {
         'device.input': {
           actions: enqueueActions(({ context, event, enqueue, check }) => {
@@ -140,6 +151,7 @@ export const skullFleetMachine = setup({
       },
     },
     stopped: {
+      description: 'Shutdown: every live device is stopped.',
       type: 'final',
       entry: enqueueActions(({ context, enqueue }) => {
         for (const deviceId of context.devices.keys()) {
@@ -155,4 +167,19 @@ export const skullFleetMachine = setup({
 /** Live device ids, least recently active first. */
 export function liveDevices(ctx: FleetContext): string[] {
   return [...ctx.devices.keys()];
+}
+
+type FleetSnapshot = SnapshotFrom<typeof skullFleetMachine>;
+
+/** Selectors: what the edge's health reads of the supervisor, never its context directly. */
+export function liveCount(snapshot: FleetSnapshot): number {
+  return snapshot.context.devices.size;
+}
+
+export function maxActors(snapshot: FleetSnapshot): number {
+  return snapshot.context.maxActors;
+}
+
+export function fleetStats(snapshot: FleetSnapshot): Readonly<FleetStats> {
+  return snapshot.context.stats;
 }

@@ -5,7 +5,8 @@ import type { LlmProvider } from '../llm/types.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import { generateEffects } from './generator.js';
 import { publishEffect, type PublishReply } from './publisher.js';
-import { skullMachine, type SkullInput } from '../../machines/skull.js';
+import { skullMachine, type SkullEvent, type SkullInput } from '../../machines/skull.js';
+import { skullFleetMachine, type FleetHooks } from '../../machines/skullFleet.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
 import { BUILTIN_PROMPT } from './prompt.js';
 import { readPromptFile } from './promptFile.js';
@@ -38,6 +39,24 @@ export interface SkullWiring {
   machine(publish: PublishReply, log: Logger, opts?: { tagDevice?: boolean }): SkullChart;
   /** Registers the offline responder; returns its unregister (called by the edge once connected). */
   activate(): () => void;
+}
+
+/**
+ * A fleet's supervisor chart provided over the edge's device set (the only `.provide()` of that
+ * chart): its decisions (spawn, stop, forward, refuse; is a device busy) act on the edge's devices.
+ */
+export function fleetSupervisor(hooks: FleetHooks): typeof skullFleetMachine {
+  return skullFleetMachine.provide({
+    actions: {
+      spawnDevice: (_, p: { deviceId: string }) => hooks.spawnDevice(p.deviceId),
+      stopDevice: (_, p: { deviceId: string; why: string }) => hooks.stopDevice(p.deviceId, p.why),
+      forward: (_, p: { deviceId: string; event: SkullEvent }) => hooks.forward(p.deviceId, p.event),
+      refuse: (_, p: { deviceId: string; live: number }) => hooks.refuse(p.deviceId, p.live),
+    },
+    guards: {
+      deviceBusy: (_, p: { deviceId: string }) => hooks.deviceBusy(p.deviceId),
+    },
+  });
 }
 
 export interface SkullWiringOptions {

@@ -1,15 +1,13 @@
 import { redactUrl } from '../../core/log.js';
 import type { Surface } from '../../core/surface.js';
-import { skullFleetMachine } from '../../machines/skullFleet.js';
-import { startSkullService, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
-import { startSkullFleet, type SkullFleet, type SkullFleetOptions } from '../../transports/mqtt/skullFleet.js';
+import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';
-import { wireSkull, type SkullWiringOptions } from './skullWiring.js';
+import { fleetSupervisor, wireSkull, type SkullWiringOptions } from './skullWiring.js';
 
 /** What starting one Skull (or a fleet) takes: the edge's options and the wiring's. */
 export type SkullStartOptions = Omit<SkullServiceOptions, 'skull'> & SkullWiringOptions;
-export type SkullFleetStartOptions = Omit<SkullFleetOptions, 'skull' | 'supervisorMachine'> & Omit<SkullWiringOptions, 'machine' | 'input'>;
+export type SkullFleetStartOptions = Omit<SkullFleetOptions, 'skull' | 'supervisor'> & Omit<SkullWiringOptions, 'machine' | 'input'>;
 
 /** One device: the chart wired here (actors/skull/skullWiring.ts), served by the MQTT edge. */
 export function startWiredSkull(opts: SkullStartOptions): Promise<SkullService> {
@@ -17,15 +15,15 @@ export function startWiredSkull(opts: SkullStartOptions): Promise<SkullService> 
   return startSkullService({ ...edge, skull: wireSkull(opts) });
 }
 
-/** A fleet (SKULL_FLEET_PREFIX): the device chart wired here, the supervisor chart handed to the edge. */
+/** A fleet (SKULL_FLEET_PREFIX): the device chart and the supervisor chart wired here, served by the same edge. */
 export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<SkullFleet> {
   const { provider: _p, random: _r, settings: _s, ...edge } = opts;
-  return startSkullFleet({ ...edge, skull: wireSkull(opts), supervisorMachine: skullFleetMachine });
+  return startSkullFleet({ ...edge, skull: wireSkull(opts), supervisor: fleetSupervisor });
 }
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
- * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX (transports/mqtt/skullFleet.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
+ * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skull.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
  */
 export const skullSurface: Surface = {
   name: 'skull',

@@ -4,7 +4,8 @@ import { SimulatedClock, createActor, toPromise } from 'xstate';
 import { provideLlmCall, runLlmCall } from '../../actors/llm/llmCallActor.js';
 import { createMetrics } from '../../core/metrics.js';
 import { breakerMachine } from '../../machines/breaker.js';
-import { JITTER_MAX_MS, JITTER_MIN_MS, backoffDelay, type LlmCallInput } from '../../machines/llmCall.js';
+import type { LlmCallInput } from '../../machines/llmCall.js';
+import { JITTER_MAX_MS, JITTER_MIN_MS, backoffDelay } from '../../machines/llmPolicy.js';
 import { settle } from '../harness/controls.js';
 import { errors, request, result } from '../model/fixtures.js';
 import { scriptedProvider } from './scripted.js';
@@ -99,6 +100,38 @@ describe('llmCall', () => {
     const out = await done;
     expect(out).toMatchObject({ ok: true, attempts: 2 });
     expect(provider.calls[1]!.signal!.aborted).toBe(false);
+  });
+
+  it('an attempt on the fallback model is given up after fallbackAttemptTimeoutMs, one on the primary after attemptTimeoutMs', async () => {
+    const provider = scriptedProvider('hang', 'hang', result());
+    const clock = new SimulatedClock();
+    const breaker = createActor(breakerMachine, { clock, input: { failureThreshold: 1, windowMs: 60_000, cooldownMs: 30_000 } }).start();
+    const actor = createActor(provideLlmCall(provider), {
+      clock,
+      input: input({ attemptTimeoutMs: 12_000, fallbackAttemptTimeoutMs: 6_000, fallbackModel: 'fallback-model', breaker, random: () => 0 }),
+    }).start();
+    const done = toPromise(actor);
+    await settle();
+    // Closed breaker: the primary model, the long timeout.
+    clock.increment(11_999);
+    expect(provider.calls[0]!.signal!.aborted).toBe(false);
+    clock.increment(1);
+    expect(actor.getSnapshot().context.lastError?.message).toBe('attempt timed out after 12000 ms');
+    // Its failure opened the breaker: the retry goes to the fallback model, with the short timeout.
+    clock.increment(actor.getSnapshot().context.backoffMs);
+    await settle();
+    expect(provider.calls[1]!.model).toBe('fallback-model');
+    clock.increment(5_999);
+    expect(provider.calls[1]!.signal!.aborted).toBe(false);
+    clock.increment(1);
+    expect(provider.calls[1]!.signal!.aborted).toBe(true);
+    expect(actor.getSnapshot().context.lastError?.message).toBe('attempt timed out after 6000 ms');
+    // That failure opened the breaker again (threshold 1): the last retry is on the fallback model too.
+    clock.increment(actor.getSnapshot().context.backoffMs);
+    await settle();
+    expect(provider.calls[2]!.model).toBe('fallback-model');
+    expect(await done).toMatchObject({ ok: true, attempts: 3, model: 'fallback-model' });
+    breaker.stop();
   });
 
   it('a caller abort stops the call: the request in flight is aborted and the output says aborted', async () => {

@@ -35,6 +35,7 @@ export const TARGETS: Record<string, { file: string; tests: string[] }> = {
   skull: { file: 'machines/skull.ts', tests: ['test/skull/skull.model.test.ts'] },
   t2live: { file: 'machines/t2live.ts', tests: ['test/t2/t2live.model.test.ts'] },
   llmCall: { file: 'machines/llmCall.ts', tests: ['test/model/llmCall.model.test.ts'] },
+  llmPolicy: { file: 'machines/llmPolicy.ts', tests: ['test/model/llmCall.model.test.ts', 'test/skull/skull.model.test.ts'] },
   breaker: { file: 'machines/breaker.ts', tests: ['test/model/breaker.model.test.ts'] },
   root: { file: 'machines/root.ts', tests: ['test/model/root.model.test.ts'] },
 };

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import { type SkullFleet } from '../../transports/mqtt/skullFleet.js';
+import { type SkullFleet } from '../../transports/mqtt/skull.js';
 import { startWiredSkullFleet } from '../../actors/skull/surface.js';
 import { deviceIdSchema, fnv1a, inShard, parseFleetTopic, shardSchema } from '../../transports/mqtt/skullFleetTopics.js';
 import { LlmError, type GenerateRequest, type GenerateResult } from '../../actors/llm/types.js';
@@ -222,6 +222,21 @@ describe('skull fleet on the embedded broker', () => {
     await fleet.publishHealth();
     const health = await l.waitMatch(`${p}/_service/test-1/health`, (m) => m.rejected === 5);
     expect(health).toMatchObject({ ok: true, instance: 'test-1', shard: '0/1', live_actors: 0, rejected_by_reason: { invalid_device_id: 4, not_json: 1 } });
+  });
+
+  it('a refused retained config is counted like one device\'s: invalid_config and last_config_error on the service health', async () => {
+    const rig = await start(new ScriptedProvider());
+    const fleet = await serve(rig);
+    const { listener: l, prefix: p } = rig;
+    expect(fleet.health()).toMatchObject({ invalid_config: 0, last_config_error: null });
+    await l.publish(`${p}/delta/skull/config/ia`, JSON.stringify({ model: 'gpt-4o' }), { retain: true });
+    await waitUntil(() => fleet.health().invalid_config === 1);
+    expect(fleet.health().last_config_error).toMatch(new RegExp(`^${p}/delta/skull/config/ia: invalid \\(.*gpt-4o is not offered`));
+    expect(fleet.health()).toMatchObject({ rejected: 1, rejected_by_reason: { invalid: 1 }, configs_kept: 0 });
+    // The device keeps its environment defaults.
+    await ask(l, p, 'delta', 'Bonjour');
+    expect((await l.waitFor(`${p}/delta/ai/usage`))[0]!.model).toBe('gpt-5-mini');
+    await l.publish(`${p}/delta/skull/config/ia`, '', { retain: true });
   });
 });
 

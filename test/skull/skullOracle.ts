@@ -1,6 +1,6 @@
 import type { EventObject } from 'xstate';
 import { LlmError, type GenerateResult } from '../../actors/llm/types.js';
-import type { LlmCallRequest } from '../../machines/llmCall.js';
+import type { LlmCallRequest } from '../../machines/llmPolicy.js';
 import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../actors/skull/types.js';
 import type { HealthPayload } from '../../transports/mqtt/skullHealth.js';
 import type { OracleContext } from '../harness/index.js';

@@ -31,6 +31,11 @@ export class RetainedConfigs {
     return v;
   }
 
+  /** The device's entry, without making it the most recently used. */
+  peek(deviceId: string): KeptConfig | undefined {
+    return this.map.get(deviceId);
+  }
+
   /** Merges one topic's value into the device's entry. */
   set(deviceId: string, patch: KeptConfig): void {
     const v = { ...this.map.get(deviceId), ...patch };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skullTopics.js';
 
 /**
  * Topics of a Skull fleet (SKULL_FLEET_PREFIX=<p>): every device under `<p>/<deviceId>/…` with the
@@ -14,8 +15,8 @@ export const deviceIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'device id: letters, digits, . _ - (not first), no MQTT wildcard or /');
 
 /** The spec's input topics, below `<p>/<deviceId>/`. */
-export const FLEET_INPUTS = ['asr/text', 'ai/request', 'ai/cancel', 'skull/config/ia', 'skull/config/prompt_system'] as const;
-export type FleetInput = (typeof FLEET_INPUTS)[number];
+export const FLEET_INPUTS = SKULL_INPUTS;
+export type FleetInput = SkullInputName;
 export const FLEET_CONFIG_INPUTS: readonly FleetInput[] = ['skull/config/ia', 'skull/config/prompt_system'];
 export const FLEET_WORK_INPUTS: readonly FleetInput[] = ['asr/text', 'ai/request', 'ai/cancel'];
 
@@ -85,4 +86,19 @@ export const shardSchema = z
 
 export function inShard(deviceId: string, shard: Shard): boolean {
   return shard.count === 1 || fnv1a(deviceId) % shard.count === shard.index;
+}
+
+/** A fleet: `<p>/<deviceId>/…`, the devices of other shards ignored. */
+export function fleetAddressing(prefix: string, shard: Shard): SkullAddressing {
+  const p = fleetPrefix(prefix);
+  return {
+    subscriptions: (inputs) => fleetSubscriptions(p, inputs),
+    parse(topic) {
+      const t = parseFleetTopic(p, topic);
+      if (!t.ok) return { ok: false, reason: t.reason === 'not_fleet_topic' ? 'not_skull_topic' : t.reason, detail: t.detail };
+      return inShard(t.deviceId, shard) ? t : { ok: false, reason: 'other_shard', detail: t.deviceId };
+    },
+    topic: (deviceId, name) => deviceTopic(p, deviceId, name),
+    systemId: (deviceId) => `skull:${p}/${deviceId}`,
+  };
 }
