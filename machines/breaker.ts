@@ -64,6 +64,7 @@ export const breakerMachine = setup({
   },
 }).createMachine({
   id: 'breaker',
+  description: 'Counts the failed model calls of one device in a sliding window and sends its calls to the fallback model for a cool-down once they pass the threshold.',
   context: ({ input }) => ({
     failureThreshold: input.failureThreshold,
     windowMs: input.windowMs,
@@ -74,6 +75,7 @@ export const breakerMachine = setup({
   initial: 'closed',
   states: {
     closed: {
+      description: 'Calls go to the primary model; each failure is counted until it leaves the window.',
       on: {
         'breaker.failure': [
           { guard: 'reachesThreshold', target: 'open', actions: 'forgetAllFailures' },
@@ -84,6 +86,7 @@ export const breakerMachine = setup({
       },
     },
     open: {
+      description: 'Too many recent failures: calls go to the fallback model until the cool-down ends.',
       // Failures and successes of fallback calls do not extend the cool-down.
       after: { cooldown: { target: 'closed' } },
     },

@@ -91,6 +91,7 @@ export const llmCallMachine = setup({
   },
 }).createMachine({
   id: 'llmCall',
+  description: 'One model call under the shared policy: attempts with a timeout, retries of transient errors after a backoff, the fallback model while the breaker is open.',
   context: ({ input }) => ({
     request: input.request,
     policy: {

@@ -406,6 +406,7 @@ const thisPublishFailed = [
 
 export const skullMachine = skull.createMachine({
   id: 'skull',
+  description: 'One Skull device: turns an ASR text into a short spoken reply published over MQTT, one turn at a time, with a debounce of repeated texts.',
   type: 'parallel',
   context: ({ input, spawn }) => ({
     deviceId: input.deviceId,

@@ -93,6 +93,7 @@ export const skullFleetMachine = setup({
   },
 }).createMachine({
   id: 'skullFleet',
+  description: 'The devices of one fleet: starts a device actor on its first input, stops idle ones, and keeps their number under the limit.',
   context: ({ input }) => ({
     maxActors: input.maxActors,
     idleStopMs: input.idleStopMs,

@@ -42,7 +42,7 @@ describe.skipIf(!chromiumRequirement.ok)(`Mermaid export renders in Chromium (${
       for (const child of chart.root.children) expect(result.svg).toContain(child.key);
       // A leaf's description is drawn under its name (composite states carry theirs as a note).
       for (const leaf of allNodes(chart).filter((n) => n.children.length === 0 && n.description && n !== chart.root)) {
-        expect(result.svg, `${name}: ${leaf.id}`).toContain(leaf.description!.split(/[\s:;]+/).slice(0, 3).join(' '));
+        expect(result.svg, `${name}: ${leaf.id}`).toContain(leaf.description!.replace(/\s*[:;]\s*/g, ', ').split(/\s+/).slice(0, 3).join(' '));
       }
     }
     await context.close();
