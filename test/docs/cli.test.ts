@@ -95,9 +95,9 @@ describe('index, ask and serve agree on the corpus', () => {
     try {
       // Before indexing, CORPUS_DIR's default (docs/) knows nothing about medical records: the
       // answer does not come from the fixture. Refused (exit 3) or answered from docs/, whose pages
-      // hold the question's four words apart — how confidently depends on docs/'s current text (in
-      // the sixth round an edit of docs/docs-assistant.md moved it over the high bound:
-      // docs/docs-assistant.md § Sixth round, « Not done »), which is not what this test is about.
+      // hold the question's four words apart — how confidently depends on docs/'s current text (an
+      // edit of docs/docs-assistant.md once moved it over the high bound: bench/journal/2026-12-docs-assistant.md,
+      // « Not done »), which is not what this test is about.
       const before = io({ DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
       const code = await runAsk([question], before);
       expect([0, 3]).toContain(code);
