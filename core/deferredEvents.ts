@@ -4,7 +4,7 @@ import { performance as perfHooks } from 'node:perf_hooks';
  * A session's chart events that ride along its audio, delivered after the audio of the same loop
  * iteration instead of in the middle of it (bench/README.md, "T2: Gemini's chart events after the audio"): Gemini's (transcript
  * fragments, turn boundaries, usage, the link's own events: actors/t2/geminiInterlocutor.ts) and
- * the T2 socket's once-a-second `client.activity` (transports/ws/t2live.ts).
+ * the T2 socket's once-a-second `client.activity` (transports/ws/t2liveSocket.ts).
  *
  * With many sessions, Gemini's replies come in bursts: one read of the sockets can carry a
  * hundred sessions' messages. Their audio goes to the pages at once (actors/t2/audioPipe.ts), but
