@@ -15,7 +15,7 @@ import { loadCorrectionService, type CorrectionService } from '../corrections/co
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
-import { buildSystemPrompt } from '../../prompts/t2/prompt.js';
+import { buildSystemPrompt } from '../../prompts/t2/interlocutorPrompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
 import { SessionQueries, transcriptText } from './sessionQueries.js';
