@@ -13,7 +13,7 @@ import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { provideLlmCall } from '../llm/llmCallActor.js';
 import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
-import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/prompt.js';
+import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/gradingPrompt.js';
 import { assembleReport } from './assemble.js';
 import { normaliseProduction } from './normalise.js';
 import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
