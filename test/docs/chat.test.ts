@@ -6,7 +6,7 @@ import { capabilitiesFor } from '../../actors/llm/capabilities.js';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import { questionSignals } from '../../actors/retrieval/confidence.js';
-import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
 

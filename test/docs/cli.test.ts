@@ -8,7 +8,7 @@ import { captureIo } from '../support/cliIo.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
 import { freePort, spawnServe } from '../serve/spawnServe.js';
 import { makeCorpus } from './fixtures.js';
-import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chat.js';
+import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chatPrompt.js';
 
 const io = captureIo;
 

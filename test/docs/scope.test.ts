@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runAsk } from '../../cli/commands/ask.js';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { namedThings } from '../../actors/retrieval/scope.js';
-import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { captureIo } from '../support/cliIo.js';
 import { recordingProvider, registryOf, testConfig } from './fixtures.js';
 
