@@ -4,7 +4,7 @@ import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
 import { adminAuth } from '../../transports/http/admin.js';
-import { attachInspectSocket } from '../../transports/ws/inspect.js';
+import { attachInspectSocket } from '../../transports/ws/inspectSocket.js';
 import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
 
 /**
