@@ -9,7 +9,7 @@ import type { Store } from '../../core/store/store.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surface.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2liveSocket.js';
-import { mountT2Http } from '../../transports/http/t2.js';
+import { mountT2Http } from '../../transports/http/t2Http.js';
 import { mountT2Pages } from '../../web/t2/mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
