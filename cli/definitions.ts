@@ -38,7 +38,7 @@ const CONFIG_OPTION: OptionDef = { type: 'string', value: 'FILE', help: 'JSON co
 
 export const COMMAND_DEFS = {
   serve: {
-    file: 'serve',
+    file: 'serveCommand',
     usage: ['serve [--config FILE]'],
     summary: 'Every surface in one process: HTTP, embedded MQTT broker, SQLite (default command)',
     description: 'Runs every surface in one process (what `npm start` runs). Configuration: environment, .env, JSON file (--config or PALABRE_CONFIG). ' +
