@@ -52,7 +52,7 @@ export const COMMAND_DEFS = {
     },
   },
   skull: {
-    file: 'skull',
+    file: 'skullCommand',
     usage: ['skull [--config FILE]'],
     summary: 'The Skull MQTT assistant alone (light enough for a Raspberry Pi)',
     description: 'Runs the Skull MQTT assistant alone (no web server, no corpus): against MQTT_URL, or an embedded broker on ' +
