@@ -66,7 +66,7 @@ export const COMMAND_DEFS = {
     },
   },
   index: {
-    file: 'index',
+    file: 'indexCommand',
     usage: ['index [DIR] [--json]'],
     summary: 'Build the docs assistant\'s retrieval index of a folder (remembered for ask and serve)',
     description: 'Builds (or updates) the docs assistant\'s index of DIR (default: CORPUS_DIR, else the folder indexed last, else docs/) under DATA_DIR. ' +

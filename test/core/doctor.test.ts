@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runDoctor } from '../../cli/commands/doctor.js';
-import { run as runIndex } from '../../cli/commands/index.js';
+import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
 import { captureIo } from '../support/cliIo.js';
 import { makeCorpus } from '../docs/fixtures.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runAsk } from '../../cli/commands/ask.js';
-import { run as runIndex } from '../../cli/commands/index.js';
+import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { captureIo } from '../support/cliIo.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
 import { freePort, spawnServe } from '../serve/spawnServe.js';
