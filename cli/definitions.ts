@@ -81,7 +81,7 @@ export const COMMAND_DEFS = {
     },
   },
   ask: {
-    file: 'ask',
+    file: 'askCommand',
     usage: ['ask "QUESTION" [--corpus DIR] [--k N] [--threshold X] [--json]'],
     summary: 'Ask the docs assistant from the terminal',
     description: 'Answers from the docs (--corpus, else CORPUS_DIR, else the folder `palabre index` indexed last, else docs/) with sources; ' +

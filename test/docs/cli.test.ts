@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as runAsk } from '../../cli/commands/ask.js';
+import { run as runAsk } from '../../cli/commands/askCommand.js';
 import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { captureIo } from '../support/cliIo.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
