@@ -101,7 +101,7 @@ export const COMMAND_DEFS = {
     },
   },
   doctor: {
-    file: 'doctor',
+    file: 'doctorCommand',
     usage: ['doctor [--config FILE] [--json]'],
     summary: 'Check this machine: Node, data folder, ports, MQTT, engines, providers and keys, corpus',
     description: 'Checks what each configured surface needs and prints one line per check, ✓ ok, ✗ missing (with the fix), ' +

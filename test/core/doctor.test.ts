@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as runDoctor } from '../../cli/commands/doctor.js';
+import { run as runDoctor } from '../../cli/commands/doctorCommand.js';
 import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
 import { captureIo } from '../support/cliIo.js';
