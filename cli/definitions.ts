@@ -115,7 +115,7 @@ export const COMMAND_DEFS = {
     },
   },
   token: {
-    file: 'token',
+    file: 'tokenCommand',
     usage: ['token --sub ID [--plan free|premium] [--ttl 12h]'],
     summary: 'Mint a development JWT for a candidate',
     description: 'Prints a development JWT signed with JWT_SECRET (or the dev secret in DATA_DIR).',
