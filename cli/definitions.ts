@@ -128,7 +128,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'the token is printed', 1: 'the token could not be signed (the message says why)', 2: USAGE_EXIT },
   },
   machines: {
-    file: 'machines',
+    file: 'machinesCommand',
     usage: ['machines [--format json|mermaid|scxml|svg] [--out DIR] [NAME…]'],
     summary: 'Export the statecharts',
     description: 'Exports the registered statecharts (all of them when no NAME is given). With --out, writes one file per machine ' +
