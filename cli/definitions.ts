@@ -141,7 +141,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'exported', 2: `bad arguments: an unknown format or machine name` },
   },
   sujets: {
-    file: 'sujets',
+    file: 'sujetsCommand',
     usage: ['sujets [list]', 'sujets add FILE.json'],
     summary: 'List or add the T2 role-play subjects',
     description: 'Lists the T2 subjects (EO_T2), or adds (replaces, same id) a subject from a JSON file: ' +
