@@ -152,7 +152,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'listed or added', 1: 'FILE.json cannot be read or is not JSON', 2: `${USAGE_EXIT}, or an invalid subject (every problem listed)` },
   },
   patterns: {
-    file: 'patterns',
+    file: 'patternsCommand',
     usage: ['patterns --candidate ID [--json]', 'patterns --autre [--json]'],
     summary: 'A candidate\'s recurring error patterns (or --autre)',
     description: 'Reads the corrections store (DB_PATH or DATA_DIR/palabre.db): a candidate\'s confirmed error patterns, ' +
