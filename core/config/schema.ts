@@ -4,7 +4,7 @@ import { llmSection } from './sections/llm.js';
 import { skullSection } from './sections/skullSection.js';
 import { docsSection } from './sections/docs.js';
 import { correctionsSection } from './sections/corrections.js';
-import { t2Section } from './sections/t2.js';
+import { t2Section } from './sections/t2Section.js';
 import { inspectSection } from './sections/inspect.js';
 
 /**
