@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { coreSection } from './sections/core.js';
 import { llmSection } from './sections/llm.js';
 import { skullSection } from './sections/skullSection.js';
-import { docsSection } from './sections/docs.js';
+import { docsSection } from './sections/docsSection.js';
 import { correctionsSection } from './sections/corrections.js';
 import { t2Section } from './sections/t2Section.js';
 import { inspectSection } from './sections/inspect.js';
