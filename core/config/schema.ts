@@ -3,7 +3,7 @@ import { coreSection } from './sections/core.js';
 import { llmSection } from './sections/llm.js';
 import { skullSection } from './sections/skullSection.js';
 import { docsSection } from './sections/docsSection.js';
-import { correctionsSection } from './sections/corrections.js';
+import { correctionsSection } from './sections/correctionsSection.js';
 import { t2Section } from './sections/t2Section.js';
 import { inspectSection } from './sections/inspect.js';
 
