@@ -5,7 +5,7 @@ import { skullSection } from './sections/skullSection.js';
 import { docsSection } from './sections/docsSection.js';
 import { correctionsSection } from './sections/correctionsSection.js';
 import { t2Section } from './sections/t2Section.js';
-import { inspectSection } from './sections/inspect.js';
+import { inspectSection } from './sections/inspectSection.js';
 
 /**
  * The one configuration schema. Each surface owns a section file; keys are environment variable
