@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coreSection } from './sections/core.js';
+import { coreSection } from './sections/coreSection.js';
 import { llmSection } from './sections/llm.js';
 import { skullSection } from './sections/skullSection.js';
 import { docsSection } from './sections/docsSection.js';
