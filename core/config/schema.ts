@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { coreSection } from './sections/coreSection.js';
-import { llmSection } from './sections/llm.js';
+import { llmSection } from './sections/llmSection.js';
 import { skullSection } from './sections/skullSection.js';
 import { docsSection } from './sections/docsSection.js';
 import { correctionsSection } from './sections/correctionsSection.js';
