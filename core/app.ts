@@ -6,7 +6,7 @@ import { openStore, type Db } from './store/db.js';
 import { openAppStore } from './store/appStore.js';
 import type { Store } from './store/store.js';
 import { Runtime } from './runtime.js';
-import { EngineSet } from './engines.js';
+import { EngineSet } from './sharedEngines.js';
 import type { AppContext } from './surface.js';
 import { createProviders } from '../actors/llm/providers.js';
 

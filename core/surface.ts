@@ -8,7 +8,7 @@ import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderRegistry } from '../actors/llm/registry.js';
 import type { ModelStatus } from '../actors/llm/modelStatus.js';
-import type { SharedEngines } from './engines.js';
+import type { SharedEngines } from './sharedEngines.js';
 
 /** What every surface gets when the process starts it. */
 export interface AppContext {
