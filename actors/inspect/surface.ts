@@ -1,5 +1,5 @@
 import type { Surface, RunningSurface } from '../../core/surface.js';
-import { loadMachine, machineNames } from '../../core/machines.js';
+import { loadMachine, machineNames } from '../../core/machineRegistry.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';

@@ -88,9 +88,9 @@ export function formatReport(verdicts: MachineVerdict[]): string {
   return out.join('\n');
 }
 
-/** Every production machine by name: core/machines.ts (the registry `palabre machines` reads). */
+/** Every production machine by name: core/machineRegistry.ts (the registry `palabre machines` reads). */
 export async function listMachines(): Promise<string[]> {
-  const { machineNames } = await import('../../core/machines.js');
+  const { machineNames } = await import('../../core/machineRegistry.js');
   return machineNames();
 }
 
