@@ -7,7 +7,7 @@ import { checkCorpus, checkLexicons } from './corpus.js';
 import { cacheDir } from '../../actors/corrections/cache.js';
 import { checkGrammalecte, checkPostgres, checkTestBinary } from './engineChecks.js';
 import { checkEmbeddedBroker, checkExternalBroker } from './mqtt.js';
-import { checkSurfaceProviders, modelStatuses } from './surfaces.js';
+import { checkSurfaceProviders, modelStatuses } from './providerChecks.js';
 import { checkDataDir, checkNode, checkPort, checkSqlite } from './system.js';
 
 export interface DoctorReport {
