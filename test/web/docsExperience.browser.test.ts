@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
-import { FIXTURE_CORPUS, realAssistant, startPagesServer, type PagesServer } from './support/server.js';
+import { FIXTURE_CORPUS, realAssistant, startPagesServer, type PagesServer } from './support/pagesServer.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
