@@ -5,8 +5,8 @@
  * 100 % of its transitions, unless each missing transition is listed with a reason in
  * test/model/unreachable.json.
  *
- *   npx tsx test/model/report.ts --run   # clear coverage/model, run the tests, report
- *   npx tsx test/model/report.ts         # report the files already in coverage/model
+ *   npx tsx test/model/modelReport.ts --run   # clear coverage/model, run the tests, report
+ *   npx tsx test/model/modelReport.ts         # report the files already in coverage/model
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
