@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { assign, fromPromise, setup } from 'xstate';
 import { runModel } from '../harness/index.js';
-import type { CoverageFile } from '../harness/coverage.js';
+import type { CoverageFile } from '../harness/modelCoverage.js';
 import { judge } from './modelReport.js';
 
 const toy = setup({

@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { COVERAGE_DIR, RUN_ID_ENV, pct, type CoverageFile } from '../harness/coverage.js';
+import { COVERAGE_DIR, RUN_ID_ENV, pct, type CoverageFile } from '../harness/modelCoverage.js';
 
 const UNREACHABLE_FILE = join(process.cwd(), 'test', 'model', 'unreachable.json');
 
