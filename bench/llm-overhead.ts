@@ -16,7 +16,7 @@ import { createAnthropicProvider } from '../actors/llm/anthropic.js';
 import { runLlmCall } from '../actors/llm/llmCallActor.js';
 import { createOpenAIProvider } from '../actors/llm/openai.js';
 import type { GenerateRequest } from '../actors/llm/types.js';
-import { startAnthropicFake } from '../test/fakes/anthropic.js';
+import { startAnthropicFake } from '../test/fakes/anthropicFake.js';
 import { startOpenAIFake } from '../test/fakes/openai.js';
 
 const CALLS = Math.max(100, Number(process.argv[2] ?? 2000));

@@ -7,7 +7,7 @@ import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import { questionSignals } from '../../actors/retrieval/confidence.js';
 import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
 
 /** docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on — orchestration, LLM port, guard rails (non-browser cases). */

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 
 let oa: OpenAIFake;

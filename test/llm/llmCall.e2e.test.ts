@@ -8,7 +8,7 @@ import { runLlmCall } from '../../actors/llm/llmCallActor.js';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 
 let openai: OpenAIFake;

@@ -3,7 +3,7 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from '../../core/log.js';
 import { loadConfig } from '../../core/config/index.js';
 import { checkModels, modelProblemLines, RECHECK_INTERVAL_MS, skullPrimaryRoute, watchModels, type ListModels, type ModelStatus } from '../../actors/llm/modelStatus.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 
