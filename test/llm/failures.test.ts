@@ -9,7 +9,7 @@ import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { LlmError, type GenerateRequest, type LlmProvider } from '../../actors/llm/types.js';
 import type { CommonReply, WireFake } from '../fakes/base.js';
 import { startAnthropicFake } from '../fakes/anthropicFake.js';
-import { startGeminiFake } from '../fakes/gemini.js';
+import { startGeminiFake } from '../fakes/geminiFake.js';
 import { startOpenAIFake } from '../fakes/openai.js';
 
 interface Case {

@@ -8,7 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
-import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
+import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
 
 let oa: OpenAIFake;
 let an: AnthropicFake;
