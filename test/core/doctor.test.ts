@@ -9,7 +9,7 @@ import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
 import { captureIo } from '../support/cliIo.js';
 import { makeCorpus } from '../docs/fixtures.js';
 import { freePort } from '../serve/spawnServe.js';
-import { startOpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake } from '../fakes/openaiFake.js';
 
 /**
  * `palabre doctor` on this machine with one thing missing each time: a DATA_DIR that cannot be

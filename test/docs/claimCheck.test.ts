@@ -10,7 +10,7 @@ import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../core/server.js';
 import { splitClaims } from '../../machines/chat.js';
 import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { startAnthropicFake } from '../fakes/anthropicFake.js';
 import { makeCorpus, testConfig } from './fixtures.js';
 import { ADMIN_PASSWORD, adminLogin } from '../inspect/support.js';

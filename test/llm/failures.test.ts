@@ -10,7 +10,7 @@ import { LlmError, type GenerateRequest, type LlmProvider } from '../../actors/l
 import type { CommonReply, WireFake } from '../fakes/base.js';
 import { startAnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake } from '../fakes/geminiFake.js';
-import { startOpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake } from '../fakes/openaiFake.js';
 
 interface Case {
   name: string;

@@ -9,7 +9,7 @@ import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;

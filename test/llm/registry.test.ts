@@ -5,7 +5,7 @@ import { createProviders } from '../../actors/llm/providers.js';
 import { createLogger, silentLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 const logger = silentLogger();
 
