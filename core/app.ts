@@ -7,7 +7,7 @@ import { openAppStore } from './store/appStore.js';
 import type { Store } from './store/store.js';
 import { Runtime } from './runtime.js';
 import { EngineSet } from './sharedEngines.js';
-import type { AppContext } from './surface.js';
+import type { AppContext } from './surfaceContract.js';
 import { createProviders } from '../actors/llm/providers.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */

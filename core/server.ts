@@ -9,7 +9,7 @@ import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from '.
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaceList.js';
 import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './settle.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
+import type { AppContext, HttpContext, RunningSurface, Surface } from './surfaceContract.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
 import { errorMessage, errorStatus, notFoundPage, sendErrorPage, wantsPage } from '../web/errorPage.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
-import type { AppContext } from '../../core/surface.js';
+import type { AppContext } from '../../core/surfaceContract.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';

@@ -1,6 +1,6 @@
 import type express from 'express';
 import { authFor } from '../../core/auth.js';
-import type { AppContext, Surface } from '../../core/surface.js';
+import type { AppContext, Surface } from '../../core/surfaceContract.js';
 import { correctionsRouter } from '../../transports/http/correctionsHttp.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';

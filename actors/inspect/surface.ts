@@ -1,4 +1,4 @@
-import type { Surface, RunningSurface } from '../../core/surface.js';
+import type { Surface, RunningSurface } from '../../core/surfaceContract.js';
 import { loadMachine, machineNames } from '../../core/machineRegistry.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';

@@ -1,5 +1,5 @@
 import { redactUrl } from '../../core/log.js';
-import type { Surface } from '../../core/surface.js';
+import type { Surface } from '../../core/surfaceContract.js';
 import { skullFleetMachine } from '../../machines/skullFleet.js';
 import { startSkullService, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
 import { startSkullFleet, type SkullFleet, type SkullFleetOptions } from '../../transports/mqtt/skullFleet.js';

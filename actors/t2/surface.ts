@@ -6,7 +6,7 @@ import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/store.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surface.js';
+import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';

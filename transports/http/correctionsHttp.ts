@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
-import type { AppContext } from '../../core/surface.js';
+import type { AppContext } from '../../core/surfaceContract.js';
 import type { CorrectionEngine } from '../../actors/corrections/service.js';
 import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js';
 import { mountWrittenPractice, type WrittenPracticeDeps } from './eePracticeHttp.js';
