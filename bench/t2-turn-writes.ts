@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../core/store/db.js';
 import { PORTABLE_MIGRATIONS } from '../core/store/appStore.js';
-import { postgresStore, sqliteStore } from '../core/store/store.js';
+import { postgresStore, sqliteStore } from '../core/store/sqlStore.js';
 import { SessionStore } from '../actors/t2/sessionStore.js';
 
 const SESSIONS = 50;

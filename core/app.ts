@@ -4,7 +4,7 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openStore, type Db } from './store/db.js';
 import { openAppStore } from './store/appStore.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/sqlStore.js';
 import { Runtime } from './runtime.js';
 import { EngineSet } from './sharedEngines.js';
 import type { AppContext } from './surfaceContract.js';

@@ -7,7 +7,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { Db } from '../../core/store/db.js';
 import { storeOf } from '../../core/store/appStore.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';

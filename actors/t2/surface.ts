@@ -5,7 +5,7 @@ import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
 import { storeOf } from '../../core/store/appStore.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2liveSocket.js';
