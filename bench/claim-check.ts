@@ -13,7 +13,7 @@ import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
 import { loadConfig } from '../core/config/index.js';
 import { silentLogger } from '../core/log.js';
-import { startOpenAIFake } from '../test/fakes/openai.js';
+import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 import { makeCorpus } from '../test/docs/fixtures.js';
 
 const args = process.argv.slice(2);

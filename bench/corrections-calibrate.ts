@@ -75,8 +75,8 @@ for (const curve of ['linear', 'exp'] as const) {
   }
 }
 
-// Candidates must keep native controls ≥ 3 points above the densest learner texts (a target of
-// issue 11); among those, the most negative Spearman wins.
+// Candidates must keep native controls ≥ 3 points above the densest learner texts (a native text
+// must never score like a weak learner's); among those, the most negative Spearman wins.
 const foldA = rows.filter((_, i) => i % 2 === 0);
 const foldB = rows.filter((_, i) => i % 2 === 1);
 const scored = candidates.map((c) => ({ ...c, all: measure(c.p, rows), a: measure(c.p, foldA), b: measure(c.p, foldB) }));

@@ -24,7 +24,7 @@ import { locateGrammalecte } from '../actors/corrections/grammalecte/locate.js';
 import { GrammalecteSidecar } from '../actors/corrections/grammalecte/sidecar.js';
 import type { OralSubject, Production } from '../actors/corrections/production.js';
 import { spearman } from '../test/corrections/eval/evaluate.js';
-import { loadOral, loadWritten } from '../test/corrections/eval/oral/load.js';
+import { loadOral, loadWritten } from '../test/corrections/eval/oral/loadSets.js';
 
 interface Row { id: string; niveau: string; label: number; production: Production }
 

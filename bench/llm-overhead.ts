@@ -2,7 +2,7 @@
  * What the LLM port costs per call, over a raw `fetch` to the same local fake:
  *   raw fetch (POST JSON, read JSON)  vs  OpenAI adapter (official SDK)  vs  llmCall + adapter
  *   (and the Anthropic adapter, for comparison).
- * The fake (test/fakes/openai.ts) answers at once on 127.0.0.1, so the difference is our overhead:
+ * The fake (test/fakes/openaiFake.ts) answers at once on 127.0.0.1, so the difference is our overhead:
  * SDK request building, capability table, response checks, usage mapping, and the statechart.
  *
  *   npx tsx bench/llm-overhead.ts [calls=2000]
@@ -16,8 +16,8 @@ import { createAnthropicProvider } from '../actors/llm/anthropic.js';
 import { runLlmCall } from '../actors/llm/llmCallActor.js';
 import { createOpenAIProvider } from '../actors/llm/openai.js';
 import type { GenerateRequest } from '../actors/llm/types.js';
-import { startAnthropicFake } from '../test/fakes/anthropic.js';
-import { startOpenAIFake } from '../test/fakes/openai.js';
+import { startAnthropicFake } from '../test/fakes/anthropicFake.js';
+import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 
 const CALLS = Math.max(100, Number(process.argv[2] ?? 2000));
 const WARMUP = 200;

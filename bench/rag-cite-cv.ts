@@ -7,8 +7,8 @@
  *
  * Variants: the best sentence of every passage whose best carries `closeShare` of the top
  * sentence's weight quoted first (over 1: plain score order), `sentences` quoted in all, and the
- * passages sent: those at or above the low bound (round 5) or every retrieved one (`all k sent`,
- * the chart since the sixth round). For each labelled set left out, the variant with the most answers
+ * passages sent: those at or above the low bound (the former rule) or every retrieved one (`all k sent`,
+ * what the chart does). For each labelled set left out, the variant with the most answers
  * citing a relevant source on the other sets is chosen (ties: more quotes from a relevant document,
  * then the current variant) and measured on the left-out set, next to the current one. Prints both
  * per set and pooled; "quotes" is the share of quoted sentences taken from a relevant document.

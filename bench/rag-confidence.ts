@@ -1,21 +1,21 @@
 /**
  * Learns the chat guard's confidence (actors/retrieval/confidence.ts) and measures it by
  * cross-validation against the hand-set band, offline, on the tuning data (every labelled set run
- * before: `learningItems`, eight sets with `--with-docs` since the eighth round):
+ * before: `learningItems`, eight sets with `--with-docs`):
  *
  *   CORPUS_DIR=../../shared/corpus npx tsx bench/rag-confidence.ts [--folds 5 | --by-set] [--features best,union,…] [--oos-high 0.1] [--low 0.2 | --refuse-target 0.05] [--per-file 2] [--vetoes] [--no-answer-type] [--curve] [--with-docs] [--dump out.jsonl] [--write]
  *
- * The chart refuses on the lexical score (as in rounds 1–4) and answers "high" when the learned
+ * The chart refuses on the lexical score (as the hand rule does) and answers "high" when the learned
  * probability reaches the high bound (machines/chat.ts). For each
  * outer fold: a logistic regression is trained on the other folds and its high bound chosen on
  * those folds only (from inner cross-validated probabilities) so that at most `--oos-high` (10 %
- * since the sixth round, 8 % before) of their out-of-scope questions are answered "high". A
+ * by default) of their out-of-scope questions are answered "high". A
  * question asking for a price, another country, live figures (answerType.ts) or an answer type
- * none of its closest sentences holds (expectedAnswer.ts, seventh round) is never "high", as in the
+ * none of its closest sentences holds (expectedAnswer.ts) is never "high", as in the
  * chart (`--no-answer-type`: measured without). `--curve`: the held-out folds' figures at
- * fixed high bounds, each fold's probabilities from a model trained on the other folds. Then the held-out fold is scored with it, next to the rule of rounds
- * 1–4 (score band 0.2 / 0.5 + hand cues: `handRule`) with the former ranking (the code before this
- * round) and with the learned reranker. `--by-set`: one fold per labelled set. Each learned row
+ * fixed high bounds, each fold's probabilities from a model trained on the other folds. Then the held-out fold is scored with it, next to the hand
+ * rule (score band 0.2 / 0.5 + hand cues: `handRule`) with the former ranking (without the
+ * learned reranker) and with the learned reranker. `--by-set`: one fold per labelled set. Each learned row
  * also gives the held-out AUC: how well the probabilities separate the classes, whatever the bound. `--write` trains on
  * all the data, chooses the bound as each fold chose its own (inner folds over all the data), and writes
  * actors/retrieval/confidence-model.json with the per-fold figures.
@@ -34,9 +34,9 @@ const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? 
 const bySet = args.includes('--by-set');
 const K = bySet ? LEARNING_SETS.length + (args.includes('--with-docs') ? 1 : 0) : z.coerce.number().int().min(2).max(10).parse(opt('folds') ?? 5);
 const oosTarget = z.coerce.number().min(0).max(1).parse(opt('oos-high') ?? 0.1);
-// The low bound (refusal on the best score, CHAT_SCORE_THRESHOLD): `--low T` fixed (0.2 until the
-// ninth round), or `--refuse-target S`: per fold, the largest bound in 0.10–0.20 under which every
-// training set refuses at most S of its answerable questions (ninth round; the worst set, not the
+// The low bound (refusal on the best score, CHAT_SCORE_THRESHOLD): `--low T` fixed (0.2 by default),
+// or `--refuse-target S`: per fold, the largest bound in 0.10–0.20 under which every
+// training set refuses at most S of its answerable questions (the worst set, not the
 // pooled share, because the held-out sets refused up to twice what the folds did).
 const fixedLow = z.coerce.number().min(0).max(1).parse(opt('low') ?? 0.2);
 const refuseTarget = opt('refuse-target') === undefined ? undefined : z.coerce.number().min(0).max(1).parse(opt('refuse-target'));
@@ -44,19 +44,20 @@ const refuseTarget = opt('refuse-target') === undefined ? undefined : z.coerce.n
 const l2 = z.coerce.number().min(0).parse(opt('l2') ?? 0.01);
 // The shipped model leaves out `langMismatch` and `words`: the labelled sets ask many questions in
 // the other language than the page on purpose, and their answerable questions are longer than the
-// out-of-scope ones, so these weights learn how the sets were written (§ Fifth and Sixth round).
-// `typeUnmet` acts as a veto, like the answer-type cue, not as a weight (§ Seventh round).
+// out-of-scope ones, so these weights learn how the sets were written (measured in bench/journal/2026-12-docs-assistant.md).
+// `typeUnmet` acts as a veto, like the answer-type cue, not as a weight: as a veto it won answerable
+// "high" answers on four left-out sets and lost on none (same journal).
 const LEFT_OUT: readonly FeatureName[] = ['langMismatch', 'words', 'typeUnmet'];
 const names = (opt('features')?.split(',') ?? FEATURES.filter((f) => !LEFT_OUT.includes(f))).map((f) => z.enum(FEATURES).parse(f)) as FeatureName[];
 
 const INNER = 5;
-// `--vetoes`: the hand cues of rounds 1–4 also keep a question from "high" whatever its
-// probability (measured in the fifth round: not kept, they cost answerable "high" answers).
+// `--vetoes`: the hand rule's cues also keep a question from "high" whatever its
+// probability (not shipped: measured, they cost answerable "high" answers).
 const vetoes = args.includes('--vetoes');
 const answerType = !args.includes('--no-answer-type');
 /** Kept from "high" whatever the probability: the answer-type cue, and the hand cues with `--vetoes`. */
 const noHigh = (r: QuestionRecord): boolean => (answerType && r.outside) || (vetoes && cueVetoes(r.features).noHigh);
-// `--per-file N`: at most N passages of one file among the results (lexicalIndex.ts `ranking.perFile`), measured here too (ninth round).
+// `--per-file N`: at most N passages of one file among the results (lexicalIndex.ts `ranking.perFile`), measured here too.
 if (opt('per-file') !== undefined) ranking.perFile = z.coerce.number().int().min(0).max(10).parse(opt('per-file'));
 const assistant = await offlineAssistant();
 // `--with-docs`: also the 33 questions on the project's own docs/ (another corpus; with --by-set, a fifth fold).
@@ -64,7 +65,7 @@ const withDocs = args.includes('--with-docs');
 const ownDocs = withDocs ? await offlineAssistant('docs') : undefined;
 const featuresPerFile = opt('features-per-file') === undefined ? undefined : z.coerce.number().int().min(0).max(10).parse(opt('features-per-file'));
 const records = [...(await collect(assistant, learningItems(), true, featuresPerFile)), ...(ownDocs ? await collect(ownDocs, docsItems(), true, featuresPerFile) : [])];
-// The code before the fifth round: the hand rule on the former ranking.
+// The baseline: the hand rule on the former ranking (no learned reranker).
 const former = [...(await collect(assistant, learningItems(), false)), ...(ownDocs ? await collect(ownDocs, docsItems(), false) : [])];
 const labels = records.map((r) => (r.oos ? 0 : 1));
 const folds = bySet ? [...learningSetOf(), ...(withDocs ? docsItems().map(() => LEARNING_SETS.length) : [])] : stratifiedFolds(labels, K);
@@ -175,10 +176,10 @@ for (let f = 0; f < K; f++) {
   table.push({ fold: name, rule: 'hand rule, reranked', ...figures(test, (i) => handRule(records[i]!.features)) });
   table.push({ fold: name, rule: `learned, low ${low.toFixed(2)}, high from ${high.toFixed(3)}`, ...figures(test, (i) => learned[i]!), auc: auc(test) });
 }
-// Two ways to pick the shipped bound: on the pooled out-of-fold probabilities (until the seventh
-// round), or as each fold picked its own — on inner cross-validated probabilities of its training
-// data, here all of it. The second is the procedure the fold figures measure: shipped since the
-// seventh round (the pooled one sat above every fold's bound, 0.828 against 0.795–0.824).
+// Two ways to pick the shipped bound: on the pooled out-of-fold probabilities, or as each fold
+// picked its own — on inner cross-validated probabilities of its training data, here all of it.
+// The second is shipped because it is the procedure the fold figures measure (the pooled one sat
+// above every fold's bound, 0.828 against 0.795–0.824).
 const allLow = chooseLow(all);
 const pooledHigh = chooseHigh(oof, all, allLow);
 const innerHigh = chooseHigh(innerProbabilities(all), all, allLow);

@@ -36,7 +36,7 @@ const names = (opt('features')?.split(',') ?? [...PASSAGE_FEATURES]).map((f) => 
 const withLang = args.includes('--lang');
 const k = 5;
 // Retrieval variants the candidates come from (lexicalIndex.ts `ranking`), each measured the same
-// way: the reranker refitted on the other folds, recall on the left-out one (ninth round).
+// way: the reranker refitted on the other folds, recall on the left-out one.
 const num = (name: string, max: number): number | undefined => (opt(name) === undefined ? undefined : z.coerce.number().min(0).max(max).parse(opt(name)));
 ranking.expansion.boost = num('boost', 1) ?? ranking.expansion.boost;
 ranking.expansion.translations = num('translations', 10) ?? ranking.expansion.translations;

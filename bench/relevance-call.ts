@@ -12,7 +12,7 @@ import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
 import { silentLogger } from '../core/log.js';
 import { loadConfig } from '../core/config/index.js';
-import { startOpenAIFake } from '../test/fakes/openai.js';
+import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 
 const args = process.argv.slice(2);
 const n = Number(args[args.indexOf('--n') + 1] ?? 40) || 40;

@@ -3,7 +3,7 @@
 // surfaces may still warm up) and of /readyz (every surface started), the process's resident
 // memory at /healthz, its idle RSS `--settle-ms` later, its peak RSS over the whole start
 // (/proc/<pid>/status VmHWM, warm-up included), the RSS of its child processes (Grammalecte's
-// sidecar) apart, then the SIGTERM → exit time. Interleaved with it (issue 17), the same
+// sidecar) apart, then the SIGTERM → exit time. Interleaved with it (so both see the same load), the same
 // measurements of bench/support/minimal-express.ts started the same way: the ratio of the medians.
 // Prints one JSON line, then a table. Targets: ready ≤ 5× minimal express, idle RSS ≤ 120 MB,
 // peak ≤ 300 MB.

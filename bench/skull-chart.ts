@@ -1,5 +1,5 @@
 /**
- * The Skull chart's own cost per turn, without MQTT (issue 17: where Skull's extra time goes). The
+ * The Skull chart's own cost per turn, without MQTT (where Skull's time beyond a minimal responder goes). The
  * wired chart (the generate actor on the offline persona provider, prompt and token budget,
  * post-processing, the publishReply effect) runs turn after turn; the edge's publish only
  * serialises the reply. Prints, medians over TURNS turns after a warm-up:

@@ -1,5 +1,5 @@
 /**
- * Where Skull's time goes between an ai/request and its ai/response (issue 17), in one process,
+ * Where Skull's time goes between an ai/request and its ai/response, in one process,
  * on the same broker, per turn (medians of TURNS turns after a warm-up):
  *   hop       one broker hop (client publishes, a subscriber receives): the floor of each half;
  *   inbound   request published → the provider's generate() called: hop + transport, zod, chart

@@ -1,6 +1,6 @@
 /**
  * The real `palabre skull` process against a minimal hand-written responder
- * (bench/support/skull-responder.mjs), issue 17. Same broker, same client, same requests:
+ * (bench/support/skull-responder.mjs), as a same-run ratio (bench/README.md). Same broker, same client, same requests:
  *   - request → reply: ai/request published → ai/response received, blocks of BLOCK requests
  *     interleaved (responder, palabre, responder, palabre…), ratio of the medians of the block
  *     medians; both with Node's default flags (what `palabre skull` runs without deploy/skull-ai.sh);

@@ -1,5 +1,5 @@
 /**
- * Added latency per audio chunk through the T2 proxy, both ways (issue 6; target p99 ≤ 1 ms).
+ * Added latency per audio chunk through the T2 proxy, both ways (target p99 ≤ 1 ms: docs/t2-live.md § Benchmarks).
  *
  * client ─ws─▶ palabre /t2/live ─SDK─▶ Gemini Live fake, and back. Each 20 ms chunk carries a
  * sequence number. The client and the fake run in a child process (bench/t2-latency-load.ts) that
@@ -41,7 +41,7 @@ const { wireT2Session } = await import('../actors/t2/wiring.js');
 const { geminiInterlocutor } = await import('../actors/t2/geminiInterlocutor.js');
 const { SubjectStore } = await import('../actors/t2/subjects.js');
 const { SessionStore } = await import('../actors/t2/sessionStore.js');
-const { buildSystemPrompt } = await import('../prompts/t2/prompt.js');
+const { buildSystemPrompt } = await import('../prompts/t2/interlocutorPrompt.js');
 const { RecordingThread } = await import('../actors/t2/recordingThread.js');
 const recordings = new RecordingThread();
 const { join } = await import('node:path');

@@ -1,5 +1,5 @@
 /**
- * palabre's T2 proxy against the irreducible relay (bench/support/t2BaselineProxy.ts), issue 17:
+ * palabre's T2 proxy against the irreducible relay (bench/support/t2BaselineProxy.ts), as a same-run ratio:
  * the same load generator (bench/t2-sessions-load.ts), runs interleaved baseline, palabre,
  * baseline, palabre… each in a fresh process, and the ratio of the medians. The machine is shared,
  * so the ratios, measured in one run, are the figures; the load average is printed with each run.

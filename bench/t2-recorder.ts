@@ -2,7 +2,7 @@
  * The session recorder alone (actors/t2/recorder.ts: resampling, mixing, WAV writes), in this
  * thread: process CPU per 20 ms candidate chunk, 20 recordings × 60 s, with 1 s of model reply
  * every 3 s (the load of bench/t2-sessions-load.ts), medians of 5 after a warm-up; and the
- * SHA-256 of one file, to compare the bytes two checkouts write (issue 17).
+ * SHA-256 of one file, to compare the bytes two checkouts write (a speed-up must not change the file).
  *
  *   npx tsx bench/t2-recorder.ts [checkout root, default this one]
  * e.g. `git worktree add /tmp/base <commit>` and run it with /tmp/base, then without.

@@ -1,6 +1,6 @@
 /**
  * Resampler throughput: 16 kHz → 24 kHz (actors/t2/resampler.ts) in × real time, on 20 ms chunks
- * as the T2 session feeds it. Target (issue 6): ≥ 500×.
+ * as the T2 session feeds it. Target: ≥ 500× (docs/t2-live.md § Benchmarks).
  *
  *   npx tsx bench/t2-resampler.ts
  */

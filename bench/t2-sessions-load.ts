@@ -26,7 +26,7 @@ const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine
 const replyPcm = fakeTone(1000);
 const REPLY_AFTER = 96000;
 /**
- * Chunk latency (issue 17), one clock: every chunk carries its sequence number (bytes 0–3) and its
+ * Chunk latency, one clock (both ends in this process, so no clock skew): every chunk carries its sequence number (bytes 0–3) and its
  * client (bytes 4–5). Up = client send → the fake decodes it; down = the fake starts a reply →
  * that client receives its first binary frame.
  */

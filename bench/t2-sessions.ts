@@ -1,5 +1,5 @@
 /**
- * 200 concurrent T2 sessions streaming at real-time rate against the Gemini Live fake (issue 6):
+ * 200 concurrent T2 sessions streaming at real-time rate against the Gemini Live fake:
  * palabre's event-loop lag (target p99 < 20 ms) and RSS per session. The fake and the 200
  * clients run in a child process (bench/t2-sessions-load.ts), so this process's event loop and
  * memory are the server's alone.
@@ -14,7 +14,7 @@
  *                  CPU, lag and latencies are then those of a warmed process (V8 optimizes the
  *                  hot code on its helper threads in the first seconds — about 5 µs per chunk
  *                  of palabre's in a 12 s run, ≈ 1.4 µs of the relay's: bench/README.md, T2)
- * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios (issue 17).
+ * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -74,7 +74,7 @@ let rssPeak = 0;
 const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
 // The measured window ends with the streaming (the load generator says so, then waits for
 // `probed` before its clients leave): the full GC of the retained-memory probe falls outside it.
-// (At two thirds into the window, as it was until wave s26, its 40 ms pause — palabre's heap is
+// (Inside the window, its 40 ms pause — palabre's heap is
 // larger than the relay's — held every chunk of one tick: 200 of the ~1,500 chunks above the p99.)
 await next('window-end');
 lag.disable();

@@ -1,5 +1,5 @@
 /**
- * Cost of writing T2 turns as they happen (issue 13: one small write per final turn, batched
+ * Cost of writing T2 turns as they happen (one small write per final turn, to be batched
  * only if that cost shows): `SessionStore.appendTurn` on a real WAL file — or on Postgres when
  * DATABASE_URL is set (a throw-away database is created and dropped) — 50 open sessions × 100
  * turns each, interleaved as concurrent dialogues would be. Prints the per-write latency.
@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../core/store/db.js';
 import { PORTABLE_MIGRATIONS } from '../core/store/appStore.js';
-import { postgresStore, sqliteStore } from '../core/store/store.js';
+import { postgresStore, sqliteStore } from '../core/store/sqlStore.js';
 import { SessionStore } from '../actors/t2/sessionStore.js';
 
 const SESSIONS = 50;

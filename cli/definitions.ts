@@ -38,7 +38,7 @@ const CONFIG_OPTION: OptionDef = { type: 'string', value: 'FILE', help: 'JSON co
 
 export const COMMAND_DEFS = {
   serve: {
-    file: 'serve',
+    file: 'serveCommand',
     usage: ['serve [--config FILE]'],
     summary: 'Every surface in one process: HTTP, embedded MQTT broker, SQLite (default command)',
     description: 'Runs every surface in one process (what `npm start` runs). Configuration: environment, .env, JSON file (--config or PALABRE_CONFIG). ' +
@@ -52,7 +52,7 @@ export const COMMAND_DEFS = {
     },
   },
   skull: {
-    file: 'skull',
+    file: 'skullCommand',
     usage: ['skull [--config FILE]'],
     summary: 'The Skull MQTT assistant alone (light enough for a Raspberry Pi)',
     description: 'Runs the Skull MQTT assistant alone (no web server, no corpus): against MQTT_URL, or an embedded broker on ' +
@@ -66,7 +66,7 @@ export const COMMAND_DEFS = {
     },
   },
   index: {
-    file: 'index',
+    file: 'indexCommand',
     usage: ['index [DIR] [--json]'],
     summary: 'Build the docs assistant\'s retrieval index of a folder (remembered for ask and serve)',
     description: 'Builds (or updates) the docs assistant\'s index of DIR (default: CORPUS_DIR, else the folder indexed last, else docs/) under DATA_DIR. ' +
@@ -81,7 +81,7 @@ export const COMMAND_DEFS = {
     },
   },
   ask: {
-    file: 'ask',
+    file: 'askCommand',
     usage: ['ask "QUESTION" [--corpus DIR] [--k N] [--threshold X] [--json]'],
     summary: 'Ask the docs assistant from the terminal',
     description: 'Answers from the docs (--corpus, else CORPUS_DIR, else the folder `palabre index` indexed last, else docs/) with sources; ' +
@@ -101,7 +101,7 @@ export const COMMAND_DEFS = {
     },
   },
   doctor: {
-    file: 'doctor',
+    file: 'doctorCommand',
     usage: ['doctor [--config FILE] [--json]'],
     summary: 'Check this machine: Node, data folder, ports, MQTT, engines, providers and keys, corpus',
     description: 'Checks what each configured surface needs and prints one line per check, ✓ ok, ✗ missing (with the fix), ' +
@@ -115,7 +115,7 @@ export const COMMAND_DEFS = {
     },
   },
   token: {
-    file: 'token',
+    file: 'tokenCommand',
     usage: ['token --sub ID [--plan free|premium] [--ttl 12h]'],
     summary: 'Mint a development JWT for a candidate',
     description: 'Prints a development JWT signed with JWT_SECRET (or the dev secret in DATA_DIR).',
@@ -128,7 +128,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'the token is printed', 1: 'the token could not be signed (the message says why)', 2: USAGE_EXIT },
   },
   machines: {
-    file: 'machines',
+    file: 'machinesCommand',
     usage: ['machines [--format json|mermaid|scxml|svg] [--out DIR] [NAME…]'],
     summary: 'Export the statecharts',
     description: 'Exports the registered statecharts (all of them when no NAME is given). With --out, writes one file per machine ' +
@@ -141,7 +141,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'exported', 2: `bad arguments: an unknown format or machine name` },
   },
   sujets: {
-    file: 'sujets',
+    file: 'sujetsCommand',
     usage: ['sujets [list]', 'sujets add FILE.json'],
     summary: 'List or add the T2 role-play subjects',
     description: 'Lists the T2 subjects (EO_T2), or adds (replaces, same id) a subject from a JSON file: ' +
@@ -152,7 +152,7 @@ export const COMMAND_DEFS = {
     exits: { 0: 'listed or added', 1: 'FILE.json cannot be read or is not JSON', 2: `${USAGE_EXIT}, or an invalid subject (every problem listed)` },
   },
   patterns: {
-    file: 'patterns',
+    file: 'patternsCommand',
     usage: ['patterns --candidate ID [--json]', 'patterns --autre [--json]'],
     summary: 'A candidate\'s recurring error patterns (or --autre)',
     description: 'Reads the corrections store (DB_PATH or DATA_DIR/palabre.db): a candidate\'s confirmed error patterns, ' +

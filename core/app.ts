@@ -4,10 +4,10 @@ import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openStore, type Db } from './store/db.js';
 import { openAppStore } from './store/appStore.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/sqlStore.js';
 import { Runtime } from './runtime.js';
-import { EngineSet } from './engines.js';
-import type { AppContext } from './surface.js';
+import { EngineSet } from './sharedEngines.js';
+import type { AppContext } from './surfaceContract.js';
 import { createProviders } from '../actors/llm/providers.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */

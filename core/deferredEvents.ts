@@ -2,9 +2,9 @@ import { performance as perfHooks } from 'node:perf_hooks';
 
 /**
  * A session's chart events that ride along its audio, delivered after the audio of the same loop
- * iteration instead of in the middle of it (bench/README.md, T2 wave s23b): Gemini's (transcript
+ * iteration instead of in the middle of it (bench/README.md, "T2: Gemini's chart events after the audio"): Gemini's (transcript
  * fragments, turn boundaries, usage, the link's own events: actors/t2/geminiInterlocutor.ts) and
- * the T2 socket's once-a-second `client.activity` (transports/ws/t2live.ts).
+ * the T2 socket's once-a-second `client.activity` (transports/ws/t2liveSocket.ts).
  *
  * With many sessions, Gemini's replies come in bursts: one read of the sockets can carry a
  * hundred sessions' messages. Their audio goes to the pages at once (actors/t2/audioPipe.ts), but
@@ -21,7 +21,7 @@ import { performance as perfHooks } from 'node:perf_hooks';
  * overtaken by the audio that came after them, by one slice at most: the first audio of a reply
  * no longer waits for the bookkeeping of the candidate's transcript that precedes it (a chart
  * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies, made
- * the later sessions' first audio wait for all the earlier sessions' (bench/README.md, T2 wave s25).
+ * the later sessions' first audio wait for all the earlier sessions' (bench/README.md, "T2: what the first audio of a reply and the candidates' chunks still waited for").
  */
 
 /** How long one slice of queued events may hold the loop before the sockets are read again. */

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
  * The two V8 garbage-collection settings of `palabre serve`, each applied unless node's own
  * command line sets that flag (then the operator's value wins).
  *
- * 1. **No allocation-site pretenuring** (bench/README.md, T2 wave s27). V8 watches each object
+ * 1. **No allocation-site pretenuring** (bench/README.md, "T2: the promotion was V8 pretenuring `ws`'s per-message array"). V8 watches each object
  *    and array literal: when one scavenge finds ≥ 100 of a literal's objects still alive and
  *    ≥ 85 % of those it created, every later object of that literal is allocated straight in the
  *    old generation — for good. `ws`'s receiver makes one array per message
@@ -18,7 +18,7 @@ import { setFlagsFromString } from 'node:v8';
  *    (the relay in bench/ 0.1 %), the marking work of V8's helper threads. The SDK's message
  *    events from Gemini went the same way. Without pretenuring: 0.9–1.0 %. Nothing of palabre's
  *    is long-lived *and* allocated in bulk after start, which is what pretenuring is for.
- * 2. **Old-generation growing factor 2** (wave s22): the next major collection starts once the
+ * 2. **Old-generation growing factor 2** (bench/README.md, "T2: why V8's helper threads work"): the next major collection starts once the
  *    old generation has grown to (1 + HEAP_GROWING_PERCENT / 100) × what the last one left. V8's
  *    own factor follows the promotion rate against its marking speed; at the promotion above it
  *    came out at 1.1–1.2 and restarted incremental marking right after each mark-compact. The

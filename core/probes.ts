@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type { Express } from 'express';
 import type { App } from './app.js';
-import type { AppContext, RunningSurface } from './surface.js';
-import type { Store } from './store/store.js';
+import type { AppContext, RunningSurface } from './surfaceContract.js';
+import type { Store } from './store/sqlStore.js';
 import { VERSION } from './version.js';
 import type { ProviderName } from '../actors/llm/types.js';
 import type { ModelWatch } from '../actors/llm/modelStatus.js';

@@ -6,10 +6,10 @@ import type { Config } from './config/index.js';
 import { redactText, redactUrl, type Logger } from './log.js';
 import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
-import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaces.js';
+import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaceList.js';
 import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './settle.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from './surface.js';
+import type { AppContext, HttpContext, RunningSurface, Surface } from './surfaceContract.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
 import { errorMessage, errorStatus, notFoundPage, sendErrorPage, wantsPage } from '../web/errorPage.js';
 
@@ -27,7 +27,7 @@ export interface ServeOptions {
   config: Config;
   /** Replaces the logger LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
-  /** Surfaces to start; default the list in core/surfaces.ts. */
+  /** Surfaces to start; default the list in core/surfaceList.ts. */
   surfaces?: SurfaceLoader[];
 }
 

@@ -7,7 +7,7 @@ import * as v8 from 'node:v8';
  * pages the start-up garbage lived in. V8 gives these back only in a memory-reducing collection,
  * which an idle `palabre serve` never triggered: it stayed at 147 MB 40 s after ready (compiled,
  * all surfaces). With this and the modules now loaded on first use: 103 MB 5 s after ready
- * (issue 17; `npx tsx bench/serve-start.ts --runs 3`).
+ * (`npx tsx bench/serve-start.ts --runs 3`).
  *
  * `v8.queryObjects` is the one Node API (≥ 20.13) documented to run a full collection first; V8
  * runs it as "collect all available garbage", the memory-reducing kind that shrinks the young

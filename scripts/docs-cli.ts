@@ -1,7 +1,7 @@
 // `npm run docs:cli`: regenerates docs/cli.md (commands, options, exit codes) from cli/definitions.ts.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI_DOC_FILE, renderCliDoc } from '../cli/docs.js';
+import { CLI_DOC_FILE, renderCliDoc } from '../cli/cliDoc.js';
 import { PROJECT_ROOT } from '../core/version.js';
 
 const path = join(PROJECT_ROOT, CLI_DOC_FILE);

@@ -2,7 +2,7 @@
 // docs/configuration.md from the zod schema's `.describe()` texts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONFIG_DOC_FILES, undocumentedKeys, withConfigTables } from '../core/config/docs.js';
+import { CONFIG_DOC_FILES, undocumentedKeys, withConfigTables } from '../core/config/configDoc.js';
 import { PROJECT_ROOT } from '../core/version.js';
 
 const missing = undocumentedKeys();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../test/support/browser.js';
-import { realAssistant, startPagesServer } from '../test/web/support/server.js';
+import { realAssistant, startPagesServer } from '../test/web/support/pagesServer.js';
 
 const corpus = resolve(process.argv[2] ?? fileURLToPath(new URL('../../shared/corpus', import.meta.url)));
 const filter = process.argv[3] ?? '';

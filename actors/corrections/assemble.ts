@@ -1,5 +1,5 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
-import { PROMPT_VERSION } from '../../prompts/corrections/prompt.js';
+import { PROMPT_VERSION } from '../../prompts/corrections/gradingPrompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
 import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
 import { measureTask, type Measured } from './ceiling.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../core/surface.js';
+import type { AppContext } from '../../core/surfaceContract.js';
 
 /**
  * Contract between the corrections surface (`actors/corrections/`) and its callers: the HTTP API

@@ -1,4 +1,4 @@
-import type { WrittenPracticeDeps, WrittenProductionDetail, WrittenProductionSummary } from '../../transports/http/eePractice.js';
+import type { WrittenPracticeDeps, WrittenProductionDetail, WrittenProductionSummary } from '../../transports/http/eePracticeHttp.js';
 import type { CorrectionService } from './contract.js';
 import { consigneText, EE_MIN_WORDS_TO_GRADE, EE_SUBJECTS, eeTask } from './eeSubjects.js';
 import { countWords } from './production.js';

@@ -71,7 +71,7 @@ export const reportSchema = z.object({
   epreuve: z.enum(['EE', 'EO']),
   tache: z.enum([...WRITTEN_TASKS, ...ORAL_TASKS]),
   taxonomie: z.string(),
-  /** Version of the grading prompt in force (prompts/corrections/prompt.ts); absent from reports stored before it was recorded. */
+  /** Version of the grading prompt in force (prompts/corrections/gradingPrompt.ts); absent from reports stored before it was recorded. */
   promptVersion: z.string().optional(),
   criteres: z.record(z.string(), reportCriterionSchema),
   /** Weighted mean of the assessed criteria, 0–20, one decimal. */

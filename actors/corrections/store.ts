@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { PortableMigration, Store } from '../../core/store/store.js';
+import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
 import type { Production } from './production.js';
 import type { Report } from './report.js';
 
@@ -84,7 +84,7 @@ interface Row {
   report: string; source: string; model: string | null; meta: string | null; audio_path: string | null; created_at: string;
 }
 
-/** Productions on the app's store (SQLite or Postgres, core/store/store.ts); every call is async. */
+/** Productions on the app's store (SQLite or Postgres, core/store/sqlStore.ts); every call is async. */
 export class CorrectionStore {
   private readonly db: Kysely<CorrectionTables>;
   /** SQLite orders same-millisecond rows by rowid, Postgres by its `seq` column. */

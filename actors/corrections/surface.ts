@@ -1,7 +1,7 @@
 import type express from 'express';
 import { authFor } from '../../core/auth.js';
-import type { AppContext, Surface } from '../../core/surface.js';
-import { correctionsRouter } from '../../transports/http/corrections.js';
+import type { AppContext, Surface } from '../../core/surfaceContract.js';
+import { correctionsRouter } from '../../transports/http/correctionsHttp.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
 import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
@@ -14,7 +14,7 @@ import { writtenPracticeDeps } from './eePractice.js';
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
  * its model call, the detectors and the Grammalecte sidecar) behind the HTTP edge
- * `POST /corrections/ee|eo` (transports/http/corrections.ts), plus `/corrections/autre` for admins,
+ * `POST /corrections/ee|eo` (transports/http/correctionsHttp.ts), plus `/corrections/autre` for admins,
  * and the candidates' written-practice page `/ee` (web/ee/) with its routes `/api/ee/…`.
  */
 /** The HTTP edge of corrections, given what it checks before grading: task codes and language. */

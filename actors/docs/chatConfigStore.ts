@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
 import { sql, type Compilable, type Kysely } from 'kysely';
-import { RECONNECTED, type PortableMigration, type Store } from '../../core/store/store.js';
+import { RECONNECTED, type PortableMigration, type Store } from '../../core/store/sqlStore.js';
 import type { ChatSettings } from './contract.js';
 
 /**

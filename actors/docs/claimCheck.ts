@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Claim, VerifyInput, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
-import { CLAIM_CHECK_SYSTEM_PROMPT } from '../../prompts/docs/chat.js';
+import { CLAIM_CHECK_SYSTEM_PROMPT } from '../../prompts/docs/chatPrompt.js';
 import type { GenerateResult } from '../llm/types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { PortableMigration, Store } from '../../core/store/store.js';
+import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
 import { analyzeQuery, stem } from '../retrieval/analyze.js';
 
 /**

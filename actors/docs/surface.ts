@@ -1,6 +1,6 @@
 import { createDocsAssistant, type DocsCore } from './assistant.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Surface } from '../../core/surface.js';
+import type { Surface } from '../../core/surfaceContract.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { GapStore } from './gapStore.js';

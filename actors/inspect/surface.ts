@@ -1,10 +1,10 @@
-import type { Surface, RunningSurface } from '../../core/surface.js';
-import { loadMachine, machineNames } from '../../core/machines.js';
+import type { Surface, RunningSurface } from '../../core/surfaceContract.js';
+import { loadMachine, machineNames } from '../../core/machineRegistry.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
 import { adminAuth } from '../../transports/http/admin.js';
-import { attachInspectSocket } from '../../transports/ws/inspect.js';
+import { attachInspectSocket } from '../../transports/ws/inspectSocket.js';
 import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
 
 /**

@@ -20,7 +20,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { capabilitiesFor } from './capabilities.js';
 import { callSignal, elapsed, now } from './common.js';
-import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed } from './errors.js';
+import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed } from './llmErrors.js';
 import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider, type SourceDocument, type Usage } from './types.js';
 
 export interface AnthropicProviderOptions {

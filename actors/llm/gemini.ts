@@ -10,7 +10,7 @@
 import { ApiError, GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse } from '@google/genai';
 import { capabilitiesFor } from './capabilities.js';
 import { callSignal, citationsFromMarkers, elapsed, now, withSources } from './common.js';
-import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed, parseRetryAfter } from './errors.js';
+import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed, parseRetryAfter } from './llmErrors.js';
 import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider, type Usage } from './types.js';
 
 export interface GeminiProviderOptions {

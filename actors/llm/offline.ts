@@ -7,7 +7,7 @@
  * request always gets the same text, citations and token counts.
  */
 import { elapsed, estimateTokens, now } from './common.js';
-import { abortError } from './errors.js';
+import { abortError } from './llmErrors.js';
 import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider } from './types.js';
 
 export interface OfflineAnswer {

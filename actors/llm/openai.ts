@@ -10,7 +10,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { capabilitiesFor } from './capabilities.js';
 import { callSignal, citationsFromMarkers, elapsed, now, withSources } from './common.js';
-import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed } from './errors.js';
+import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed } from './llmErrors.js';
 import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider, type Usage } from './types.js';
 
 export interface OpenAIProviderOptions {

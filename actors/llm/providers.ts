@@ -14,7 +14,7 @@
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
-import { errorFromUnknown } from './errors.js';
+import { errorFromUnknown } from './llmErrors.js';
 import { createOfflineProvider } from './offline.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderName } from './types.js';

@@ -1,6 +1,6 @@
 /**
  * Dense vectors for hybrid retrieval. Only the OpenAI embeddings API is wired (through the official
- * SDK, so any compatible server works by base URL); tests point it at test/fakes/embeddings.ts.
+ * SDK, so any compatible server works by base URL); tests point it at test/fakes/embeddingsFake.ts.
  */
 export interface Embedder {
   readonly model: string;

@@ -1,5 +1,5 @@
 import { redactUrl } from '../../core/log.js';
-import type { Surface } from '../../core/surface.js';
+import type { Surface } from '../../core/surfaceContract.js';
 import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';

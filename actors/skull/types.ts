@@ -13,7 +13,7 @@ export interface IaConfig {
   top_p?: number;
 }
 
-/** Settings from the environment (core/config/sections/skull.ts + llm.ts). */
+/** Settings from the environment (core/config/sections/skullSection.ts + llmSection.ts). */
 export interface SkullSettings {
   model: string;
   fallbackModel: string;

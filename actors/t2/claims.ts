@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 
 /**
  * Claims with an expiry in the store (table t2_claims), renewed by their instance while it runs:

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { PortableMigration } from '../../core/store/store.js';
+import type { PortableMigration } from '../../core/store/sqlStore.js';
 
 /**
  * T2's tables on the store port (versions 400–499), written once with Kysely's schema builder and

@@ -13,7 +13,7 @@ import { startWorker } from '../../core/worker.js';
  *
  * Why a timer and not one message per event-loop turn: at 200 sessions the loop turns thousands of
  * times a second, and each postMessage has a fixed cost (serialising, waking the worker) that the
- * profile of bench/t2-sessions.ts showed at ~7 % of the main thread (issue 17). 50 messages a
+ * profile of bench/t2-sessions.ts showed at ~7 % of the main thread. 50 messages a
  * second carry the same bytes for a fiftieth of that. A close is posted at the next turn, so
  * the end of a session never waits for the timer.
  */

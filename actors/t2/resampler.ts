@@ -8,7 +8,7 @@
  *
  * Why not a library: @alexanderolsen/libsamplerate-js 2.1.2 (libsamplerate in WASM) installs on
  * Node 20 and was measured here at 288× real time (SINC_FASTEST) and 151× (SINC_MEDIUM) on 20 ms
- * chunks, below the 500× target of issue 6; this filter runs well above it (bench/t2-resampler.ts).
+ * chunks, below the 500× target (docs/t2-live.md § Benchmarks); this filter runs well above it (bench/t2-resampler.ts).
  */
 
 import { simdFirKernel, type FirKernel } from './firKernel.js';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import type { SessionRow } from './sessionStore.js';
 
 /**

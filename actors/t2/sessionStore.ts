@@ -1,5 +1,5 @@
 import { sql, type Compilable, type Kysely } from 'kysely';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { compiledOnce } from '../../core/store/compiledOnce.js';
 import type { Turn } from '../../machines/t2live.js';
 

@@ -65,7 +65,7 @@ export interface SessionParams {
   takeover?: boolean;
 }
 
-/** The audio URL of a production (GET, owner only: transports/http/t2.ts). */
+/** The audio URL of a production (GET, owner only: transports/http/t2Http.ts). */
 export function audioUrlOf(productionId: string): string {
   return `/t2/productions/${encodeURIComponent(productionId)}/audio.wav`;
 }
@@ -170,7 +170,7 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           report: input.graded?.report ?? null,
         });
         if (deferred) deps.finalising?.(completeRecording(deferred));
-        // Pending, the URL answers 409 until the WAV is assembled (transports/http/t2.ts).
+        // Pending, the URL answers 409 until the WAV is assembled (transports/http/t2Http.ts).
         const audioUrl = input.facts?.audioPath && input.graded ? audioUrlOf(input.graded.productionId) : null;
         log.info({ endReason: input.endReason, turns: input.transcript.length, graded: input.graded !== null, recordingPending: deferred !== undefined }, 't2 session saved');
         return { audioUrl };

@@ -1,5 +1,5 @@
 /**
- * Preload for the benchmarks (issue 17): V8's sampling heap profiler over a time window, every
+ * Preload for the benchmarks: V8's sampling heap profiler over a time window, every
  * allocation counted, including the objects garbage-collected before the end (what a CPU profile
  * shows only as "(garbage collector)"). One file per thread: ALLOC_OUT-<threadId>.json.
  *

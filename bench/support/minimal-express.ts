@@ -1,5 +1,5 @@
 /**
- * The minimal express app, baseline of bench/serve-start.ts (issue 17): started exactly like
+ * The minimal express app, baseline of bench/serve-start.ts: started exactly like
  * `palabre serve` (same Node, same loader), it listens on PORT and answers /healthz.
  */
 import express from 'express';

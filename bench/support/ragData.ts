@@ -14,7 +14,7 @@ import { ranking } from '../../actors/retrieval/lexicalIndex.js';
 import { loadConfig } from '../../core/config/index.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
-/** Tuning data since the ninth round: every set run before (the fourth to eighth sets are spent too). */
+/** Tuning data: every set already run once as held-out (the fourth to eighth sets included), so none of it is held-out any more. */
 export const learningItems = (): EvalItem[] => [...tuningItems(), ...readSet(SETS.fourth), ...readSet(SETS.fifth), ...readSet(SETS.sixth), ...readSet(SETS.seventh), ...readSet(SETS.eighth)];
 
 /** The labelled sets of `learningItems()`, in order: one cross-validation fold each (`--by-set`). */
@@ -71,7 +71,7 @@ export interface QuestionRecord {
   /**
    * Best score among the passages shown, on which the chart refuses (machines/chat.ts); the
    * features' `best` is over the passages the confidence reads, which may hold a second passage of
-   * a file the shown list left out (ninth round).
+   * a file the shown list left out (`ranking.perFile`).
    */
   shownBest: number;
   features: Record<FeatureName, number>;
@@ -94,8 +94,8 @@ export function cueVetoes(f: Record<FeatureName, number>): { refuse: boolean; no
 }
 
 /**
- * The guard of rounds 1–4, from the same features: refused under a best score of `low` (0.2 until
- * the ninth round, the chart's low bound) or with 75 % of the weight in unknown words; "high" from
+ * The hand-written guard (the baseline), from the same features: refused under a best score of `low`
+ * (default 0.2) or with 75 % of the weight in unknown words; "high" from
  * 0.5 with under 50 % unknown, no unknown or unretrieved name, no live data; "low" otherwise.
  */
 export function handRule(f: Record<FeatureName, number>, low = 0.2): 'refused' | 'high' | 'low' {
@@ -106,7 +106,7 @@ export function handRule(f: Record<FeatureName, number>, low = 0.2): 'refused' |
 
 export const featureVector = (f: Record<FeatureName, number>, names: readonly FeatureName[] = FEATURES): number[] => names.map((n) => f[n]);
 
-/** `rerank`: with the learned reranker (the ranking since the fifth round) or the former one. */
+/** `rerank`: with the learned reranker (the shipped ranking) or the former one (the baseline). */
 export async function collect(assistant: DocsCore, items: EvalItem[], rerank = true, featuresPerFile?: number): Promise<QuestionRecord[]> {
   const before = ranking.rerank;
   ranking.rerank = rerank;
@@ -123,8 +123,8 @@ export async function collect(assistant: DocsCore, items: EvalItem[], rerank = t
     const { features, answerType } = questionSignals(it.question, judged, explained);
     // Both bounds at 0: every question is answered (but those with 75 % of their weight in unknown
     // words), from the passages the chart sends, to see what it would cite whatever its confidence
-    // and whatever low bound a bench tries (until the ninth round the low bound stayed at the
-    // default, and a question under it counted as citing nothing).
+    // and whatever low bound a bench tries (at the default bound, a question under it would count
+    // as citing nothing, and the benches that move the bound could not see what it would cite).
     const a = await assistant.ask({ question: it.question, settings: { ...settings, threshold: 0, confident: 0 } });
     out.push({
       id: it.id,

@@ -1,4 +1,4 @@
-// The minimal hand-written Skull responder, baseline of bench/skull-ratio.ts (issue 17): what any
+// The minimal hand-written Skull responder, baseline of bench/skull-ratio.ts: what any
 // correct MQTT request → reply service must do. Subscribes to <prefix>/ai/request (QoS 1), checks
 // the JSON has a text, publishes <prefix>/ai/response then <prefix>/ai/usage (QoS 1). Plain
 // JavaScript, no loader: `node bench/support/skull-responder.mjs` with MQTT_URL and PREFIX set.

@@ -1,5 +1,5 @@
 /**
- * The irreducible T2 proxy, the baseline of bench/t2-sessions.ts and bench/t2-latency.ts (issue 17):
+ * The irreducible T2 proxy, the baseline of bench/t2-sessions.ts and bench/t2-latency.ts:
  * what any correct Gemini Live relay must do and nothing more.
  *
  *   page ─binary PCM16 16 kHz─▶ check (even length, ≤ 1 s) ─▶ {realtimeInput:{audio:{data:<base64>}}} ─▶ Gemini

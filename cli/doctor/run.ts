@@ -5,9 +5,9 @@ import type { CorpusChoice } from '../corpusChoice.js';
 import { configuredSurfaces, MARK, type Check } from './check.js';
 import { checkCorpus, checkLexicons } from './corpus.js';
 import { cacheDir } from '../../actors/corrections/cache.js';
-import { checkGrammalecte, checkPostgres, checkTestBinary } from './engines.js';
+import { checkGrammalecte, checkPostgres, checkTestBinary } from './engineChecks.js';
 import { checkEmbeddedBroker, checkExternalBroker } from './mqtt.js';
-import { checkSurfaceProviders, modelStatuses } from './surfaces.js';
+import { checkSurfaceProviders, modelStatuses } from './providerChecks.js';
 import { checkDataDir, checkNode, checkPort, checkSqlite } from './system.js';
 
 export interface DoctorReport {

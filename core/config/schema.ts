@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { coreSection } from './sections/core.js';
-import { llmSection } from './sections/llm.js';
-import { skullSection } from './sections/skull.js';
-import { docsSection } from './sections/docs.js';
-import { correctionsSection } from './sections/corrections.js';
-import { t2Section } from './sections/t2.js';
-import { inspectSection } from './sections/inspect.js';
+import { coreSection } from './sections/coreSection.js';
+import { llmSection } from './sections/llmSection.js';
+import { skullSection } from './sections/skullSection.js';
+import { docsSection } from './sections/docsSection.js';
+import { correctionsSection } from './sections/correctionsSection.js';
+import { t2Section } from './sections/t2Section.js';
+import { inspectSection } from './sections/inspectSection.js';
 
 /**
  * The one configuration schema. Each surface owns a section file; keys are environment variable

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Db } from './db.js';
-import { postgresStore, sqliteStore, type PortableMigration, type Store } from './store.js';
+import { postgresStore, sqliteStore, type PortableMigration, type Store } from './sqlStore.js';
 import { CORRECTION_MIGRATIONS } from '../../actors/corrections/store.js';
 import { chatConfigMigrations } from '../../actors/docs/chatConfigStore.js';
 import { GAP_MIGRATIONS } from '../../actors/docs/gapStore.js';

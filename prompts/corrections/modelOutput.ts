@@ -3,7 +3,7 @@ import { ALL_CODES, WRITTEN_CRITERIA, type Critere } from '../taxonomy.js';
 
 /**
  * What the model must return when it grades a production: the schema the prompt shows as JSON
- * (`z.toJSONSchema`, prompts/corrections/prompt.ts) and the one its answer is validated against
+ * (`z.toJSONSchema`, prompts/corrections/gradingPrompt.ts) and the one its answer is validated against
  * (actors/corrections/validate.ts). The report palabre builds on it is actors/corrections/report.ts.
  */
 

@@ -74,7 +74,7 @@ describe('lint enforces the layers', () => {
 
   it('fails on an edge importing actors and on actors importing a transport', async () => {
     expect(await lint('transports/ws/fixture.ts', "import { o200k } from '../../actors/skull/tokens.js';\nexport const x = o200k;\n")).toHaveLength(1);
-    expect(await lint('actors/skull/fixture.ts', "import { attachT2LiveSocket } from '../../transports/ws/t2live.js';\nexport const x = attachT2LiveSocket;\n")).toHaveLength(1);
+    expect(await lint('actors/skull/fixture.ts', "import { attachT2LiveSocket } from '../../transports/ws/t2liveSocket.js';\nexport const x = attachT2LiveSocket;\n")).toHaveLength(1);
   });
 
   it('fails on an edge importing a page and on a prompt importing an actor', async () => {

@@ -35,7 +35,7 @@ describe('palabre CLI dispatch', () => {
 
   it('says "not available in this build" for a command whose file is absent', async () => {
     expect(await loadCommand('no-such-command')).toBeUndefined();
-    expect(typeof (await loadCommand('serve'))?.run).toBe('function');
+    expect(typeof (await loadCommand('serveCommand'))?.run).toBe('function');
     for (const [name, entry] of Object.entries(COMMANDS)) {
       if (existsSync(join(PROJECT_ROOT, 'cli/commands', `${entry.file}.ts`))) continue;
       const t = io();

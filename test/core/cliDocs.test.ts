@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_DEFS, helpOf, type CommandName } from '../../cli/definitions.js';
-import { CLI_DOC_FILE, renderCliDoc } from '../../cli/docs.js';
+import { CLI_DOC_FILE, renderCliDoc } from '../../cli/cliDoc.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 
 describe('docs/cli.md', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DOC_FILES, renderConfigTables, undocumentedKeys, withConfigTables } from '../../core/config/docs.js';
+import { CONFIG_DOC_FILES, renderConfigTables, undocumentedKeys, withConfigTables } from '../../core/config/configDoc.js';
 import { configShape } from '../../core/config/index.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 

@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as runDoctor } from '../../cli/commands/doctor.js';
-import { run as runIndex } from '../../cli/commands/index.js';
+import { run as runDoctor } from '../../cli/commands/doctorCommand.js';
+import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { configuredSurfaces, type Check } from '../../cli/doctor/check.js';
 import { captureIo } from '../support/cliIo.js';
 import { makeCorpus } from '../docs/fixtures.js';
 import { freePort } from '../serve/spawnServe.js';
-import { startOpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake } from '../fakes/openaiFake.js';
 
 /**
  * `palabre doctor` on this machine with one thing missing each time: a DATA_DIR that cannot be

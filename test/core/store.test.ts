@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { migrate, openStore, type Migration } from '../../core/store/db.js';
-import { sqliteStore } from '../../core/store/store.js';
+import { sqliteStore } from '../../core/store/sqlStore.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palabre-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import express from 'express';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthError, createAuth, DEV_SECRET_FILE, principalOf, requireFeature } from '../../core/auth.js';
-import { run as tokenCommand } from '../../cli/commands/token.js';
+import { run as tokenCommand } from '../../cli/commands/tokenCommand.js';
 
 const SECRET = 'test-secret-0123456789abcdef';
 

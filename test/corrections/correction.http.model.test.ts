@@ -15,7 +15,7 @@ import { makeContext } from './support.js';
 /**
  * The `correction` paths replayed through the real wiring: each request is a `POST /corrections/ee`
  * on a real socket with a real bearer token, parsed and checked by the HTTP edge
- * (transports/http/corrections.ts, as actors/corrections/surface.ts mounts it), run by the real
+ * (transports/http/correctionsHttp.ts, as actors/corrections/surface.ts mounts it), run by the real
  * engine (actors/corrections/service.ts: input from configuration and the provider, the
  * conversation in the process's actor system, its outcome turned into the answer or an error);
  * only the chart's invoked actors are the harness's, handed in through `provideChart`. The oracle

@@ -9,7 +9,7 @@ import { createCorrectionService } from '../../actors/corrections/service.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createT2Surface } from '../../actors/t2/surface.js';
 import { createAuth } from '../../core/auth.js';
-import type { RunningSurface } from '../../core/surface.js';
+import type { RunningSurface } from '../../core/surfaceContract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 import { makeContext, T1_TEXTE } from './support.js';
 

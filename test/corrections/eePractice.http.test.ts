@@ -7,7 +7,7 @@ import { consigneText, EE_SUBJECTS, EE_TASKS, eeSubjectSchema } from '../../acto
 import { countWords } from '../../actors/corrections/production.js';
 import { WORD_LIMITS } from '../../actors/corrections/report.js';
 import { createAuth } from '../../core/auth.js';
-import type { RunningSurface } from '../../core/surface.js';
+import type { RunningSurface } from '../../core/surfaceContract.js';
 import { makeContext, T1_TEXTE } from './support.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Production } from '../../actors/corrections/production.js';
 import { reportSchema, type OralModelOutput } from '../../actors/corrections/report.js';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { makeContext } from './support.js';
 
 /**

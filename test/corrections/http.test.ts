@@ -4,7 +4,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createAuth } from '../../core/auth.js';
-import type { RunningSurface } from '../../core/surface.js';
+import type { RunningSurface } from '../../core/surfaceContract.js';
 import { ENGLISH_LETTER, makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
 
 describe('HTTP /corrections (offline provider, real socket)', () => {

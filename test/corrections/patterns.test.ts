@@ -99,7 +99,7 @@ describe('merging model errors and detector findings', () => {
 
 describe('palabre patterns', () => {
   it('prints a candidate\'s confirmed patterns and the autre review from the store', async () => {
-    const { run } = await import('../../cli/commands/patterns.js');
+    const { run } = await import('../../cli/commands/patternsCommand.js');
     const env = makeContext();
     try {
       const store = new CorrectionStore(storeOf(env.ctx));

@@ -7,7 +7,7 @@ import { silentLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
-import type { AppContext } from '../../core/surface.js';
+import type { AppContext } from '../../core/surfaceContract.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import type { WrittenModelOutput } from '../../actors/corrections/report.js';
 

@@ -8,7 +8,7 @@ import { createDocsAssistant, docHref, FAILED_ANSWERS } from '../../actors/docs/
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import { chatMachine, type ChatInput } from '../../machines/chat.js';
-import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
 import { runModel, type OracleContext } from '../harness/index.js';
 import { expectChat, project, samples, variants } from './chatModelSpec.js';

@@ -6,8 +6,8 @@ import { capabilitiesFor } from '../../actors/llm/capabilities.js';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import { questionSignals } from '../../actors/retrieval/confidence.js';
-import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { makeCorpus, recordingProvider, registryOf, testConfig } from './fixtures.js';
 
 /** docs/docs-assistant.md#one-question-step-by-step-the-rules-the-code-relies-on — orchestration, LLM port, guard rails (non-browser cases). */
@@ -206,7 +206,7 @@ describe('injection: a document with <script> and a prompt-injection paragraph',
 
 describe('other providers: numbered passages (OpenAI wire fake, real SDK)', () => {
   it('sends the passages numbered before the question and maps [n] back to sources; [n] past the list is removed', async () => {
-    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const { startOpenAIFake } = await import('../fakes/openaiFake.js');
     const fake = await startOpenAIFake();
     try {
       const config = testConfig({ CORPUS_DIR: root, CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_TEMPERATURE: '0.1' , ...GENERATION_ONLY });
@@ -265,7 +265,7 @@ describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () =
   };
 
   it('a verdict naming passages: answered with confidence high, from those passages only', async () => {
-    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const { startOpenAIFake } = await import('../fakes/openaiFake.js');
     const fake = await startOpenAIFake();
     try {
       const { a, calls } = await setup(fake, { CHAT_RELEVANCE_MODEL: 'gpt-4.1-nano' });
@@ -286,7 +286,7 @@ describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () =
   });
 
   it('an empty verdict: out of scope, the answer is never generated', async () => {
-    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const { startOpenAIFake } = await import('../fakes/openaiFake.js');
     const fake = await startOpenAIFake();
     try {
       const { a, calls } = await setup(fake);
@@ -301,7 +301,7 @@ describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () =
   });
 
   it('malformed verdicts, a failed call or a late one: answered with confidence low and the notice, never a crash', async () => {
-    const { startOpenAIFake } = await import('../fakes/openai.js');
+    const { startOpenAIFake } = await import('../fakes/openaiFake.js');
     const fake = await startOpenAIFake();
     try {
       const { a, calls } = await setup(fake, { CHAT_RELEVANCE_TIMEOUT_MS: '150' });

@@ -3,7 +3,7 @@ import type { Passage } from '../../actors/docs/contract.js';
 import type { GenerateResult } from '../../actors/llm/types.js';
 import type { ChatContext, ChatInput, JudgeOutput, Retrieved, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
-import { LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import type { OracleContext } from '../harness/index.js';
 
 /**

@@ -9,9 +9,9 @@ import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../core/server.js';
 import { splitClaims } from '../../machines/chat.js';
-import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
-import { startAnthropicFake } from '../fakes/anthropic.js';
+import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
+import { startAnthropicFake } from '../fakes/anthropicFake.js';
 import { makeCorpus, testConfig } from './fixtures.js';
 import { ADMIN_PASSWORD, adminLogin } from '../inspect/support.js';
 

@@ -2,13 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as runAsk } from '../../cli/commands/ask.js';
-import { run as runIndex } from '../../cli/commands/index.js';
+import { run as runAsk } from '../../cli/commands/askCommand.js';
+import { run as runIndex } from '../../cli/commands/indexCommand.js';
 import { captureIo } from '../support/cliIo.js';
 import { rememberedCorpusFile } from '../../cli/corpusChoice.js';
 import { freePort, spawnServe } from '../serve/spawnServe.js';
 import { makeCorpus } from './fixtures.js';
-import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chat.js';
+import { LOW_CONFIDENCE_NOTICES } from '../../prompts/docs/chatPrompt.js';
 
 const io = captureIo;
 
@@ -95,9 +95,9 @@ describe('index, ask and serve agree on the corpus', () => {
     try {
       // Before indexing, CORPUS_DIR's default (docs/) knows nothing about medical records: the
       // answer does not come from the fixture. Refused (exit 3) or answered from docs/, whose pages
-      // hold the question's four words apart — how confidently depends on docs/'s current text (in
-      // the sixth round an edit of docs/docs-assistant.md moved it over the high bound:
-      // docs/docs-assistant.md § Sixth round, « Not done »), which is not what this test is about.
+      // hold the question's four words apart — how confidently depends on docs/'s current text (an
+      // edit of docs/docs-assistant.md once moved it over the high bound: bench/journal/2026-12-docs-assistant.md,
+      // « Not done »), which is not what this test is about.
       const before = io({ DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
       const code = await runAsk([question], before);
       expect([0, 3]).toContain(code);

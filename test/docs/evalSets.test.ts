@@ -80,7 +80,7 @@ describe('labelled question sets', () => {
     expect(missing).toEqual([]);
   });
 
-  // The tuning data of the learning benches (ninth round: the eighth set is spent): one fold per
+  // The tuning data of the learning benches (every set already run as held-out): one fold per
   // set, each question labelled with its set, so `--by-set` leaves out what it says it leaves out.
   it('the tuning data holds every spent set once, each question in the fold of its own set', () => {
     const items = learningItems();

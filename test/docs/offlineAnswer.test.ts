@@ -122,7 +122,7 @@ describe('offline extractive answer: passages nearly as close as the best are qu
     expect(a.text.indexOf('[1]')).toBeLessThan(a.text.indexOf('[2]'));
   });
 
-  it('quoted only the lead passage in plain score order (round 5), which the setting restores', () => {
+  it('quoted only the lead passage in plain score order (the former default), which the setting restores', () => {
     const saved = { ...extractive };
     Object.assign(extractive, { closeShare: 2, sentences: 3 });
     try {

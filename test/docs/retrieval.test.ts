@@ -7,7 +7,7 @@ import { createGeminiEmbedder, createOpenAiEmbedder } from '../../actors/retriev
 import { ingestSource, type PassageRecord } from '../../actors/retrieval/ingest.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
 import { createSlugger, slugify } from '../../actors/docs/slug.js';
-import { startEmbeddingsFake, type EmbeddingsFake } from '../fakes/embeddings.js';
+import { startEmbeddingsFake, type EmbeddingsFake } from '../fakes/embeddingsFake.js';
 
 const RGPD = `---
 title: Conservation

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as runAsk } from '../../cli/commands/ask.js';
+import { run as runAsk } from '../../cli/commands/askCommand.js';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { namedThings } from '../../actors/retrieval/scope.js';
-import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chat.js';
+import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { captureIo } from '../support/cliIo.js';
 import { recordingProvider, registryOf, testConfig } from './fixtures.js';
 

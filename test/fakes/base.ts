@@ -1,5 +1,5 @@
 /**
- * Shared machinery of the wire-level LLM fakes (openai.ts, anthropic.ts, gemini.ts).
+ * Shared machinery of the wire-level LLM fakes (openaiFake.ts, anthropicFake.ts, geminiFake.ts).
  *
  * A fake is a real HTTP server on 127.0.0.1:<random port>. Each incoming request is recorded, then
  * answered with the next scripted reply (FIFO), or with the default reply once the queue is empty.

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ECHO_WINDOW_MS } from '../../cli/signals.js';
 import { createAuth } from '../../core/auth.js';
 import { startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js';
-import { startOpenAIFake, type OpenAIFake, type OpenAIReply } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake, type OpenAIReply } from '../fakes/openaiFake.js';
 import type { CommonReply, RecordedRequest } from '../fakes/base.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 import { until } from './support.js';

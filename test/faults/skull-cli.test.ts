@@ -1,6 +1,6 @@
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake } from '../fakes/openaiFake.js';
 import { freePort, spawnPalabre, until } from './support.js';
 
 /**

@@ -1,5 +1,5 @@
 import { SimulatedClock, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom } from 'xstate';
-import { MachineCoverage, formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';
+import { MachineCoverage, formatCoverageLine, writeCoverage, type CoverageFile } from './modelCoverage.js';
 import { generatePaths, type EventSamples, type ModelPath } from './paths.js';
 import { replayPath, type Oracle, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
 
@@ -151,4 +151,4 @@ export { Controls, settle, type Invocation } from './controls.js';
 export { generatePaths, type EventSamples, type ModelPath } from './paths.js';
 export { replayPath, type Oracle, type OracleContext, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
 export { inventory, transitionId } from './inventory.js';
-export { formatCoverageLine, writeCoverage, type CoverageFile } from './coverage.js';
+export { formatCoverageLine, writeCoverage, type CoverageFile } from './modelCoverage.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SimulatedClock, createActor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom, type InspectionEvent } from 'xstate';
 import { Controls, settle } from './controls.js';
-import type { MachineCoverage } from './coverage.js';
+import type { MachineCoverage } from './modelCoverage.js';
 import type { ModelPath } from './paths.js';
 
 /**

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
-import type { SurfaceLoader } from '../../core/surfaces.js';
+import type { SurfaceLoader } from '../../core/surfaceList.js';
 
 export const ADMIN_PASSWORD = 'inspector-password-42';
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import type { LlmProvider, SourceDocument } from '../../actors/llm/types.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 
 let fake: AnthropicFake;
 let provider: LlmProvider;

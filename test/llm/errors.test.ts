@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BUILTIN_CAPABILITIES, capabilitiesFor, registerModelCapabilities, resetModelCapabilities } from '../../actors/llm/capabilities.js';
-import { errorFromUnknown, kindFromStatus, parseRetryAfter } from '../../actors/llm/errors.js';
+import { errorFromUnknown, kindFromStatus, parseRetryAfter } from '../../actors/llm/llmErrors.js';
 import { openAIParams } from '../../actors/llm/openai.js';
 
 describe('parseRetryAfter', () => {

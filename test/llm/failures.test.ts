@@ -8,9 +8,9 @@ import { createGeminiProvider } from '../../actors/llm/gemini.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { LlmError, type GenerateRequest, type LlmProvider } from '../../actors/llm/types.js';
 import type { CommonReply, WireFake } from '../fakes/base.js';
-import { startAnthropicFake } from '../fakes/anthropic.js';
-import { startGeminiFake } from '../fakes/gemini.js';
-import { startOpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake } from '../fakes/anthropicFake.js';
+import { startGeminiFake } from '../fakes/geminiFake.js';
+import { startOpenAIFake } from '../fakes/openaiFake.js';
 
 interface Case {
   name: string;

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
-import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
+import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
 
 let oa: OpenAIFake;
 let an: AnthropicFake;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from '../../actors/llm/gemini.js';
 import type { LlmProvider } from '../../actors/llm/types.js';
-import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
+import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
 
 let fake: GeminiFake;
 let provider: LlmProvider;

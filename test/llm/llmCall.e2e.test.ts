@@ -8,8 +8,8 @@ import { runLlmCall } from '../../actors/llm/llmCallActor.js';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 let openai: OpenAIFake;
 let anthropic: AnthropicFake;

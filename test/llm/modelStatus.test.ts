@@ -3,9 +3,9 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from '../../core/log.js';
 import { loadConfig } from '../../core/config/index.js';
 import { checkModels, modelProblemLines, RECHECK_INTERVAL_MS, skullPrimaryRoute, watchModels, type ListModels, type ModelStatus } from '../../actors/llm/modelStatus.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
-import { startGeminiFake, type GeminiFake } from '../fakes/gemini.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
+import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 /** The model check through the official SDKs' models lists, against the wire fakes. */
 let openai: OpenAIFake;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import type { LlmProvider } from '../../actors/llm/types.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 let fake: OpenAIFake;
 let provider: LlmProvider;

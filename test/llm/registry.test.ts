@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviders } from '../../actors/llm/providers.js';
 import { createLogger, silentLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
-import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropic.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 const logger = silentLogger();
 

@@ -5,7 +5,7 @@ import { createProviders } from '../../actors/llm/providers.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
 import { checkModels } from '../../actors/llm/modelStatus.js';
 import { providersPerSurface } from '../../core/server.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 /**
  * One endpoint and key per surface: Skull on one OpenAI-compatible server, corrections on another

@@ -9,7 +9,7 @@ import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { breakerMachine, isBreakerOpen, type BreakerRef } from '../../machines/breaker.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 let fake: OpenAIFake;
 beforeAll(async () => {

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { assign, fromPromise, setup } from 'xstate';
 import { runModel } from '../harness/index.js';
-import type { CoverageFile } from '../harness/coverage.js';
-import { judge } from './report.js';
+import type { CoverageFile } from '../harness/modelCoverage.js';
+import { judge } from './modelReport.js';
 
 const toy = setup({
   types: { context: {} as { n: number; allowB: boolean }, input: {} as { allowB: boolean }, events: {} as { type: 'go' } | { type: 'reset' } },

@@ -9,7 +9,7 @@ import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { t2Surface } from '../../actors/t2/surface.js';
-import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2live.js';
+import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2liveSocket.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';
 import { LiveClient } from '../t2/support.js';

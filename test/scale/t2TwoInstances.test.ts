@@ -9,7 +9,7 @@ import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createT2Surface, t2Surface } from '../../actors/t2/surface.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
 import { requirePostgres } from '../support/requires.js';

@@ -8,7 +8,7 @@ import { createLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
 import { skullSurface } from '../../actors/skull/surface.js';
 import type { ModelStatus } from '../../actors/llm/modelStatus.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { Listener } from '../skull/support.js';
 
 /**

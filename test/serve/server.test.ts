@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../core/config/index.js';
 import { createLogger } from '../../core/log.js';
 import { startServer, StartupError } from '../../core/server.js';
-import type { Surface } from '../../core/surface.js';
+import type { Surface } from '../../core/surfaceContract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palabre-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

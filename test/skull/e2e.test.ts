@@ -7,7 +7,7 @@ import { MAX_PAYLOAD_BYTES } from '../../transports/mqtt/skullSchemas.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { NNBSP } from '../../actors/skull/postprocess.js';
 import { APOLOGY_TEXT } from '../../actors/skull/types.js';
-import { startOpenAIFake, type OpenAIFake } from '../fakes/openai.js';
+import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { requireBinary } from '../support/requires.js';
 import { PUBACK, recordWrites } from './socketWrites.js';
 import { embeddedBroker, Listener, memoryLogger, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';

@@ -7,7 +7,7 @@ import type { OracleContext } from '../harness/replay.js';
 /**
  * Model-based test of the `skullFleet` chart (the fleet supervisor of SKULL_FLEET_PREFIX): paths
  * generated from the production machine, replayed on a real actor with a SimulatedClock. The
- * oracle judges what the wiring was asked, from the spec of issue 14, not from the chart: live
+ * oracle judges what the wiring was asked, from the fleet's spec (docs/skull.md), not from the chart: live
  * devices never exceed the bound, every input reaches a live device or is refused only at the
  * bound, every live device has exactly one idle timer armed, nothing stays live after a stop.
  *

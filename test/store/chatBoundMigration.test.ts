@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatConfigMigrations } from '../../actors/docs/chatConfigStore.js';
-import { compileMigration } from '../../core/store/store.js';
+import { compileMigration } from '../../core/store/sqlStore.js';
 import { ENGINES, engineFixtures } from '../support/stores.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { silentLogger } from '../../core/log.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { Claims, candidateKey } from '../../actors/t2/claims.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from '../../actors/t2/recovery.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';

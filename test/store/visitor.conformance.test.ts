@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chatSettingsOverridesSchema } from '../../actors/docs/chatConfigStore.js';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
 import { openStore } from '../../core/store/db.js';
-import { sqliteStore, type Store } from '../../core/store/store.js';
+import { sqliteStore, type Store } from '../../core/store/sqlStore.js';
 import { cookieSecret, sign } from '../../transports/http/cookies.js';
 import { MAX_THREAD, VISITOR_COOKIE, VisitorSessions, type Exchange } from '../../transports/http/session.js';
 import { VisitorSessionStore } from '../../transports/http/visitorStore.js';

@@ -1,4 +1,4 @@
-import { findBinary } from '../../cli/doctor/engines.js';
+import { findBinary } from '../../cli/doctor/engineChecks.js';
 
 /**
  * Tests that need a Debian package (chromium, mosquitto, espeak-ng, sox) ask here. On a

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
 import { openStore, type Db } from '../../core/store/db.js';
-import { postgresStore, sqliteStore, type Store } from '../../core/store/store.js';
+import { postgresStore, sqliteStore, type Store } from '../../core/store/sqlStore.js';
 import { requirePostgres } from './requires.js';
 
 /**

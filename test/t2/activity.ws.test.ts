@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { createMachine } from 'xstate';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
-import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { attachT2LiveSocket } from '../../transports/ws/t2liveSocket.js';
 import { useBareServer } from './bareServerSuite.js';
 
 /**

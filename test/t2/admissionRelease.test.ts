@@ -1,6 +1,6 @@
 /**
  * The order between a session's end and its admission's release on the real WebSocket edge
- * (transports/ws/t2live.ts): the candidate's claim is let go before the close frame leaves, so a
+ * (transports/ws/t2liveSocket.ts): the candidate's claim is let go before the close frame leaves, so a
  * client that starts again on the close — maybe on another instance — finds the candidate free
  * (docs/scaling.md). The release here is held by the test, so the order is checked, not raced.
  */
@@ -9,7 +9,7 @@ import { emit, setup } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { attachT2LiveSocket } from '../../transports/ws/t2liveSocket.js';
 import { useBareServer } from './bareServerSuite.js';
 
 /** A session that ends when the candidate says `end`, closing with 1000 as the real chart does. */

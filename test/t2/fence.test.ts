@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
 import { LiveClient, startT2, type T2Env } from './support.js';

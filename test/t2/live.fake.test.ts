@@ -3,7 +3,7 @@ import { GoogleGenAI } from '@google/genai';
 import { createActor, waitFor } from 'xstate';
 import { geminiInterlocutor, INPUT_MIME, liveConfig } from '../../actors/t2/geminiInterlocutor.js';
 import { realtimeAudioMessage } from '../../actors/t2/geminiLiveLink.js';
-import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../prompts/t2/prompt.js';
+import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../prompts/t2/interlocutorPrompt.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { subjectInputSchema, type Subject } from '../../actors/t2/subjects.js';
 import { silentLogger } from '../../core/log.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { run as sujets } from '../../cli/commands/sujets.js';
+import { run as sujets } from '../../cli/commands/sujetsCommand.js';
 import { FactSheetResponder, VAGUE_ANSWER } from '../../actors/t2/factSheetResponder.js';
 import { checkReply, RuleMonitor } from '../../actors/t2/ruleMonitor.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';

@@ -4,14 +4,14 @@ import WebSocket from 'ws';
 import { silentLogger } from '../../core/log.js';
 import { Runtime } from '../../core/runtime.js';
 import type { T2Emitted } from '../../machines/t2live.js';
-import { attachT2LiveSocket } from '../../transports/ws/t2live.js';
+import { attachT2LiveSocket } from '../../transports/ws/t2liveSocket.js';
 import { useBareServer } from './bareServerSuite.js';
 import { runModel } from '../harness/index.js';
 import { expectT2 } from './t2Oracle.js';
 import { controlled, recorder, samples, serialize, variants, wiredForModel } from './t2ModelSpec.js';
 
 /**
- * The `t2live` paths replayed through the real WebSocket edge (transports/ws/t2live.ts): the
+ * The `t2live` paths replayed through the real WebSocket edge (transports/ws/t2liveSocket.ts): the
  * candidate's events travel as frames (`text`, `end`, binary audio) through its zod validation,
  * and what the oracle checks is what the client's socket received (JSON frames, binary audio,
  * the close code), not the chart's emitted events. The interlocutor's own events and the

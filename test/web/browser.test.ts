@@ -5,7 +5,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
-import { ADMIN_PASSWORD, FIXTURE_CORPUS, startPagesServer, type PagesServer } from './support/server.js';
+import { ADMIN_PASSWORD, FIXTURE_CORPUS, startPagesServer, type PagesServer } from './support/pagesServer.js';
 
 /**
  * The docs pages in Debian's Chromium: no-JS POST, the JS flow (fetch + SSE, aria-busy), source

@@ -3,13 +3,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
-import { FIXTURE_CORPUS, realAssistant, startPagesServer, type PagesServer } from './support/server.js';
+import { FIXTURE_CORPUS, realAssistant, startPagesServer, type PagesServer } from './support/pagesServer.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * What people expect of the docs pages (issue 12 §5–6), in Debian's Chromium at 1280 px and 375 px:
+ * What people expect of the docs pages (docs/docs-assistant.md), in Debian's Chromium at 1280 px and 375 px:
  * Enter sends and Shift+Enter adds a line, Stop while streaming, a retried stream shows one
  * attempt's text, copy, [n] marks linked to their source, the viewer on real doc sets (front
  * matter hidden, lang, site links, external images, mermaid, JSON records), the skip link without a

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
-import { realAssistant, startPagesServer, type PagesServer } from './support/server.js';
+import { realAssistant, startPagesServer, type PagesServer } from './support/pagesServer.js';
 
 /**
  * The docs pages on a doc set shaped like real ones (test/web/fixtures/realset: MDX components,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docHref } from '../../web/docs/markdown.js';
-import { ADMIN_PASSWORD, startPagesServer, type PagesServer } from './support/server.js';
+import { docHref } from '../../web/docs/markdownRender.js';
+import { ADMIN_PASSWORD, startPagesServer, type PagesServer } from './support/pagesServer.js';
 
 /** The pages over real HTTP without a browser: what a client without JavaScript gets. */
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { AdminSessionStore } from './adminStore.js';
 import { loginThrottle, type LoginThrottle } from './adminThrottle.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
-import type { PortableMigration, Store } from '../../core/store/store.js';
+import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
 
 /** Admin sessions on the store port: a login on one instance is valid on every instance. */
 export const ADMIN_MIGRATIONS: PortableMigration[] = [

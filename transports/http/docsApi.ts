@@ -6,7 +6,7 @@ import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../actors/docs/
 import { openSse } from './sse.js';
 
 /**
- * The docs assistant's JSON API for programs (issue 5 §4):
+ * The docs assistant's JSON API for programs (docs/api.md):
  *   GET  /api/search?q=…&k=…          → {passages: [{path, section, anchor, score, text, lines}]}
  *   POST /api/chat {question, history?} → {answer, outOfScope, confidence, lang, notice?, sources: [{path, section, href, lang}], …}
  *   POST /api/chat/stream (same body)   → text/event-stream: `delta` {text}…, then `answer` | `error`

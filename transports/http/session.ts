@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { VisitorSessionStore } from './visitorStore.js';
 import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
 

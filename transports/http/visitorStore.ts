@@ -1,5 +1,5 @@
 import type { Generated, Kysely } from 'kysely';
-import type { PortableMigration, Store } from '../../core/store/store.js';
+import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
 
 /**
  * Visitor session rows on the store port: with DATABASE_URL a browser's /assistant settings and

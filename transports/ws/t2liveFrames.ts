@@ -4,7 +4,7 @@ import type { T2Emitted } from '../../machines/t2live.js';
 
 /**
  * The T2 live socket's wire format (docs/t2-live.md), kept apart from the session routing of
- * transports/ws/t2live.ts: the query of the upgrade, the client frames in, the chart's emitted
+ * transports/ws/t2liveSocket.ts: the query of the upgrade, the client frames in, the chart's emitted
  * `client.*` events out.
  *
  * client → server: binary = PCM16 LE mono 16 kHz; JSON {type:'audio',data:<base64>} |
@@ -155,6 +155,6 @@ export function sendEmitted(ws: WebSocket, e: T2Emitted): void {
       sendJson(ws, { type: 'ended', reason: e.reason });
       break;
     case 'client.handover':
-      break; // handled where the socket is routed (t2live.ts)
+      break; // handled where the socket is routed (t2liveSocket.ts)
   }
 }

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { frontMatterField, splitFrontMatter } from '../../actors/retrieval/markdown.js';
 import { createLinkResolver } from './corpusLinks.js';
-import { docHref, renderDocument, type RenderContext } from './markdown.js';
+import { docHref, renderDocument, type RenderContext } from './markdownRender.js';
 import { chatBlock, docsIndex, docsTree, providerNotice, type SearchHit } from './views.js';
 
 /**

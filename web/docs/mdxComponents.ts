@@ -6,7 +6,7 @@
  * `<Note>` is shown as raw text. Here each component on its own line becomes an allow-listed
  * element surrounded by blank lines (so the Markdown inside is parsed), its `title`/`href`
  * become visible content, and an unknown component keeps its content. Fenced code and inline
- * code spans are left untouched. The result still goes through sanitize-html (markdown.ts).
+ * code spans are left untouched. The result still goes through sanitize-html (markdownRender.ts).
  */
 
 type Attrs = Record<string, string>;

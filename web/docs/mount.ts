@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { DocsAssistant } from '../../actors/docs/contract.js';
 import { storeOf } from '../../core/store/appStore.js';
-import type { Store } from '../../core/store/store.js';
+import type { Store } from '../../core/store/sqlStore.js';
 import { ChatConfigStore, chatSettingsOverridesSchema } from '../../actors/docs/chatConfigStore.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';

@@ -11,7 +11,7 @@ import { eeHomePage, eeProductionPage, eeWritePage } from './pages.js';
 /**
  * The written-practice pages: `/ee`, `/ee/sujets/:id`, `/ee/productions/:id`, and their scripts
  * under `/ee/static/*`. The JSON routes they call are the corrections edge's (`/api/ee/…`,
- * transports/http/eePractice.ts); the corrections composition root mounts both. The sign-in
+ * transports/http/eePracticeHttp.ts); the corrections composition root mounts both. The sign-in
  * script, the report renderer and the report styles are T2's (`/t2/static/*`), served here too.
  */
 

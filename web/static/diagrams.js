@@ -1,4 +1,4 @@
-// Draws the Mermaid figures of a document (figure.diagram, made by web/docs/markdown.ts) with
+// Draws the Mermaid figures of a document (figure.diagram, made by web/docs/markdownRender.ts) with
 // the renderer frame of web/docs/diagrams.ts, and shows each as an <img> of the returned SVG
 // with its source folded below. A figure that cannot be drawn keeps its source and says so.
 

@@ -10,7 +10,7 @@ import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, t
 /**
  * The T2 pages: `/t2/sujets`, `/t2/sujets/:id` (preparation, then live), « Mes séances »
  * `/t2/seances[/:id]`, and their scripts under `/t2/static/*`. The JSON routes they call are the
- * HTTP edge's (transports/http/t2.ts); the composition root (actors/t2/surface.ts) mounts both.
+ * HTTP edge's (transports/http/t2Http.ts); the composition root (actors/t2/surface.ts) mounts both.
  */
 
 export interface T2PagesDeps {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WORD_LIMITS } from '../../../../actors/corrections/report.js';
-import { loadOral, loadWritten } from './load.js';
+import { loadOral, loadWritten } from './loadSets.js';
 
 /**
  * The labelled grading sets parse and are well formed (README.md here). Parse only: nothing here

@@ -3,12 +3,12 @@ import type { Express } from 'express';
 import type { Config } from './config/index.js';
 import type { Logger } from './log.js';
 import type { Db } from './store/db.js';
-import type { Store } from './store/store.js';
+import type { Store } from './store/sqlStore.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderRegistry } from '../actors/llm/registry.js';
 import type { ModelStatus } from '../actors/llm/modelStatus.js';
-import type { SharedEngines } from './engines.js';
+import type { SharedEngines } from './sharedEngines.js';
 
 /** What every surface gets when the process starts it. */
 export interface AppContext {
@@ -17,7 +17,7 @@ export interface AppContext {
   /** The instance's SQLite file: stores not on the store port yet (visitor sessions, kv). */
   db: Db;
   /**
-   * The store port (core/store/store.ts): SQLite over `db`, or Postgres with DATABASE_URL.
+   * The store port (core/store/sqlStore.ts): SQLite over `db`, or Postgres with DATABASE_URL.
    * Absent in hand-built contexts (tests): `storeOf(ctx)` then gives SQLite over `db`.
    */
   store?: Store;

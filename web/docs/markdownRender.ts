@@ -16,7 +16,7 @@ import { mdxToHtml } from './mdxComponents.js';
  */
 
 // sanitize-html (with htmlparser2 and postcss) is loaded on the first page rendered, not at start:
-// an idle `palabre serve` does not hold it (issue 17, idle RSS). It is CommonJS, so the load
+// an idle `palabre serve` does not hold it (idle RSS, bench/serve-start.ts). It is CommonJS, so the load
 // stays synchronous and so do the render functions.
 const require = createRequire(import.meta.url);
 let sanitizer: typeof SanitizeHtml | undefined;

@@ -7,7 +7,7 @@
  *     and the CPU time of node and of the sidecar per correction (the load-independent cost);
  *  3. memory: this process's peak RSS and the Grammalecte sidecar's (VmHWM), and its start time.
  *
- *   npx tsx bench/corrections.ts [rounds=200]
+ *   npx tsx bench/corrections-perf.ts [rounds=200]
  *
  * Prints one JSON line, then a table.
  */

@@ -14,7 +14,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   const t0 = performance.now();
   // Before the service's modules load: the reply path's functions get optimised after a quarter
-  // of V8's default budget (core/jitTuning.ts, issue 17).
+  // of V8's default budget (core/jitTuning.ts says why).
   const { tuneJitForSkull } = await import('../../core/jitTuning.js');
   tuneJitForSkull();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.

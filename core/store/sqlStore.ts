@@ -81,7 +81,7 @@ export function sqliteStore(db: Db, migrations: readonly PortableMigration[] = [
   bus.setMaxListeners(0);
   // Statements prepared once per SQL text and the transaction wrapper built once: the writes on
   // hot paths (a T2 turn, ≈ 130 a second at 200 sessions) repeat a handful of texts, and preparing
-  // one cost more than running it (bench/README.md, T2 wave s21b). Bounded: texts that vary (an
+  // one cost more than running it (bench/README.md, "T2: the per-reply work"). Bounded: texts that vary (an
   // `in` list's length) cannot grow it without end.
   const statements = new Map<string, Statement>();
   const prepared = (text: string): Statement => {
@@ -135,7 +135,7 @@ const MIGRATION_LOCK = 0x70616c6162;
 /** Opens the pool, applies pending migrations (one instance at a time) and listens for notifies. */
 export async function postgresStore(opts: PostgresStoreOptions): Promise<Store> {
   const log = opts.logger?.child({ store: 'postgres' });
-  // pg is loaded with the first Postgres store: the SQLite default never holds it (issue 17).
+  // pg is loaded with the first Postgres store: the SQLite default never holds it (idle RSS).
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, connectionTimeoutMillis: 5000 });
   // An idle client that loses its server must not crash the process; the next query reconnects.

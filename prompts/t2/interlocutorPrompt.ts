@@ -3,7 +3,7 @@ import type { Subject } from '../../actors/t2/subjects.js';
 /**
  * The interlocutor's system prompt, word for word as the source specification gives it (docs/t2-live.md § The interlocutor's rules). Only `{role}` and `{contexte}` are substituted;
  * `{contexte}` is the subject's consigne + contexte (docs/t2-live.md § The interlocutor's rules) followed by the fact
- * sheet, so that the interlocutor's answers stay consistent (issue 6 §1).
+ * sheet, so that the interlocutor's answers stay consistent from one question to the next.
  */
 export const T2_PROMPT_TEMPLATE = `RÔLE : Tu incarnes {role}.
 CONTEXTE : {contexte}

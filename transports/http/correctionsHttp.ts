@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
-import type { AppContext } from '../../core/surface.js';
+import type { AppContext } from '../../core/surfaceContract.js';
 import type { CorrectionEngine } from '../../actors/corrections/service.js';
 import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js';
-import { mountWrittenPractice, type WrittenPracticeDeps } from './eePractice.js';
+import { mountWrittenPractice, type WrittenPracticeDeps } from './eePracticeHttp.js';
 
 /**
  * HTTP edge of the corrections surface. Parse, validate (zod), route to the service; nothing else.
@@ -12,7 +12,7 @@ import { mountWrittenPractice, type WrittenPracticeDeps } from './eePractice.js'
  *   POST /corrections/eo          {tache: EO_T1|EO_T2|EO_T3, consigne, transcript: [...], sujet?} → report
  *   GET  /candidates/:id/patterns  the caller's own confirmed patterns (≥ 3 of the last 5)
  *   GET  /corrections/autre        recurring `autre` descriptions for review (admin session)
- *   /api/ee/productions[/:id]      the written-practice page's routes (./eePractice.ts)
+ *   /api/ee/productions[/:id]      the written-practice page's routes (./eePracticeHttp.ts)
  * Callers send `Authorization: Bearer <JWT>`: 401 without a valid one, 400 with the zod issues
  * for a bad body, 504 past CORRECTION_TIMEOUT_MS (55 s; the client waits 60 s).
  */

@@ -5,15 +5,15 @@
  * 100 % of its transitions, unless each missing transition is listed with a reason in
  * test/model/unreachable.json.
  *
- *   npx tsx test/model/report.ts --run   # clear coverage/model, run the tests, report
- *   npx tsx test/model/report.ts         # report the files already in coverage/model
+ *   npx tsx test/model/modelReport.ts --run   # clear coverage/model, run the tests, report
+ *   npx tsx test/model/modelReport.ts         # report the files already in coverage/model
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { COVERAGE_DIR, RUN_ID_ENV, pct, type CoverageFile } from '../harness/coverage.js';
+import { COVERAGE_DIR, RUN_ID_ENV, pct, type CoverageFile } from '../harness/modelCoverage.js';
 
 const UNREACHABLE_FILE = join(process.cwd(), 'test', 'model', 'unreachable.json');
 
@@ -88,9 +88,9 @@ export function formatReport(verdicts: MachineVerdict[]): string {
   return out.join('\n');
 }
 
-/** Every production machine by name: core/machines.ts (the registry `palabre machines` reads). */
+/** Every production machine by name: core/machineRegistry.ts (the registry `palabre machines` reads). */
 export async function listMachines(): Promise<string[]> {
-  const { machineNames } = await import('../../core/machines.js');
+  const { machineNames } = await import('../../core/machineRegistry.js');
   return machineNames();
 }
 

@@ -1,4 +1,4 @@
-import type { Surface } from './surface.js';
+import type { Surface } from './surfaceContract.js';
 
 /**
  * The surfaces `palabre serve` starts, in this order (and stops in reverse order).

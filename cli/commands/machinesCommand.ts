@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { loadMachine, machineNames } from '../../core/machines.js';
+import { loadMachine, machineNames } from '../../core/machineRegistry.js';
 import { chartOf, type Chart } from '../../actors/statecharts/chart.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { toScxml } from '../../actors/statecharts/scxml.js';
