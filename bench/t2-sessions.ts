@@ -13,7 +13,7 @@
  *   … --warmup W   the sessions stream W seconds before the measured `seconds` start (default 0):
  *                  CPU, lag and latencies are then those of a warmed process (V8 optimizes the
  *                  hot code on its helper threads in the first seconds — about 5 µs per chunk
- *                  of palabre's in a 12 s run, ≈ 1.4 µs of the relay's: bench/README.md, T2)
+ *                  of palabre's in a 12 s run, ≈ 1.4 µs of the relay's: bench/journal/2026-12-bench-waves.md, T2)
  * bench/t2-ratio.ts runs both interleaved and prints palabre/baseline ratios (issue 17).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The top entries of a V8 CPU profile (`node --cpu-prof`), by self time, as a Markdown table:
- * how bench/README.md publishes the profiles of issue 17.
+ * how the benchmark journal (bench/journal/) publishes profiles.
  *
  *   npx tsx bench/support/profile-top.ts <file.cpuprofile>… [--top 25] [--by function|file]
  *     [--during NAME [--window-of MAIN.cpuprofile]]
