@@ -10,7 +10,7 @@ export const docsSection = {
   CHAT_API_KEY: secret.describe('Key for the docs assistant only (overrides the provider-wide key)'),
   CHAT_TOP_K: positiveInt.max(50).default(5).describe('Passages retrieved per question'),
   CHAT_SCORE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.17)
-    .describe('Low bound of the guard: out of scope (no model call) when no retrieved passage reaches this score, the IDF-weighted share of the question\'s words a passage contains (0–1). Default: the model file\'s `bounds.low`, chosen by cross-validation (0.2 until the ninth round), see docs/docs-assistant.md'),
+    .describe('Low bound of the guard: out of scope (no model call) when no retrieved passage reaches this score, the IDF-weighted share of the question\'s words a passage contains (0–1). Default: the model file\'s `bounds.low`, chosen by cross-validation, see docs/docs-assistant.md'),
   CHAT_SCORE_CONFIDENT: z.coerce.number().min(0).max(1).default(0.803)
     .describe('High bound of the guard: from this probability on, answers carry confidence "high"; between CHAT_SCORE_THRESHOLD and this bound the assistant asks the model which passages answer (offline: answers with confidence "low"). Default: the model file\'s `bounds.high`, chosen by cross-validation, see docs/docs-assistant.md'),
   CHAT_RELEVANCE_MODEL: z.string().default('').describe('Model of the relevance call made between the two bounds (empty: CHAT_MODEL); a small, cheap model is enough'),
