@@ -64,7 +64,7 @@ describe('README walkthrough: doctor → index → ask → serve, as written', (
 
     const ask = sh(askCmd, env);
     expect(await ask.exited, ask.out() + ask.err()).toBe(0);
-    expect(ask.out()).toMatch(/^Sources :\n {2}- \S+\.md › /m);
+    expect(ask.out()).toMatch(/^Sources :\n {2}\[1\] \S+\.md › /m);
 
     // A terminal's shell runs the line as its own process group with no shell process inside it:
     // `exec` gives the same here, so Ctrl-C reaches npm and node as it would for a person.
