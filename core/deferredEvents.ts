@@ -2,7 +2,7 @@ import { performance as perfHooks } from 'node:perf_hooks';
 
 /**
  * A session's chart events that ride along its audio, delivered after the audio of the same loop
- * iteration instead of in the middle of it (bench/README.md, "T2: Gemini's chart events after the audio"): Gemini's (transcript
+ * iteration instead of in the middle of it (bench/journal/2026-12-bench-waves.md, on "T2: Gemini's chart events after the audio"): Gemini's (transcript
  * fragments, turn boundaries, usage, the link's own events: actors/t2/geminiInterlocutor.ts) and
  * the T2 socket's once-a-second `client.activity` (transports/ws/t2liveSocket.ts).
  *
@@ -21,7 +21,7 @@ import { performance as perfHooks } from 'node:perf_hooks';
  * overtaken by the audio that came after them, by one slice at most: the first audio of a reply
  * no longer waits for the bookkeeping of the candidate's transcript that precedes it (a chart
  * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies, made
- * the later sessions' first audio wait for all the earlier sessions' (bench/README.md, "T2: what the first audio of a reply and the candidates' chunks still waited for").
+ * the later sessions' first audio wait for all the earlier sessions' (bench/journal/2026-12-bench-waves.md, on "T2: what the first audio of a reply and the candidates' chunks still waited for").
  */
 
 /** How long one slice of queued events may hold the loop before the sockets are read again. */
@@ -31,7 +31,7 @@ export const SLICE_MS = 2;
  * it spent more than {@link BUSY_MS} and most of its time on other callbacks. In a burst of
  * replies each loop iteration reads tens of milliseconds of Gemini messages and candidate chunks;
  * a 2 ms slice after each made every chunk read in the next iteration wait for it too, and the
- * candidates' chunk latency p99 is made of those bursts (bench/README.md, T2). The events are
+ * candidates' chunk latency p99 is made of those bursts (bench/journal/2026-12-bench-waves.md, T2). The events are
  * then delivered once the burst is over, at the full slice; a session's own audio still flushes
  * its events first, so they never fall behind it.
  */

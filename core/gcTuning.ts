@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
  * The two V8 garbage-collection settings of `palabre serve`, each applied unless node's own
  * command line sets that flag (then the operator's value wins).
  *
- * 1. **No allocation-site pretenuring** (bench/README.md, "T2: the promotion was V8 pretenuring `ws`'s per-message array"). V8 watches each object
+ * 1. **No allocation-site pretenuring** (bench/journal/2026-12-bench-waves.md, on "T2: the promotion was V8 pretenuring `ws`'s per-message array"). V8 watches each object
  *    and array literal: when one scavenge finds ≥ 100 of a literal's objects still alive and
  *    ≥ 85 % of those it created, every later object of that literal is allocated straight in the
  *    old generation — for good. `ws`'s receiver makes one array per message

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
  * V8's interrupt budget for `palabre skull`: how much bytecode a function runs between two of the
  * checks that decide whether to optimise it (V8's default, 66 KB in Node 20, times a few checks).
  *
- * Why (bench/README.md, "Skull: the JIT, the text work, the held write"): a Skull turn runs each of its functions once — the MQTT
+ * Why (bench/journal/2026-12-bench-waves.md, on "Skull: the JIT, the text work, the held write"): a Skull turn runs each of its functions once — the MQTT
  * decoding, zod, the chart's step, the prompt, the post-processing — so with V8's default a
  * function needs about a thousand turns before the optimising compiler takes it: much of the
  * reply path was still unoptimised during a 1,000-request benchmark (a device talking every few

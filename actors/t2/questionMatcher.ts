@@ -3,7 +3,7 @@ import { isStopWord } from '../retrieval/stopwords.js';
 import type { Fact } from './subjects.js';
 
 /**
- * What a candidate's turn asks, read against the subject's fact sheet (docs/t2-live.md#offline-interlocutor):
+ * What a candidate's turn asks, read against the subject's fact sheet (docs/t2-live.md#the-offline-interlocutor):
  * a fact of the sheet, nothing the sheet knows (`none`), a greeting, a closing, or nothing precise
  * (`vague`). Shared by the offline interlocutor, which answers with it, and the rule monitor, which
  * checks that a reply relates to the question it follows. Deterministic: folded words, French

@@ -77,6 +77,8 @@ describe('npm start on a machine without the offline engines', () => {
     try {
       await serve.waitFor(/is serving/, 60_000);
       await serve.waitFor(/docs assistant: ranking without query expansion/, 30_000);
+      // The banner's lines arrive as separate writes after « is serving »: wait for the one read below.
+      await serve.waitFor(/corrections engine: /, 30_000);
       const banner = serve.stdout();
       expect(banner).toMatch(/corrections engine: built-in detectors only \(Grammalecte not found in .*empty-cache.*\); for Grammalecte: npm run grammalecte:install/);
       expect(banner).toMatch(/docs assistant: ranking without query expansion: no dictionary in .*empty-cache.*lexicons \(bash actors\/retrieval\/lexicons\/install\.sh\)/);

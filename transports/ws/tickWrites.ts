@@ -6,7 +6,7 @@ import type { WebSocket } from 'ws';
  * each. When Gemini's reply arrives, one read of its socket carries several messages (model audio,
  * transcriptions, turn boundaries), each of which sends the page a frame or two: corked until
  * the end of the tick (`process.nextTick`), they go out together — same bytes, same order, same
- * tick, fewer system calls (bench/README.md, "T2: the per-reply work"). ws corks around a frame's header and
+ * tick, fewer system calls (bench/journal/2026-12-bench-waves.md, on "T2: the per-reply work"). ws corks around a frame's header and
  * payload itself; corks nest, so its uncork no longer flushes and ours does.
  *
  * The raw socket is the one the HTTP server's `upgrade` handed to `handleUpgrade`: ws keeps its
