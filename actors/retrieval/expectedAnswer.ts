@@ -36,7 +36,7 @@ const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
   ['version', /\b(?:quelles? versions?|which versions?|what versions?)\b/],
   ['contact', /\b(?:numero de tel\w*|phone number|horaires|opening hours)\b/],
   ['name', /\b(?:what is the name|quel est le nom|comment s'appelle|which (?:us )?state|which country|quel pays|quelle ville|which city|quelle banque|which bank|which company|quelle entreprise|quelle societe)\b/],
-  ['product', /\b(?:quel(?:le)?s? (?:logiciels?|outils?|extensions?|plugins?|modules?|bibliotheques?|librairies?|applications?|produits?|editeurs?)|which (?:tools?|software|extensions?|plugins?|add-ons?|librar(?:y|ies)|packages?|apps?|applications?|products?|editors?))\b/],
+  ['product', /\b(?:quel(?:le)?s? (?:logiciels?|outils?|extensions?|plugins?|modules?|bibliotheques?|librairies?|applications?|produits?|editeurs?)|which (?:[a-z]+ )?(?:tools?|software|extensions?|plugins?|add-ons?|librar(?:y|ies)|packages?|apps?|applications?|products?|editors?))\b/],
   ['comparison', /\b(?:lequel est le plus|laquelle est la plus|lequel est le moins|which (?:one )?is (?:the )?(?:faster|better|safer|cheaper|more|less)|faster than|slower than|better than|safer than|plus rapide que|plus sur que|mieux que|compared (?:with|to)|versus|vs)\b/],
   ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine|(?:maximum|minimum) (?:number|size|length)|(?:nombre|taille|longueur) (?:maximale?|minimale?|maximum|minimum))\b/],
 ];
