@@ -276,14 +276,16 @@ export function declined(text: string): boolean {
 export const scattered = (s: RelevanceSignals): boolean => s.scope !== undefined && s.scope.contentWords >= 2 && s.scope.heldTogether <= 1;
 
 /**
- * A name the corpus never uses (« Louvre », « Verizon ») and at most two of the question's words
- * held together by one passage: the question is about that name, and two ordinary words meeting in
- * a passage (« time » and « close » on a transport page) are chance, not a topic. An answerable
- * question naming an unknown product still shares three words or more with the page that answers
- * it (measured on the tuning sets: docs/docs-assistant.md § Scope).
+ * A short question (at most six informative words) naming something the corpus never uses
+ * (« Louvre », « Verizon »), of which at most two words meet in one passage: the question is about
+ * that name, and two ordinary words meeting in a passage (« time » and « close » on a transport
+ * page) are chance, not a topic. In a longer question an unknown product is context (« our
+ * self-hosted GitLab », « a YouTube player in an iframe »), and an answerable short one still
+ * shares three words with the page that answers it (docs/docs-assistant.md § Scope).
  */
-export const NAMED_ELSEWHERE_HELD = 3;
-export const namedElsewhere = (s: RelevanceSignals): boolean => s.scope !== undefined && s.unknownNames.length > 0 && s.scope.heldTogether < NAMED_ELSEWHERE_HELD;
+export const namedElsewhereRule = { held: 3, maxWords: 6 };
+export const namedElsewhere = (s: RelevanceSignals): boolean =>
+  s.scope !== undefined && s.unknownNames.length > 0 && s.scope.heldTogether < namedElsewhereRule.held && s.scope.contentWords <= namedElsewhereRule.maxWords;
 
 const bestScore = (passages: Passage[]): number => passages.reduce((m, p) => Math.max(m, p.score), 0);
 
