@@ -82,6 +82,9 @@ describe('unrelated questions', () => {
     const named = await a.ask({ question: 'Can the Acme client close the connection at any time?', settings: a.defaults() });
     expect(named).toMatchObject({ state: 'answered', confidence: 'low' });
     expect(named.sources.map((s) => s.path)).toContain('transport.md');
+    // A longer question: the unknown product is its context, not its subject.
+    const long = await a.ask({ question: 'Our Acme team reviews licence, contrast and port settings: when may the client close?', settings: a.defaults() });
+    expect(long).toMatchObject({ state: 'answered', confidence: 'low' });
   });
 
   it('palabre ask exits 3 on them', async () => {
