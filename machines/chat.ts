@@ -275,6 +275,18 @@ export function declined(text: string): boolean {
 /** Two informative words or more, and no retrieved passage holds two of them together. */
 export const scattered = (s: RelevanceSignals): boolean => s.scope !== undefined && s.scope.contentWords >= 2 && s.scope.heldTogether <= 1;
 
+/**
+ * A short question (at most six informative words) naming something the corpus never uses
+ * (« Louvre », « Verizon »), of which at most two words meet in one passage: the question is about
+ * that name, and two ordinary words meeting in a passage (« time » and « close » on a transport
+ * page) are chance, not a topic. In a longer question an unknown product is context (« our
+ * self-hosted GitLab », « a YouTube player in an iframe »), and an answerable short one still
+ * shares three words with the page that answers it (docs/docs-assistant.md § Scope).
+ */
+export const namedElsewhereRule = { held: 3, maxWords: 6 };
+export const namedElsewhere = (s: RelevanceSignals): boolean =>
+  s.scope !== undefined && s.unknownNames.length > 0 && s.scope.heldTogether < namedElsewhereRule.held && s.scope.contentWords <= namedElsewhereRule.maxWords;
+
 const bestScore = (passages: Passage[]): number => passages.reduce((m, p) => Math.max(m, p.score), 0);
 
 export const chatMachine = setup({
@@ -302,7 +314,7 @@ export const chatMachine = setup({
     // Documentation is not a live source: a question about the world now (« demain », « tomorrow »)
     // is refused whatever its words match (it fired on 0 of 1,044 answerable tuning questions and
     // 19 of 432 out-of-scope ones; the example weather server matched « weather … tomorrow »).
-    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE || scattered(context.signals) || context.signals.liveData,
+    underLowBound: ({ context }) => bestScore(context.passages) < context.settings.threshold || context.signals.unseenShare >= REFUSE_UNSEEN_SHARE || scattered(context.signals) || namedElsewhere(context.signals) || context.signals.liveData,
     overHighBound: ({ context }) => context.signals.inScope >= context.settings.confident && (context.signals.scope?.unknownThings.length ?? 0) === 0,
     canJudge: ({ context }) => context.canJudge,
     judgedNone: (_, v: JudgeOutput) => v.ok && v.keep.length === 0,

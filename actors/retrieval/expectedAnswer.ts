@@ -14,20 +14,31 @@ import { analyzeText, fold, type Lang, type QueryToken } from './analyze.js';
  * - `comparison`: « lequel est le plus rapide », « faster than », « compared with » — a comparative
  *   (« plus », « than », « better »…): docs that never compare two things cannot rank them;
  * - `number`: « combien de », « how many », « quel montant », « quel pourcentage » — a number.
+ * - `product`: « quel logiciel », « which tool », « quelle extension » — a capitalised name the
+ *   question does not already hold (« the CNIL » asked about is not the tool it recommends);
+ * - `command`: « quelle commande », « what is the pip command » — a command line (a package
+ *   manager, runtime or shell tool followed by its arguments, or a `$` prompt); when the question
+ *   names the tool (« pip »), a line of that tool: an `npx` line does not say how `pip` installs.
  * A trap in the docs' own words (« Combien de personnes ont contribué à la spécification MCP ? »)
  * finds passages about its topic whose closest sentences hold no figure: the docs talk about it,
  * they do not say it.
  */
-export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number' | 'name' | 'comparison';
+export type ExpectedAnswer = 'duration' | 'date' | 'version' | 'contact' | 'number' | 'name' | 'comparison' | 'command' | 'product';
+
+/** Command-line tools whose invocation is a command (package managers, runtimes, shell tools). */
+const TOOLS = 'npm|npx|pnpm|yarn|bun|deno|node|pip3?|pipx|uvx?|python3?|poetry|conda|docker|podman|kubectl|curl|wget|git|brew|apt-get|apt|dnf|cargo|go|dotnet|mvn|gradle|gem|composer|make';
+const TOOL = new RegExp(`\\b(${TOOLS})\\b`);
 
 const ASKS: ReadonlyArray<[ExpectedAnswer, RegExp]> = [
+  ['command', new RegExp(`\\b(?:quelle commande|quelle est la commande|la commande (?:\\S+ )?(?:pour|a|qui)|which command|what command|what is the (?:\\S+ )?command|the (?:\\S+ )?command (?:to|for|that)|(?:${TOOLS}) command)\\b`)],
   ['duration', /\b(?:combien de (?:temps|jours|mois|ans|annees|semaines|heures|minutes)|pendant combien|how long(?!-)|quel(?:le)? (?:delai|duree)|what (?:period|retention period|delay)|how many (?:days|months|years|weeks|hours|minutes))\b/],
   ['date', /\b(?:en quelle annee|quelle annee|which year|what year|in what year|depuis quand|since when|a quelle date|what date|quelle date|^when (?:was|did|were|will))\b/],
   ['version', /\b(?:quelles? versions?|which versions?|what versions?)\b/],
   ['contact', /\b(?:numero de tel\w*|phone number|horaires|opening hours)\b/],
   ['name', /\b(?:what is the name|quel est le nom|comment s'appelle|which (?:us )?state|which country|quel pays|quelle ville|which city|quelle banque|which bank|which company|quelle entreprise|quelle societe)\b/],
+  ['product', /\b(?:quel(?:le)?s? (?:logiciels?|outils?|extensions?|plugins?|modules?|bibliotheques?|librairies?|applications?|produits?|editeurs?)|which (?:[a-z]+ )?(?:tools?|software|extensions?|plugins?|add-ons?|librar(?:y|ies)|packages?|apps?|applications?|products?|editors?))\b/],
   ['comparison', /\b(?:lequel est le plus|laquelle est la plus|lequel est le moins|which (?:one )?is (?:the )?(?:faster|better|safer|cheaper|more|less)|faster than|slower than|better than|safer than|plus rapide que|plus sur que|mieux que|compared (?:with|to)|versus|vs)\b/],
-  ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine)\b/],
+  ['number', /\b(?:combien d[e']|how many|how much|quel (?:montant|pourcentage|nombre|taux|seuil|plafond)|what (?:percentage|amount|number|share|rate)|quelle (?:part|proportion|somme)|amende maximale|maximum fine|(?:maximum|minimum) (?:number|size|length)|(?:nombre|taille|longueur) (?:maximale?|minimale?|maximum|minimum))\b/],
 ];
 
 // Not « un », « une », « one »: articles far more often than figures, they made every French sentence hold a number.
@@ -43,6 +54,8 @@ const HOLDS: Record<ExpectedAnswer, RegExp> = {
   name: /(?<=\S\s+)[A-Z][\w-]+/,
   comparison: /\b(?:plus|moins|mieux|meilleure?|pire|than|faster|slower|better|worse|safer|stronger|weaker|compared|contrairement|whereas|tandis que|alors que)\b/,
   number: new RegExp(`\\d|\\b(?:${NUMBER_WORDS})\\b`),
+  product: /(?<=\S\s+)[A-Z][\w-]+/g,
+  command: new RegExp(`(?:^|\\s)\\$ \\S|\\b(?:${TOOLS})\\s+(?:-{1,2}[a-z]|[a-z@./][\\w@./:-]*)`),
 };
 
 /** The answer type a question asks for, if it names one (first of ASKS that matches). */
@@ -58,7 +71,17 @@ export function expectedAnswer(question: string): ExpectedAnswer | null {
 const REFERENCE = /\b(?:articles?|art\.|criteres?|criterion|criteria|chapitres?|chapter|sections?|annexe|§)\s*[\d.]+/g;
 
 /** Whether a sentence holds an answer of this type. */
-export const holdsAnswer = (type: ExpectedAnswer, sentence: string): boolean => (type === 'name' ? HOLDS.name.test(sentence) : HOLDS[type].test(fold(sentence).replace(REFERENCE, ' ')));
+export const holdsAnswer = (type: ExpectedAnswer, sentence: string, question = ''): boolean => {
+  if (type === 'name') return HOLDS.name.test(sentence);
+  if (type === 'product') {
+    const asked = new Set(fold(question).split(/[^\p{L}\p{N}]+/u));
+    return [...sentence.matchAll(HOLDS.product)].some((m) => !asked.has(fold(m[0])));
+  }
+  const folded = fold(sentence).replace(REFERENCE, ' ');
+  if (type !== 'command') return HOLDS[type].test(folded);
+  const tool = TOOL.exec(fold(question))?.[1];
+  return tool ? new RegExp(`(?:^|\\s)${tool}\\s+\\S`).test(folded) : HOLDS.command.test(folded);
+};
 
 const SENTENCE_END = /(?<=[.!?;:])\s+|\n+/;
 
@@ -91,7 +114,7 @@ export const CLOSEST = 3;
 export function answerTypeUnmet(question: string, tokens: readonly QueryToken[], weights: readonly number[], passages: ReadonlyArray<{ text: string; lang: Lang }>): number {
   const type = expectedAnswer(question);
   if (!type) return 0;
-  return closestSentences(tokens, weights, passages, CLOSEST).some((s) => holdsAnswer(type, s.text)) ? 0 : 1;
+  return closestSentences(tokens, weights, passages, CLOSEST).some((s) => holdsAnswer(type, s.text, question)) ? 0 : 1;
 }
 
 /** IDF weight from which a name is specific (df ≤ ~5 % of passages): not « MCP », « RGAA » in their own docs. */

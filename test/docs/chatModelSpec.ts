@@ -78,8 +78,10 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const relevant = got?.passages ?? [];
   // Two words or more and no passage holding two of them together: refused too (§ Scope).
   const scattered = sig?.scope !== undefined && sig.scope.contentWords >= 2 && sig.scope.heldTogether <= 1;
+  // A name the corpus never uses and at most two words held together: refused (§ Scope).
+  const namedElsewhere = sig?.scope !== undefined && sig.unknownNames.length > 0 && sig.scope.heldTogether < 3 && sig.scope.contentWords <= 6;
   // A question about the world now is refused: docs are not a live source.
-  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered || sig!.liveData);
+  const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered || namedElsewhere || sig!.liveData);
   // A named thing no passage mentions keeps the answer from "high".
   const high = got !== undefined && !refuse && sig!.inScope >= confident && (sig!.scope?.unknownThings.length ?? 0) === 0;
   const ask = got !== undefined && !refuse && !high;
@@ -219,6 +221,9 @@ export const samples = {
     { output: retrieved([passage('p1', 0.9)], { inScope: 0.95, liveData: true }) },
     // The question's words scattered over passages that never hold two together: refused.
     { output: retrieved([passage('p1', 0.5)], { inScope: 0.9, scope: { contentWords: 3, heldTogether: 1, unknownThings: [] } }) },
+    // A short question about a name the corpus never uses, two words held together: refused
+    // (three words held, or a longer question: test/docs/scope.test.ts).
+    { output: retrieved([passage('p1', 0.6)], { inScope: 0.9, unknownNames: ['louvre'], scope: { contentWords: 3, heldTogether: 2, unknownThings: ['louvre'] } }) },
     // A named thing no passage mentions: never "high", whatever the probability.
     { output: retrieved([passage('p1', 0.9), passage('p2', 0.4, 'autre')], { inScope: 0.95, scope: { contentWords: 3, heldTogether: 3, unknownThings: ['RGAA 5'] } }) },
     { output: retrieved([]) },

@@ -59,6 +59,24 @@ describe('the sentences closest to the question', () => {
     expect(answerTypeUnmet('Comment contribuer à la spécification ?', analyzeQuery('Comment contribuer à la spécification ?'), [1, 1], [about])).toBe(0);
   });
 
+  it('a command, a product or a maximum asked for must be in the closest sentences: the docs name the topic, not that answer', () => {
+    expect(expectedAnswer('What is the pip command to install the Python SDK?')).toBe('command');
+    expect(expectedAnswer('Quelle commande lance le serveur ?')).toBe('command');
+    expect(expectedAnswer('Quel logiciel payant recommande le RGAA pour auditer un site ?')).toBe('product');
+    expect(expectedAnswer('Which browser extension does the guide recommend?')).toBe('product');
+    expect(expectedAnswer('What is the maximum number of tools a server can expose?')).toBe('number');
+    const install = (q: string, text: string): number => answerTypeUnmet(q, analyzeQuery(q), analyzeQuery(q).map(() => 1), [{ lang: 'en', text }]);
+    const npm = 'Install the SDK with npm: npm install @example/sdk';
+    expect(install('What is the npm command to install the SDK?', npm)).toBe(0);
+    // The tool the question names: an npm line does not say how pip installs it.
+    expect(install('What is the pip command to install the SDK?', npm)).toBe(1);
+    expect(install('Which command installs the SDK?', 'The SDK installs on every platform.')).toBe(1);
+    const tool = (text: string): number => answerTypeUnmet('Which tool does the RGAA recommend for audits?', analyzeQuery('Which tool does the RGAA recommend for audits?'), [1, 1, 1, 1], [{ lang: 'en', text }]);
+    // The RGAA is what is asked about, not the tool it recommends.
+    expect(tool('The RGAA recommends a tool for audits.')).toBe(1);
+    expect(tool('For audits the RGAA recommends the Ara tool.')).toBe(0);
+  });
+
   it('flags a specific name the corpus knows that none of the closest sentences holds, not a name the whole corpus repeats', () => {
     const q = 'What is the CNIL IBAN for paying a fine?';
     const tokens = analyzeQuery(q);

@@ -26,6 +26,7 @@ beforeAll(() => {
   writeFileSync(join(root, 'rgaa', 'revision.md'), '# Notes de révision\n\nLes nouveautés du RGAA 4.1 portent sur les critères de contraste et les cadres.\n');
   writeFileSync(join(root, 'weather.md'), '# Example server\n\nThe example weather server exposes the weather forecast of a city such as Paris as a resource.\n');
   writeFileSync(join(root, 'config.md'), '# Configuration\n\nThe HTTP port is set by the PORT variable: `PORT=3001 npm start`.\n');
+  writeFileSync(join(root, 'transport.md'), '# Transport\n\nThe client may close the connection at any time; the server then stops sending.\n');
 });
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
@@ -67,10 +68,32 @@ describe('unrelated questions', () => {
     expect(docs.state).toBe('answered');
   });
 
+  it('a name the corpus never uses, with two ordinary words that meet in a passage, is refused; three words held together are answered', async () => {
+    const { a, provider } = await assistant();
+    // « time » and « close » meet on the transport page: chance, the question is about the Louvre.
+    const en = await a.ask({ question: 'What time does the Louvre close?', settings: a.defaults() });
+    expect(en).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en, sources: [] });
+    const fr = await a.ask({ question: 'À quelle heure ferme le musée du Louvre ?', settings: a.defaults() });
+    expect(fr).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.fr });
+    expect(provider.requests).toHaveLength(0);
+    // Quantifiers carry no topic: « much » is no more evidence than « combien ».
+    expect(await a.ask({ question: 'How much does a Spotify subscription cost?', settings: a.defaults() })).toMatchObject({ state: 'outOfScope' });
+    // An unknown name, but the question's own words held together by the page that answers it.
+    const named = await a.ask({ question: 'Can the Acme client close the connection at any time?', settings: a.defaults() });
+    expect(named).toMatchObject({ state: 'answered', confidence: 'low' });
+    expect(named.sources.map((s) => s.path)).toContain('transport.md');
+    // A longer question: the unknown product is its context, not its subject.
+    const long = await a.ask({ question: 'Our Acme team reviews licence, contrast and port settings: when may the client close?', settings: a.defaults() });
+    expect(long).toMatchObject({ state: 'answered', confidence: 'low' });
+  });
+
   it('palabre ask exits 3 on them', async () => {
     const out = captureIo({ DATA_DIR: data, ...env(), CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
     expect(await runAsk(['--json', 'Who won the 2022 World Cup?'], out)).toBe(3);
     expect(JSON.parse(out.out())).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en });
+    const louvre = captureIo({ DATA_DIR: data, ...env(), CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' });
+    expect(await runAsk(['--json', 'What time does the Louvre close?'], louvre)).toBe(3);
+    expect(JSON.parse(louvre.out())).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en });
   });
 });
 
@@ -91,5 +114,14 @@ describe('named things the corpus never mentions', () => {
     expect(known).toMatchObject({ state: 'answered', confidence: 'high' });
     const unknown = await a.ask({ question: 'Quelles sont les nouveautés du RGAA 5 ?', settings: a.defaults() });
     expect(unknown).toMatchObject({ state: 'answered', confidence: 'low' });
+  });
+
+  it('a trap asking for a command of a tool the docs never show is capped at "low", the documented one is not', async () => {
+    // A high bound nearly every answer reaches: only the answer-type check keeps one from "high".
+    const { a } = await assistant({ CHAT_SCORE_CONFIDENT: '0.001', CHAT_PROVIDER: 'offline' });
+    const npm = await a.ask({ question: 'What is the npm command to start with another HTTP port?', settings: a.defaults() });
+    expect(npm).toMatchObject({ state: 'answered', confidence: 'high' });
+    const pip = await a.ask({ question: 'What is the pip command to start with another HTTP port?', settings: a.defaults() });
+    expect(pip).toMatchObject({ state: 'answered', confidence: 'low' });
   });
 });
