@@ -13,7 +13,7 @@ interface SkullSelf {
  * provider call and answers the device's actor with `generate.done` / `generate.failed` naming the
  * attempt; `abortGenerate` (run when the chart leaves `attempting`: timeout, cancel, answer)
  * aborts the call if it still runs. An effect and an event back instead of a promise actor
- * created and stopped per attempt (issue 17). The AbortController of the call in flight is kept
+ * created and stopped per attempt, which costs a spawn and a stop on every turn. The AbortController of the call in flight is kept
  * here, per actor, only while it runs (the chart's context stays data); an aborted call still
  * answers, naming its old attempt, and the chart's `isThisAttempt` guard ignores it. An actor
  * stopped (fleet eviction, idle stop, shutdown) or failed while its call runs does not run

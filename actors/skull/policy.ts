@@ -71,8 +71,8 @@ const DATA_RES: RegExp[] = [
 ];
 
 /**
- * Each of DATA_RES needs an `@` or digits: a text with neither is not scanned five times (issue 17:
- * this check runs on every input, before the model is called).
+ * Each of DATA_RES needs an `@` or digits: a text with neither is not scanned five times (this
+ * check runs on every input, before the model is called).
  */
 const MAY_HOLD_DATA = /[@\d]/;
 

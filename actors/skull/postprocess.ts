@@ -18,7 +18,7 @@ export function asksForCode(userText: string): boolean {
 /**
  * Removes Markdown/HTML markup; drops fenced code unless `keepCode`. A pass whose pattern needs a
  * character the text lacks is skipped (it could not match): most replies are plain sentences, and
- * this runs on every Skull turn (issue 17).
+ * this runs on every Skull turn.
  */
 export function stripMarkup(text: string, keepCode = false): string {
   let out = text;
@@ -54,7 +54,7 @@ function outsideUrls(text: string, fn: (part: string) => string): string {
  * French typography: a narrow no-break space (U+202F) before ; : ! ? and inside « guillemets »;
  * straight or curly double quotes become guillemets; "..." becomes "…"; no space before , or .
  * Times ("12:30") and URLs are left alone. As in stripMarkup, a pass whose pattern needs a
- * character the text lacks is skipped: it runs on every Skull reply (issue 17).
+ * character the text lacks is skipped: it runs on every Skull reply.
  */
 export function frenchPunctuation(text: string): string {
   return outsideUrls(text, (part) => {

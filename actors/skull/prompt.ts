@@ -78,7 +78,7 @@ export function buildPrompt(parts: PromptParts, totalTokens: number, tokens: Tok
   };
   let built = whole();
   // Counted once here (then again only after a cut): every turn builds a prompt, and nearly
-  // every prompt fits (issue 17).
+  // every prompt fits.
   let fits = tokens.fits(built.text, budget);
   if (fits) return { ...built, budget, cut };
   while (turns.length > 0 && !fits) {

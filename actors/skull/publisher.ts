@@ -8,9 +8,9 @@ export type PublishReply = (outgoing: Outgoing) => Promise<void>;
 /**
  * The skull chart's `publishReply` effect: publishes the turn's reply and answers the device's
  * actor with `publish.done` or `publish.failed` naming the turn — an effect and an event back,
- * instead of a promise actor created and stopped per turn (issue 17), and without a long-lived
- * actor per device (measured in wave s22: a callback actor kept per device cost 2.8 KB of heap
- * each, +30 % for an idle fleet device). The chart's publishTimeout stays the bound on the wait:
+ * instead of a promise actor created and stopped per turn, and without a long-lived
+ * actor per device (a callback actor kept per device costs about 2.8 KB of heap each, +30 % for an
+ * idle fleet device). The chart's publishTimeout stays the bound on the wait:
  * an answer that comes after it names an old turn and is ignored.
  */
 export function publishEffect(publish: PublishReply) {

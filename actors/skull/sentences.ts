@@ -18,7 +18,7 @@ const URLISH = /(?:https?:\/\/|www\.)\S*[^\s.,;:!?…»)"']|[\w.+-]+@[\w-]+(?:\.
 
 /**
  * Whether `text` may hold a URL or an e-mail address: URLISH needs `@`, `://` or `www.`. Most
- * replies have none, and the URL passes run on every Skull reply (issue 17).
+ * replies have none, and the URL passes run on every Skull reply.
  */
 export function mayHoldUrl(text: string): boolean {
   return text.includes('@') || text.includes('://') || /www\./i.test(text);
@@ -100,7 +100,7 @@ export function limitSentences(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   // A complete text with no more terminal marks than `limit` has at most `limit` sentences (each
   // one ends with at least one of them) and its last one is complete: it comes back as it is,
-  // without splitting (issue 17: most replies are two or three short sentences).
+  // without splitting: most replies are two or three short sentences.
   if (isComplete(flat) && terminalsAtMost(flat, limit)) return flat;
   let sentences = splitSentences(flat).slice(0, limit);
   const last = sentences[sentences.length - 1];

@@ -41,11 +41,11 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
     // mqtt-packet otherwise builds, on the first packet written, a cache of 65,536 two-byte
     // Buffers (every message id): ≈ 6 MB of heap held for good, in `palabre skull` on a Pi as in
     // `palabre serve` (its embedded aedes shares the module). Without it each number is written
-    // from a fresh 2-byte Buffer: the same bytes on the wire (issue 17, idle RSS).
+    // from a fresh 2-byte Buffer: the same bytes on the wire, and idle RSS stays low on a Pi.
     writeCache: false,
     // mqtt.js calls its `debug` logger a dozen times per packet, and `debug` checks its namespaces
-    // on every call even when disabled: ≈ 1 % of `palabre skull`'s CPU, on the reply path (issue
-    // 17). A no-op logger, unless DEBUG asks for mqtt.js's own lines.
+    // on every call even when disabled: ≈ 1 % of `palabre skull`'s CPU, on the reply path.
+    // A no-op logger, unless DEBUG asks for mqtt.js's own lines.
     ...(/mqttjs/.test(process.env.DEBUG ?? '') ? {} : { log: () => {} }),
     ...(opts.will ? { will: { ...opts.will } } : {}),
   };

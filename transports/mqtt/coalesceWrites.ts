@@ -8,7 +8,7 @@ import type { MqttClient } from 'mqtt';
  * corked Writable keeps its writes queued in order and flushes them as one writev. mqtt-packet
  * already corks each packet until the next tick; this only stretches that to the turn's end, so
  * the PUBACK of a request whose model takes longer goes out at the end of the turn as before
- * (issue 17: each write wakes the broker, and the responder baseline writes once).
+ * (each write wakes the broker, and a plain responder writes once per turn).
  *
  * The edge that writes the reply lets the held writes go as soon as the reply is handed to
  * mqtt.js (`releaseHeldWrites`): what the turn does after that (the chart's end of step) no
@@ -29,7 +29,7 @@ export function coalesceWritesOfThisTurn(client: MqttClient): void {
  * socket before this returns. mqtt-packet corks the stream again for each packet it writes and
  * uncorks it at the next tick, so lifting only this hold would still leave the reply waiting for
  * that tick — after the rest of the chart's step and every pending microtask (≈ 8–10 µs of the
- * request → reply path of `palabre skull`, issue 17, wave s23). So the stream is uncorked down to
+ * request → reply path of `palabre skull`). So the stream is uncorked down to
  * zero, which writes what it holds at once, then corked again as many times: the nextTick uncorks
  * mqtt-packet has scheduled still balance, and a packet written later in this tick is still held
  * until then, as mqtt-packet means it to be.

@@ -21,7 +21,7 @@ export interface RejectedHealth {
   last_config_error: string | null;
 }
 
-/** The retained `ai/health` payload of one device (docs/skull.md#health). */
+/** The retained `ai/health` payload of one device (docs/skull.md#topics). */
 export interface HealthPayload extends RejectedHealth {
   ts_ms: number;
   ok: boolean;
@@ -49,7 +49,7 @@ export interface HealthPayload extends RejectedHealth {
   replies_kept: number;
 }
 
-/** The retained health of a fleet's process (docs/skull.md#a-fleet-of-skulls). */
+/** The retained health of a fleet's process (docs/skull.md#fleets-one-actor-per-device). */
 export interface FleetHealth extends RejectedHealth {
   ts_ms: number;
   ok: boolean;
