@@ -19,7 +19,7 @@ export interface OpenAiEmbedderOptions {
 
 export function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Embedder {
   // The SDK is loaded on the first embedding, not at start: an idle `palabre serve` without
-  // hybrid retrieval never holds it (issue 17, idle RSS).
+  // hybrid retrieval never holds it, which keeps its idle RSS low.
   let sdk: Promise<import('openai').OpenAI> | undefined;
   const openai = () =>
     (sdk ??= import('openai').then(({ OpenAI }) => new OpenAI({ apiKey: opts.apiKey, ...(opts.baseURL ? { baseURL: opts.baseURL } : {}), maxRetries: opts.maxRetries ?? 2 })));

@@ -12,7 +12,7 @@ import { readMythes } from './mythes.js';
  * The dictionaries reduced to what query expansion uses, in one SQLite file next to them: per
  * folded headword, its translations and its synonyms as folded single words, in the dictionaries'
  * order, duplicates (after folding) dropped. Parsing the dictionaries costs ~0.5 s and ~100 MB of
- * memory that stays resident (issue 17: serve idle ≤ 120 MB); the table is built from them once,
+ * memory that would stay resident in a server meant to idle under 120 MB; the table is built from them once,
  * when they are installed or changed, and questions look their words up in it (a few µs each,
  * SQLite's page cache ≤ 2 MB). Nothing the retriever could use is dropped: it only ever searches
  * single words, folded (lexicalIndex.ts `expand`), and a headword whose lists are all multi-word
