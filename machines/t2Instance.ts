@@ -136,6 +136,7 @@ export const t2InstanceMachine = setup({
             lateTick: {
               description: 'A tick came late with the claims still safe: fences if the renewal is still not done halfway to their expiry.',
               invoke: {
+                id: 'lateTickWatch',
                 src: 'lateTickWatch',
                 input: ({ event }) => ({ expiresInMs: (event as TickEvent).expiresInMs }),
                 onDone: [
@@ -158,7 +159,8 @@ export const t2InstanceMachine = setup({
         fenced: {
           description: 'Its claims may have expired: sessions stopped unsaved, admission refused, not ready, until a renewal reaches the store.',
           invoke: {
-            src: 'stopSessions',
+            id: 'stopSessions',
+                src: 'stopSessions',
             onDone: { actions: assign({ fencedSessions: ({ context, event }) => [...new Set([...context.fencedSessions, ...event.output])] }) },
           },
           on: {
@@ -174,6 +176,7 @@ export const t2InstanceMachine = setup({
             sessions: {
               description: 'The live sessions end and the socket closes; renewals go on meanwhile.',
               invoke: {
+                id: 'drainSessions',
                 src: 'drainSessions',
                 input: ({ context }) => context.drain!,
                 onDone: { target: 'sweeps', actions: raise({ type: 'sessions.drained' }) },
@@ -181,11 +184,12 @@ export const t2InstanceMachine = setup({
             },
             sweeps: {
               description: 'No more ticks: waits for the renewal or sweep in progress, and the one asked for after it.',
-              always: { guard: and([stateIn({ sweeper: 'idle' }), not('renewalQueued')]), target: 'finishing' },
+              always: { guard: stateIn({ sweeper: 'off' }), target: 'finishing' },
             },
             finishing: {
               description: 'The recordings, the claims released, the catch-up grading, to the deadline.',
               invoke: {
+                id: 'finishDrain',
                 src: 'finishDrain',
                 input: ({ context }) => context.drain!,
                 onDone: '#t2Instance.instance.stopped',
@@ -202,7 +206,7 @@ export const t2InstanceMachine = setup({
       states: {
         on: {
           description: 'A tick every renewal period (a third of the claims\u2019 lifetime).',
-          invoke: { src: 'ticks' },
+          invoke: { id: 'ticks', src: 'ticks' },
           on: { 'sessions.drained': 'off' },
         },
         off: { description: 'The drain has ended the sessions: no more renewals.', type: 'final' },
@@ -211,23 +215,26 @@ export const t2InstanceMachine = setup({
     sweeper: {
       description: 'Renewals and sweeps, one at a time.',
       initial: 'startup',
-      on: { tick: { actions: assign({ again: true }) } },
+      on: { tick: { guard: stateIn({ ticker: 'on' }), actions: assign({ again: true }) } },
       states: {
         startup: {
           description: 'The recordings the last drain left pending are assembled before the first sweep.',
           invoke: {
-            src: 'finaliseAtStart',
+            id: 'finaliseAtStart',
+                src: 'finaliseAtStart',
             onDone: [{ guard: 'renewalQueued', target: 'renewing', actions: assign({ again: false }) }, { target: 'idle' }],
           },
         },
         idle: {
           description: 'Waiting for the next tick.',
-          on: { tick: 'renewing' },
+          on: { tick: { guard: stateIn({ ticker: 'on' }), target: 'renewing' } },
+          always: { guard: stateIn({ ticker: 'off' }), target: 'off' },
         },
         renewing: {
           description: 'Renewing this instance\u2019s claims in the store.',
           invoke: {
-            src: 'renewClaims',
+            id: 'renewClaims',
+                src: 'renewClaims',
             onDone: [
               {
                 guard: and(['renewalReachedSafe', or([stateIn({ instance: 'fenced' }), 'sessionsFenced'])]),
@@ -243,7 +250,8 @@ export const t2InstanceMachine = setup({
         sweeping: {
           description: 'Closing what an ended fence stopped and the orphaned sessions of dead instances; assembling pending recordings.',
           invoke: {
-            src: 'sweep',
+            id: 'sweep',
+                src: 'sweep',
             input: ({ context }) => ({ closeFenced: context.toClose }),
             onDone: [
               { guard: 'renewalQueued', target: 'renewing', actions: assign({ again: false, toClose: null }) },
@@ -251,6 +259,7 @@ export const t2InstanceMachine = setup({
             ],
           },
         },
+        off: { description: 'The drain has stopped the ticks and the last sweep is done.', type: 'final' },
       },
     },
   },
