@@ -184,9 +184,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // The instance lifecycle (machines/t2Instance.ts): claims renewed every third of the TTL,
       // fenced when they may expire, orphaned sessions of dead instances swept, drained on stop.
       // Read before it starts by the catch-up grading below and by admissions: a getter.
-      let lifecycle: T2Instance | undefined;
-      const stopping = (): boolean => lifecycle?.stopping() ?? false;
-      const fenced = (): boolean => lifecycle?.fenced() ?? false;
+      const lifecycle: { current?: T2Instance } = {};
+      const stopping = (): boolean => lifecycle.current?.stopping() ?? false;
+      const fenced = (): boolean => lifecycle.current?.fenced() ?? false;
       // Recordings a drain left pending, of instances not in `alive`: assembled in the background.
       // This instance's own rows count as not alive: only a drain saves a row pending and no
       // sweep starts once this run drains, so a pending row of ours is a past run's.
@@ -227,7 +227,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         (err: unknown) => log.error({ err: (err as Error).message }, 't2 catch-up grading failed'),
       );
       const waitUntil = (deadlineAt: number): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref());
-      lifecycle = startT2Instance(
+      const instance = startT2Instance(
         provideT2Instance({
           claims,
           warn: (err, msg) => log.warn({ err: (err as Error).message }, msg),
@@ -276,7 +276,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
           },
         }),
       );
-      const instance = lifecycle;
+      lifecycle.current = instance;
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
       return {
         stop: (stopOpts) => instance.stop(stopOpts?.deadlineAt ?? Date.now() + config.SHUTDOWN_TIMEOUT_MS),
