@@ -241,7 +241,8 @@ export const t2InstanceMachine = setup({
                 target: 'sweeping',
                 actions: [assign({ lastRenewal: 'ok', toClose: ({ context }) => context.fencedSessions, fencedSessions: [] }), 'tellRenewal'],
               },
-              { guard: 'renewalReached', target: 'sweeping', actions: [assign({ lastRenewal: 'ok' }), 'tellRenewal'] },
+              // Reached, not ending a fence: nothing for the instance region to do.
+              { guard: 'renewalReached', target: 'sweeping', actions: assign({ lastRenewal: 'ok' }) },
               { guard: 'renewalQueued', target: 'renewing', reenter: true, actions: [assign({ lastRenewal: 'failed', again: false }), 'tellRenewal'] },
               { target: 'idle', actions: [assign({ lastRenewal: 'failed' }), 'tellRenewal'] },
             ],

@@ -211,6 +211,33 @@ describe('t2Instance model', () => {
         return { actor: instance.actor, world: { instance } satisfies World };
       },
       oracle,
+      scenarios: [
+        {
+          // The sweep after the fence closes exactly the sessions the fence stopped.
+          name: 'a fence ends: the sessions it stopped are closed by the next sweep',
+          events: [
+            { type: 'xstate.done.actor.finaliseAtStart', output: undefined },
+            { type: 'tick', claimsAtRisk: false, expiresInMs: 2500 },
+            { type: 'tick', claimsAtRisk: true, expiresInMs: 0 },
+            { type: 'xstate.done.actor.stopSessions', output: STOPPED_IDS },
+            { type: 'xstate.done.actor.renewClaims', output: { reached: true, claimsAtRisk: false } },
+            { type: 'xstate.done.actor.sweep', output: undefined },
+          ],
+        },
+        {
+          // A failed renewal that had one more queued runs it once, then the queue is empty.
+          name: 'a failed renewal with one queued: one more renewal, then idle after the sweep',
+          events: [
+            { type: 'tick', claimsAtRisk: false, expiresInMs: 2500 },
+            { type: 'xstate.done.actor.finaliseAtStart', output: undefined },
+            { type: 'tick', claimsAtRisk: false, expiresInMs: 2500 },
+            { type: 'xstate.done.actor.renewClaims', output: { reached: false, claimsAtRisk: false } },
+            { type: 'xstate.done.actor.renewClaims', output: { reached: true, claimsAtRisk: false } },
+            { type: 'xstate.done.actor.sweep', output: undefined },
+            { type: 'tick', claimsAtRisk: true, expiresInMs: 500 },
+          ],
+        },
+      ],
     });
     expect(failures).toEqual([]);
     expect(coverage.transitions.uncovered).toEqual([]);
