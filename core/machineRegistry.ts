@@ -14,6 +14,7 @@ export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> 
   chat: () => import('../machines/chat.js').then((m) => m.chatMachine),
   correction: () => import('../machines/correction.js').then((m) => m.correctionMachine),
   t2live: () => import('../machines/t2live.js').then((m) => m.t2liveMachine),
+  t2Instance: () => import('../machines/t2Instance.js').then((m) => m.t2InstanceMachine),
 };
 
 export function machineNames(): string[] {

@@ -23,6 +23,7 @@ import { SubjectStore } from './subjects.js';
 import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
 import { wireT2Session } from './wiring.js';
+import { provideT2Instance, startT2Instance, type T2Instance } from './t2InstanceWiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
@@ -56,7 +57,7 @@ export function geminiConfigured(config: Config): boolean {
 /**
  * The Gemini SDK client (docs/t2-live.md, top): endpoint from GOOGLE_GEMINI_BASE_URL, key or
  * Vertex AI. The SDK is imported here, when Gemini is configured: without a key (text mode)
- * `palabre serve` never holds it (issue 17, idle RSS).
+ * `palabre serve` never holds it, which keeps its idle RSS low.
  */
 export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
   const { GoogleGenAI } = await import('@google/genai');
@@ -132,7 +133,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         recordings,
         // Set before the drain ends the sessions: none of them waits for its WAV.
-        deferRecording: () => stopping,
+        deferRecording: () => stopping(),
         finalising: (done: Promise<void>) => {
           finalising.add(done);
           void done.finally(() => finalising.delete(done));
@@ -160,7 +161,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
        * replaces, or a reconnect resumes); a candidate live on another instance is refused 4409.
        */
       const admit = async (req: { token: string | undefined; sessionId: string }): Promise<Admission> => {
-        if (fenced || claims.fenced()) return { ok: false, ...FENCED_FRAME };
+        if (fenced() || claims.fenced()) return { ok: false, ...FENCED_FRAME };
         let sub: string;
         try {
           sub = (await auth.verifyToken(req.token)).sub;
@@ -180,78 +181,21 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         }
         return { ok: true, done: () => claims.release(key).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 candidate claim not released: it expires')) };
       };
-      // Every third of the TTL: renew this instance's claims, and close (then grade) the live rows
-      // of instances that stopped renewing theirs (killed, or cut from the database).
-      let stopping = false;
-      let sweeping: Promise<void> = Promise.resolve();
-      // Self-fencing: set when this instance's claims may expire before it can renew them
-      // (`claims.fenced()`): its sessions are stopped unsaved, /readyz says 503, admission refuses.
-      let fenced = false;
-      // The sessions stopped by the fence: closed here once the claims are renewed, unless another
-      // instance's sweep closed them first (then it grades them).
-      const fencedSessions = new Set<string>();
+      // The instance lifecycle (machines/t2Instance.ts): claims renewed every third of the TTL,
+      // fenced when they may expire, orphaned sessions of dead instances swept, drained on stop.
+      // Read before it starts by the catch-up grading below and by admissions: a getter.
+      const lifecycle: { current?: T2Instance } = {};
+      const stopping = (): boolean => lifecycle.current?.stopping() ?? false;
+      const fenced = (): boolean => lifecycle.current?.fenced() ?? false;
       // Recordings a drain left pending, of instances not in `alive`: assembled in the background.
       // This instance's own rows count as not alive: only a drain saves a row pending and no
-      // sweep starts once this run drains (`stopping`), so a pending row of ours is a past run's.
+      // sweep starts once this run drains, so a pending row of ours is a past run's.
       const finalise = async (alive: readonly string[]): Promise<void> => {
         const others = alive.filter((id) => id !== instanceId);
-        const r = await finalisePendingRecordings({ sessions, log, recover, alive: others, claims, stopped: () => stopping || fenced });
+        const r = await finalisePendingRecordings({ sessions, log, recover, alive: others, claims, stopped: () => stopping() || fenced() });
         if (r.assembled + r.failed > 0) log.info(r, 't2 recordings a drain left pending assembled');
       };
-      const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping || fenced });
-      const fence = (): void => {
-        fenced = true;
-        const ids = socket.interrupt(FENCED_FRAME);
-        for (const id of ids) fencedSessions.add(id);
-        log.error({ sessions: ids.length, ttlMs: config.T2_LEASE_TTL_MS }, 't2 claims not renewed for too long: fenced (sessions stopped unsaved, not ready) until a renewal succeeds');
-      };
-      // The renewals' outcome, for the fence: a renewal asked for at a tick and not done yet (it
-      // hangs, or waits behind a slow sweep), and whether the last one reached the store.
-      let renewalPending = false;
-      let lastRenewal: 'ok' | 'failed' = 'ok';
-      const sweep = async (): Promise<void> => {
-        try {
-          await claims.renew();
-          lastRenewal = 'ok';
-        } catch (err) {
-          lastRenewal = 'failed';
-          if (!fenced && !stopping && claims.fenced()) fence();
-          throw err;
-        } finally {
-          renewalPending = false;
-        }
-        if (fenced && !claims.fenced()) {
-          fenced = false;
-          const closed = await closeFencedSessions(sessions, log, [...fencedSessions], recover);
-          fencedSessions.clear();
-          log.info({ closedHere: closed.interrupted }, 't2 claims renewed again: ready');
-          if (closed.interrupted > 0) await grading();
-        }
-        const alive = await claims.alive();
-        const stranded = await closeInterruptedSessions(sessions, log, alive, recover);
-        if (stranded.interrupted > 0) await grading();
-        await finalise(alive);
-      };
-      const sweepTimer = setInterval(() => {
-        // Checked on the clock at each tick, not after the renewal: a renewal that hangs fences too.
-        // Except when only this tick is late — a busy machine delays timers by seconds —: the last
-        // renewal reached the store, none is waiting, and the claims have not expired. Fencing
-        // then stopped a lone instance's live sessions for a slow loop, not a lost store. The
-        // renewal runs now instead; if it fails, it fences at once, and if it has not completed
-        // halfway to the claims' expiry, it fences then.
-        if (!fenced && !stopping && claims.fenced()) {
-          const lateTickOnly = !renewalPending && lastRenewal === 'ok' && claims.expiresInMs() > 0;
-          if (!lateTickOnly) fence();
-          else {
-            setTimeout(() => {
-              if (renewalPending && !fenced && !stopping && claims.fenced()) fence();
-            }, claims.expiresInMs() / 2).unref();
-          }
-        }
-        renewalPending = true;
-        sweeping = sweeping.then(sweep).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 sweep failed: retried'));
-      }, claims.renewEveryMs);
-      sweepTimer.unref();
+      const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping() || fenced() });
       const queries = new SessionQueries(store);
       mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
       mountT2Http(http.app, {
@@ -275,9 +219,6 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       });
       addNavLink({ href: '/t2/sujets', label: 'Tâche 2 en direct', order: 20 });
       addNavLink({ href: '/t2/seances', label: 'Mes séances', order: 21 });
-      // The last drain's pending recordings (this instance's previous run, dead instances'):
-      // assembled on the recording thread while the surface already takes sessions.
-      sweeping = sweeping.then(() => finalise(othersAlive)).catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 pending recordings not assembled: retried at the next start'));
       // Sessions a stop or a crash left ungraded are graded in the background (one at a time).
       const catchUp = grading().then(
         (r) => {
@@ -285,40 +226,61 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         },
         (err: unknown) => log.error({ err: (err as Error).message }, 't2 catch-up grading failed'),
       );
+      const waitUntil = (deadlineAt: number): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref());
+      const instance = startT2Instance(
+        provideT2Instance({
+          claims,
+          warn: (err, msg) => log.warn({ err: (err as Error).message }, msg),
+          interrupt: () => {
+            const ids = socket.interrupt(FENCED_FRAME);
+            log.error({ sessions: ids.length, ttlMs: config.T2_LEASE_TTL_MS }, 't2 claims not renewed for too long: fenced (sessions stopped unsaved, not ready) until a renewal succeeds');
+            return ids;
+          },
+          // The last drain's pending recordings (this instance's previous run, dead instances'):
+          // assembled on the recording thread while the surface already takes sessions.
+          finaliseAtStart: () => finalise(othersAlive),
+          sweep: async ({ closeFenced }) => {
+            if (closeFenced) {
+              // Closed here unless another instance's sweep closed them first (then it grades them).
+              const closed = await closeFencedSessions(sessions, log, closeFenced, recover);
+              log.info({ closedHere: closed.interrupted }, 't2 claims renewed again: ready');
+              if (closed.interrupted > 0) await grading();
+            }
+            const alive = await claims.alive();
+            const stranded = await closeInterruptedSessions(sessions, log, alive, recover);
+            if (stranded.interrupted > 0) await grading();
+            await finalise(alive);
+          },
+          drainSessions: async ({ startedAt, deadlineAt }) => {
+            // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
+            const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
+            const live = socket.sessions();
+            const outcome = await socket.drain({ gradeBy, deadlineAt });
+            const level = outcome.cut > 0 ? 'warn' : 'info';
+            log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
+            await socket.close();
+          },
+          finishDrain: async ({ deadlineAt }) => {
+            // The drained sessions' WAVs, in the time left; those not assembled by the deadline stay
+            // journals, their rows pending: the next start (or another instance) assembles them.
+            const assembling = finalising.size;
+            await Promise.race([Promise.allSettled([...finalising]), waitUntil(deadlineAt)]);
+            if (assembling > 0) log[finalising.size > 0 ? 'warn' : 'info']({ assembled: assembling - finalising.size, pending: finalising.size }, finalising.size > 0 ? 't2 recordings left pending at the deadline: assembled at the next start' : 't2 recordings of the drained sessions assembled');
+            await recordings.stop(Math.max(0, deadlineAt - Date.now()));
+            // Only now, with no assembly running here: another instance takes this one's pending
+            // recordings once its claim is gone. No other instance waits the TTL.
+            await claims.stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 claims not released: they expire'));
+            // The catch-up grading checks `stopping` between sessions; the one in progress may finish.
+            await Promise.race([catchUp, waitUntil(deadlineAt)]);
+            unregister();
+          },
+        }),
+      );
+      lifecycle.current = instance;
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
-      let stopped: Promise<void> | undefined;
-      const drainAndStop = async (deadlineAtOpt: number | undefined): Promise<void> => {
-        stopping = true;
-        const startedAt = Date.now();
-        const deadlineAt = deadlineAtOpt ?? startedAt + config.SHUTDOWN_TIMEOUT_MS;
-        // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
-        const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
-        const live = socket.sessions();
-        const outcome = await socket.drain({ gradeBy, deadlineAt });
-        const level = outcome.cut > 0 ? 'warn' : 'info';
-        log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
-        await socket.close();
-        clearInterval(sweepTimer);
-        await sweeping;
-        // The drained sessions' WAVs, in the time left; those not assembled by the deadline stay
-        // journals, their rows pending: the next start (or another instance) assembles them.
-        const assembling = finalising.size;
-        await Promise.race([Promise.allSettled([...finalising]), new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
-        if (assembling > 0) log[finalising.size > 0 ? 'warn' : 'info']({ assembled: assembling - finalising.size, pending: finalising.size }, finalising.size > 0 ? 't2 recordings left pending at the deadline: assembled at the next start' : 't2 recordings of the drained sessions assembled');
-        await recordings.stop(Math.max(0, deadlineAt - Date.now()));
-        // Only now, with no assembly running here: another instance takes this one's pending
-        // recordings once its claim is gone. No other instance waits the TTL.
-        await claims.stop().catch((err: unknown) => log.warn({ err: (err as Error).message }, 't2 claims not released: they expire'));
-        // The catch-up grading checks `stopping` between sessions; the one in progress may finish.
-        await Promise.race([catchUp, new Promise((resolve) => setTimeout(resolve, Math.max(0, deadlineAt - Date.now())).unref())]);
-        unregister();
-      };
       return {
-        stop(stopOpts) {
-          stopped ??= drainAndStop(stopOpts?.deadlineAt);
-          return stopped;
-        },
-        unready: () => (fenced ? 't2 claims not renewed: fenced until the store answers' : undefined),
+        stop: (stopOpts) => instance.stop(stopOpts?.deadlineAt ?? Date.now() + config.SHUTDOWN_TIMEOUT_MS),
+        unready: () => (instance.fenced() ? 't2 claims not renewed: fenced until the store answers' : undefined),
         health: async () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: (await subjects.list()).length }),
         urls: { t2: '/t2/sujets' },
       };

@@ -34,6 +34,7 @@ export const TARGETS: Record<string, { file: string; tests: string[] }> = {
   correction: { file: 'machines/correction.ts', tests: ['test/corrections/correction.model.test.ts'] },
   skull: { file: 'machines/skull.ts', tests: ['test/skull/skull.model.test.ts'] },
   t2live: { file: 'machines/t2live.ts', tests: ['test/t2/t2live.model.test.ts'] },
+  t2Instance: { file: 'machines/t2Instance.ts', tests: ['test/t2/t2Instance.model.test.ts'] },
   llmCall: { file: 'machines/llmCall.ts', tests: ['test/model/llmCall.model.test.ts'] },
   llmPolicy: { file: 'machines/llmPolicy.ts', tests: ['test/model/llmCall.model.test.ts', 'test/skull/skull.model.test.ts'] },
   breaker: { file: 'machines/breaker.ts', tests: ['test/model/breaker.model.test.ts'] },
