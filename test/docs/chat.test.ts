@@ -304,8 +304,9 @@ describe('the "ask" band: one relevance call (OpenAI wire fake, real SDK)', () =
     const { startOpenAIFake } = await import('../fakes/openaiFake.js');
     const fake = await startOpenAIFake();
     try {
-      const { a, calls } = await setup(fake, { CHAT_RELEVANCE_TIMEOUT_MS: '150' });
-      const replies = [{ text: 'Oui, le passage 1.' }, { text: '{"answering": "1"}' }, { text: '{"answering": [42]}' }, { raw: '{"choices": [' }, { status: 500 }, { delayMs: 2000 }];
+      // The deadline is far above a local reply even on a busy machine, so only the late reply misses it.
+      const { a, calls } = await setup(fake, { CHAT_RELEVANCE_TIMEOUT_MS: '1500' });
+      const replies = [{ text: 'Oui, le passage 1.' }, { text: '{"answering": "1"}' }, { text: '{"answering": [42]}' }, { raw: '{"choices": [' }, { status: 500 }, { delayMs: 8000 }];
       for (const reply of replies) {
         fake.script(reply, { text: 'Vingt ans [1].' });
         const answer = await a.ask({ question: QUESTION, settings: a.defaults() });
