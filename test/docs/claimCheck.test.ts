@@ -100,8 +100,9 @@ describe('the claim check (OpenAI wire fake, real SDK)', () => {
   });
 
   it('malformed, failed or late verification: the answer is shown with confidence low and the notice, never a crash', async () => {
-    const { a, checks } = await setup({ CHAT_RELEVANCE_TIMEOUT_MS: '150' });
-    const replies = [{ text: 'Tout est juste.' }, { text: '{"supported": "1"}' }, { text: '{"supported": [7]}' }, { raw: '{"choices": [' }, { status: 500 }, { delayMs: 2000 }];
+    // The deadline is far above a local reply even on a busy machine, so only the late reply misses it.
+    const { a, checks } = await setup({ CHAT_RELEVANCE_TIMEOUT_MS: '1500' });
+    const replies = [{ text: 'Tout est juste.' }, { text: '{"supported": "1"}' }, { text: '{"supported": [7]}' }, { raw: '{"choices": [' }, { status: 500 }, { delayMs: 8000 }];
     for (const reply of replies) {
       fake.script({ text: TWO_SENTENCES }, reply);
       const { answer } = await ask(a);
