@@ -23,28 +23,34 @@ const endsOnRequest = setup({ types: { emitted: {} as { type: 'client.close'; co
 
 const bare = useBareServer();
 
+/** The T2 edge on the bare server, whose admissions are let go only when the test calls `release`. */
+function edgeWithHeldRelease(logic: typeof endsOnRequest | typeof reportsOnDrain, maxSessions: number) {
+  let count = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const socket = attachT2LiveSocket({
+    server: bare.server,
+    runtime: new Runtime(),
+    logger: silentLogger(),
+    maxFrameBytes: 64_000,
+    maxSessions,
+    defaultMode: 'text',
+    wire: () => ({ logic, input: undefined }),
+    admit: () => Promise.resolve({ ok: true, done: () => { count++; return released; } }),
+  });
+  return { socket, releases: () => count, release };
+}
+
 describe('t2 edge: admission released before the close', () => {
   it('sends the close frame only once the admission has been let go, and lets it go once', async () => {
-    let releases = 0;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const socket = attachT2LiveSocket({
-      server: bare.server,
-      runtime: new Runtime(),
-      logger: silentLogger(),
-      maxFrameBytes: 64_000,
-      maxSessions: 4,
-      defaultMode: 'text',
-      wire: () => ({ logic: endsOnRequest, input: undefined }),
-      admit: () => Promise.resolve({ ok: true, done: () => { releases++; return released; } }),
-    });
+    const { socket, releases, release } = edgeWithHeldRelease(endsOnRequest, 4);
     try {
       const ws = new WebSocket(`ws://127.0.0.1:${bare.port}/t2/live?sujet=club-de-sport&mode=text`);
       let closedWith: number | undefined;
       const closed = new Promise<void>((resolve) => ws.on('close', (code) => { closedWith = code; resolve(); }));
       await new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
       ws.send(JSON.stringify({ type: 'end' }));
-      await expect.poll(() => releases).toBe(1);
+      await expect.poll(releases).toBe(1);
       // The session is over and its release asked for, not done: a ping round trip comes back
       // before any close (a close frame sent before it would arrive first, on the same socket).
       await new Promise<void>((resolve) => {
@@ -57,7 +63,7 @@ describe('t2 edge: admission released before the close', () => {
       release();
       await closed;
       expect(closedWith).toBe(1000);
-      expect(releases).toBe(1);
+      expect(releases()).toBe(1);
     } finally {
       await socket.close?.();
     }
@@ -76,19 +82,7 @@ const reportsOnDrain = setup({ types: { emitted: {} as { type: 'client.report'; 
 describe('t2 edge: a drained session that sent its report closes 1000', () => {
   it('the drain waits for the admission’s release, so the close after the report is not overtaken by the shutdown’s 1001', async () => {
     // Slow releases (a claim deleted on a busy Postgres): held by the test, let go after the sessions ended.
-    let releases = 0;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const socket = attachT2LiveSocket({
-      server: bare.server,
-      runtime: new Runtime(),
-      logger: silentLogger(),
-      maxFrameBytes: 64_000,
-      maxSessions: 8,
-      defaultMode: 'text',
-      wire: () => ({ logic: reportsOnDrain, input: undefined }),
-      admit: () => Promise.resolve({ ok: true, done: () => { releases++; return released; } }),
-    });
+    const { socket, releases, release } = edgeWithHeldRelease(reportsOnDrain, 8);
     const clients = await Promise.all(Array.from({ length: 3 }, async () => {
       const ws = new WebSocket(`ws://127.0.0.1:${bare.port}/t2/live?sujet=club-de-sport&mode=text`);
       const got: string[] = [];
@@ -105,7 +99,7 @@ describe('t2 edge: a drained session that sent its report closes 1000', () => {
       drainDone = true;
       return o;
     });
-    await expect.poll(() => releases).toBe(3);
+    await expect.poll(releases).toBe(3);
     // Every session ended; their releases are pending: the drain is not over yet.
     await new Promise((resolve) => setImmediate(resolve));
     expect(drainDone).toBe(false);
