@@ -35,7 +35,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   // The runtime tuning TUNING_OFF leaves on (docs/runtime-tuning.md), then fewer major
   // collections under load (core/tuning/gcFlagsForServe.ts: why, and what it costs).
   const [{ applyTuningOff }, { tuneGcForServe }] = await Promise.all([import('../../core/tuning/switches.js'), import('../../core/tuning/gcFlagsForServe.js')]);
-  applyTuningOff(config.TUNING_OFF);
+  const tuningOff = applyTuningOff(config.TUNING_OFF);
   tuneGcForServe();
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
@@ -88,6 +88,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   });
   const startMs = Math.round(performance.now());
   logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode, startMs, timings: server.timings }, 'palabre serving');
+  if (tuningOff.length > 0) logger.info({ off: tuningOff }, 'runtime tuning off (TUNING_OFF)');
 
   return new Promise<number>((resolve) => {
     let exitCode = EXIT.ok as number;
