@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configShape, loadConfig } from '../../core/config/index.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
+import { slugify } from '../../actors/docs/slug.js';
 
 /**
  * docs/ is the user documentation and the default corpus of the docs assistant: reference pages
@@ -92,5 +93,40 @@ describe('docs/ pages', () => {
     }
     expect(variables).toBeGreaterThan(50);
     expect(unknown).toEqual([]);
+  });
+
+  /** Headings of a page, outside fenced code. */
+  function headings(page: string): string[] {
+    let fenced = false;
+    const out: string[] = [];
+    for (const line of readFileSync(page, 'utf8').split('\n')) {
+      if (line.startsWith('```')) fenced = !fenced;
+      const m = fenced ? null : /^#{1,6} (.*)$/.exec(line);
+      if (m) out.push(m[1]!);
+    }
+    return out;
+  }
+  /** GitHub's anchors (where the pages are also read): lower case, punctuation but `-` and `_` dropped. */
+  const githubSlug = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+
+  it('link to pages and headings that exist (the viewer’s anchors or GitHub’s)', () => {
+    const broken: string[] = [];
+    let anchors = 0;
+    for (const page of pages.filter((p) => !p.endsWith('/architecture.md'))) {
+      for (const m of readFileSync(page, 'utf8').matchAll(/\]\(([\w-]+\.md)?(#[^)\s]+)?\)/g)) {
+        const target = m[1] ? join(DOCS, m[1]) : page;
+        const name = `${page.slice(PROJECT_ROOT.length + 1)}: ${m[1] ?? ''}${m[2] ?? ''}`;
+        if (!existsSync(target)) {
+          broken.push(name);
+          continue;
+        }
+        const anchor = m[2]?.slice(1);
+        if (anchor === undefined) continue;
+        anchors++;
+        if (!headings(target).some((h) => slugify(h) === anchor || githubSlug(h) === anchor)) broken.push(name);
+      }
+    }
+    expect(anchors).toBeGreaterThan(15);
+    expect(broken).toEqual([]);
   });
 });
