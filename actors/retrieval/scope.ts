@@ -4,15 +4,15 @@ import { fold } from './analyze.js';
  * What a question names, looked for in the corpus as written: a thing the docs never mention is a
  * thing they cannot answer about, however well the question's other words match
  * (docs/docs-assistant.md § Scope). Named things are:
- * - code-like identifiers: a file name, a path, a snake_case or camelCase name
- *   (`claude_desktop_config.json`, `resources/read`, `nextCursor`);
+ * - code-like identifiers: a file name, a path, a snake_case or camelCase name, a name with a
+ *   leading underscore (`claude_desktop_config.json`, `resources/read`, `nextCursor`, `_ga`);
  * - a name followed by a number or a version (« RGAA 5 », « WCAG 3.0 », « Python 3.12 »);
  * - a version or a date on its own (« 4.2 », « 2026-03-01 »);
  * - an amount (« 20 000 € », « 300 euros »).
  * Capitalised names the corpus never uses are found by the lexical cues (relevance.ts) and join
  * these in the chart's `unknownThings`.
  */
-const IDENTIFIER = /(?<![\p{L}\p{N}])[\p{L}\p{N}]+(?:[_./][\p{L}\p{N}]+)+(?![\p{L}\p{N}])|\b[a-z]+[A-Z][A-Za-z]+\b/gu;
+const IDENTIFIER = /(?<![\p{L}\p{N}_])_*[\p{L}\p{N}]+(?:[_./][\p{L}\p{N}]+)+(?![\p{L}\p{N}])|(?<![\p{L}\p{N}_])_+[\p{L}\p{N}]+(?![\p{L}\p{N}])|\b[a-z]+[A-Z][A-Za-z]+\b/gu;
 const NAME_NUMBER = /(?<![\p{L}\p{N}])(\p{Lu}[\p{L}-]*)\s+(v?\d+(?:[.-]\d+)*)(?![\p{L}\p{N}])/gu;
 const VERSION_OR_DATE = /(?<![\p{L}\p{N}.])(?:\d{4}-\d{2}-\d{2}|\d+\.\d+(?:\.\d+)*)(?![\p{L}\p{N}]|\.\d)/gu;
 const AMOUNT = /(?<![\p{L}\p{N}])\d[\d\s ]*(?:[.,]\d+)?\s*(?:€|euros?\b|\$|dollars?\b|k€)/gu;

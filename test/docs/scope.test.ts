@@ -105,6 +105,9 @@ describe('named things the corpus never mentions', () => {
     expect(namedThings('What does WCAG 3.0 change?')).toEqual(['WCAG 3.0', '3.0']);
     expect(namedThings('Une amende de 20 000 € ?')).toEqual(['20 000 €']);
     expect(namedThings('Comment changer le port HTTP ?')).toEqual([]);
+    // A leading underscore makes a code name (a cookie, a variable), whatever follows it.
+    expect(namedThings('Quelle est la durée de vie du cookie _ga ?')).toEqual(['_ga']);
+    expect(namedThings('Where is __dirname set?')).toEqual(['__dirname']);
   });
 
   it('« RGAA 5 » caps the confidence at "low" where « RGAA 4.1 », which the docs name, is "high"', async () => {
