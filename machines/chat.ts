@@ -56,7 +56,8 @@ export interface RelevanceSignals {
  *   an amount, a capitalised name) that no passage mentions: never answered "high".
  * - `absentNames`: the capitalised names of the question (« Eiffel », « Android ») that no retrieved
  *   passage holds and that the corpus never or seldom uses (a specific name, not its own topic
- *   such as « MCP »): what the question is about, missing from what was found.
+ *   such as « MCP »): what the question is about, missing from what was found. None when the
+ *   question also names one of the corpus's own subjects that the passages hold (« RGAA »).
  * - `unseenWords`: how many of the question's informative words the corpus never uses.
  * A compound's parts (« Wi-Fi ») count as one word in `contentWords`, `heldTogether`, `unseenWords`.
  */
