@@ -297,7 +297,10 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const canJudge = llm.name !== 'offline';
     // Checked claims are shown once checked: nothing the model writes is streamed before that.
     const canVerify = canJudge && config.CHAT_CLAIM_CHECK === 'on';
-    const stream = canVerify ? {} : { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
+    // The extractive answer exists whole at once, and its [n] become the sources' numbers only at the
+    // end: streamed piecewise it would show the passages' numbers, which the sources list does not use.
+    const whole = canVerify || !canJudge;
+    const stream = whole ? {} : { ...(req.onDelta ? { onDelta: req.onDelta } : {}), ...(req.onReset ? { onReset: req.onReset } : {}) };
     const lang = detectLang(req.question);
     const settings = { ...req.settings, confident: Math.max(req.settings.confident, req.settings.threshold) };
     const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge, canVerify }, llm, stream, req.signal);
@@ -305,7 +308,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
       logger?.warn({ droppedClaims: out.droppedClaims, question: req.question }, 'chat: sentences their cited passage does not support were removed');
       deps.onDroppedClaims?.(req.question, lang, out.droppedClaims);
     }
-    if (canVerify && out.state === 'answered') req.onDelta?.(out.answer);
+    if (whole && out.state === 'answered') req.onDelta?.(out.answer);
     const base = { provider: out.result?.provider ?? llm.name, model: out.result?.model ?? req.settings.model, flagged: out.flagged, lang, confidence: out.confidence, removedMarks: out.removedMarks, droppedClaims: out.droppedClaims.length };
     if (out.removedMarks > 0) logger?.warn({ removedMarks: out.removedMarks }, 'chat: citation marks naming no source were removed');
     if (out.flagged.length > 0) logger?.warn({ flagged: out.flagged }, 'chat: citations of passages that were not retrieved were removed');

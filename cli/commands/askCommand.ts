@@ -12,8 +12,8 @@ import { parseCommand, usageError } from '../parse.js';
 
 /** The labels around an answer, in the answer's language (the question's). */
 const ASK_LABELS = {
-  fr: { sources: 'Sources :', offline: ' : réponse extractive, aucun modèle appelé' },
-  en: { sources: 'Sources:', offline: ': extractive answer, no model called' },
+  fr: { sources: 'Sources :', offline: ' : réponse extractive, aucun modèle appelé', final: 'Réponse, numérotée comme les sources :' },
+  en: { sources: 'Sources:', offline: ': extractive answer, no model called', final: 'Answer, numbered like the sources:' },
 } as const;
 
 /** `palabre ask "…"`: one question to the docs assistant in the terminal. Exit codes: cli/definitions.ts. */
@@ -41,16 +41,24 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const assistant = createDocsAssistant({ config, providers, logger });
   await assistant.ready();
   const json = parsed.flag('json');
-  const answer = await assistant.ask({ question, settings: assistant.defaults(), ...(json ? {} : { onDelta: (t: string) => io.stdout.write(t) }) });
+  let streamed = '';
+  const onDelta = (t: string): void => {
+    streamed += t;
+    io.stdout.write(t);
+  };
+  const answer = await assistant.ask({ question, settings: assistant.defaults(), ...(json ? {} : { onDelta }) });
   if (json) {
     io.stdout.write(`${JSON.stringify(answer)}\n`);
   } else {
     // Out-of-scope and failed answers are not streamed (no model call): print them whole.
     if (answer.state !== 'answered') io.stdout.write(answer.answer);
     io.stdout.write('\n');
+    // A model's streamed text keeps the passages' [n] (and a retry restarts it): when the final answer
+    // differs, print it as shown on the page, numbered like the sources below.
+    const t = ASK_LABELS[answer.lang];
+    if (answer.state === 'answered' && streamed !== answer.answer) io.stdout.write(`\n${t.final}\n${answer.answer}\n`);
     // A low-confidence answer says so, as the page does (the passages may not answer the question).
     if (answer.notice) io.stdout.write(`\n${answer.notice}\n`);
-    const t = ASK_LABELS[answer.lang];
     if (answer.sources.length > 0) {
       // Numbered like the answer's [n] marks: [n] is the n-th line here.
       io.stdout.write(`\n${t.sources}\n`);

@@ -60,6 +60,21 @@ describe('palabre ask', () => {
     expect(JSON.parse(b.out())).toMatchObject({ state: 'outOfScope', outOfScope: true, sources: [] });
   });
 
+  it('on docs/, « Comment changer le port HTTP ? » quotes the command, and every [n] printed names its line of the sources', async () => {
+    const env = { DATA_DIR: data, CORPUS_DIR: join(process.cwd(), 'docs'), CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' };
+    const a = io(env);
+    expect(await runAsk(['Comment changer le port HTTP ?'], a)).toBe(0);
+    const out = a.out();
+    expect(out).toContain('PORT=3001 npm start');
+    const listed = [...out.matchAll(/^ {2}\[(\d+)\] /gm)].map((m) => m[1]);
+    const marks = [...out.slice(0, out.indexOf('\nSources :')).matchAll(/\[(\d+)\]/g)].map((m) => m[1]);
+    expect(marks.length).toBeGreaterThan(0);
+    // The list is numbered 1..n, and each mark of the printed answer is one of its lines, none left unquoted.
+    expect(listed).toEqual(listed.map((_, i) => String(i + 1)));
+    for (const n of marks) expect(listed).toContain(n);
+    for (const n of listed) expect(marks).toContain(n);
+  }, 60_000);
+
   it('labels follow the answer\'s language, and the sources are numbered like its [n] marks', async () => {
     const env = { DATA_DIR: data, CORPUS_DIR: root, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' };
     const en = io(env);
