@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
-import type { ChatMessage } from '../actors/llm/types.js';
+import type { ChatMessage } from './llmPort.js';
 import type { Production } from '../actors/corrections/production.js';
 import type { ModelOutput, Report } from '../actors/corrections/report.js';
 import type { FallbackReason } from '../actors/corrections/assemble.js';

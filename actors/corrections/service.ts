@@ -10,7 +10,7 @@ import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { provideLlmCall } from '../llm/llmCallActor.js';
 import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/gradingPrompt.js';

@@ -1,18 +1,18 @@
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import { generateEffects } from './generator.js';
 import { publishEffect, type PublishReply } from './publisher.js';
 import { skullMachine, type SkullEvent, type SkullInput } from '../../machines/skull.js';
 import { skullFleetMachine, type FleetHooks } from '../../machines/skullFleet.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
-import { BUILTIN_PROMPT } from './prompt.js';
+import { BUILTIN_PROMPT } from '../../prompts/skull/contextPrompt.js';
 import { readPromptFile } from './promptFile.js';
 import { skullSettings } from './settings.js';
 import { o200k } from './tokens.js';
-import type { SkullSettings } from './types.js';
+import type { SkullSettings } from '../../machines/skullTypes.js';
 
 /** The skull chart as the edges start it. */
 export type SkullChart = typeof skullMachine;

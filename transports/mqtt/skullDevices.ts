@@ -6,7 +6,7 @@ import type { Runtime } from '../../core/runtime.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
 import { deviceBreaker, inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
-import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
+import type { Outgoing, SkullSettings } from '../../machines/skullTypes.js';
 import { releaseHeldWrites } from './coalesceWrites.js';
 import type { OutboxMessage } from './outbox.js';
 import { ReplyChannel } from './replyChannel.js';
