@@ -23,7 +23,7 @@ import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../../machines/llmPort.js';
 import { judgeRelevance } from './relevanceCall.js';
-import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from './contract.js';
+import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from '../../machines/chatContract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
 
 /** The offline provider answers chat questions extractively from the passages it is sent. */

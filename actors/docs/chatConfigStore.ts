@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
 import { sql, type Compilable, type Kysely } from 'kysely';
 import { RECONNECTED, type PortableMigration, type Store } from '../../core/store/sqlStore.js';
-import type { ChatSettings } from './contract.js';
+import type { ChatSettings } from '../../machines/chatContract.js';
 
 /**
  * The two ways a docs answer gets its settings (docs/docs-assistant.md#where-an-answers-settings-come-from):

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import type { Passage } from '../../actors/docs/contract.js';
+import type { Passage } from '../../machines/chatContract.js';
 import type { GenerateResult } from '../../machines/llmPort.js';
 import type { ChatContext, ChatInput, JudgeOutput, Retrieved, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ChatConfigStore, chatSettingsSchema, forAssistant, forEmbeddedChat } from '../../actors/docs/chatConfigStore.js';
-import type { ChatSettings } from '../../actors/docs/contract.js';
+import type { ChatSettings } from '../../machines/chatContract.js';
 import { openStore } from '../../core/store/db.js';
 import { storeOf } from '../../core/store/appStore.js';
 

@@ -6,7 +6,7 @@ import { assembleReport } from '../../actors/corrections/assemble.js';
 import type { Production } from '../../actors/corrections/production.js';
 import type { ReportErrorWithOrigin } from '../../actors/corrections/report.js';
 import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
-import type { ChatSettings } from '../../actors/docs/contract.js';
+import type { ChatSettings } from '../../machines/chatContract.js';
 import { AdminSessionStore, loginLimiter } from '../../transports/http/adminStore.js';
 import { silentLogger } from '../../core/log.js';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../../core/log.js';
 import type { Runtime } from '../../core/runtime.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
 import { deviceBreaker, inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
-import type { SkullWiring } from '../../actors/skull/skullWiring.js';
+import type { SkullWiring } from './skullPort.js';
 import type { Outgoing, SkullSettings } from '../../machines/skullTypes.js';
 import { releaseHeldWrites } from './coalesceWrites.js';
 import type { OutboxMessage } from './outbox.js';

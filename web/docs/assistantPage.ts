@@ -1,5 +1,5 @@
 import express, { type Express, type Request, type Response } from 'express';
-import type { DocsAssistant } from '../../actors/docs/contract.js';
+import type { DocsAssistant } from '../../machines/chatContract.js';
 import { chatSettingsSchema, forAssistant } from '../../actors/docs/chatConfigStore.js';
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';

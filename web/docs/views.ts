@@ -1,4 +1,4 @@
-import type { ChatSettings, DocMeta } from '../../actors/docs/contract.js';
+import type { ChatSettings, DocMeta } from '../../machines/chatContract.js';
 import { html, trusted, type SafeHtml } from '../layout.js';
 import type { Exchange } from '../../transports/http/session.js';
 import { SETTINGS_LABELS } from '../../actors/docs/chatConfigStore.js';
