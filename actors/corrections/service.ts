@@ -16,14 +16,14 @@ import { correctionMachine, type CorrectionInput, type CorrectionOutput, type Va
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/gradingPrompt.js';
 import { assembleReport } from './assemble.js';
 import { normaliseProduction } from './normalise.js';
-import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from './contract.js';
+import type { CorrectionOutcome, CorrectionService, OralCorrectionRequest, WrittenCorrectionRequest } from '../../machines/correctionContract.js';
 import { cacheDir, setCacheDir } from './cache.js';
 import { Checker } from './checker.js';
 import { INSTALL_HINT, locateGrammalecte } from './grammalecte/locate.js';
 import { GrammalectePool } from './grammalecte/pool.js';
 import { withEngines } from './engines.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
-import type { Production } from './production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { CorrectionStore } from './store.js';
 import { validateModelAnswer } from './validate.js';
 

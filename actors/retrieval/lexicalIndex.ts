@@ -1,5 +1,6 @@
 import MiniSearch from 'minisearch';
-import { analyzeQuery, analyzeText, stem, type QueryToken } from './analyze.js';
+import { analyzeQuery, analyzeText, type QueryToken } from './analyze.js';
+import { stem } from './stem.js';
 import { coverage, idf, weighTokens } from './coverage.js';
 import type { PassageRecord } from '../../machines/chatContract.js';
 import type { Lexicon } from './lexicons/lexicon.js';

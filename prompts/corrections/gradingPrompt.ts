@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CRITERE_LABEL, ENTRIES, ORAL_CRITERE_LABEL, TAXONOMY_VERSION, WRITTEN_CRITERIA, WRITTEN_ONLY_CODES, oralCritereOf } from '../taxonomy.js';
 import { oralModelOutputSchema, writtenModelOutputSchema } from './modelOutput.js';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from './tasks.js';
 import type { ChatMessage } from '../chatMessage.js';
 
 /**

@@ -15,7 +15,7 @@ import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext, RunningSurface } from '../../core/surfaceContract.js';
-import type { CorrectionService, OralCorrectionRequest } from '../../actors/corrections/contract.js';
+import type { CorrectionService, OralCorrectionRequest } from '../../machines/correctionContract.js';
 import { createT2Surface, type T2SurfaceOptions } from '../../actors/t2/surface.js';
 import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } from '../fakes/geminiLive.js';
 

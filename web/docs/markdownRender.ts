@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import type SanitizeHtml from 'sanitize-html';
-import { createSlugger } from '../../actors/docs/slug.js';
-import { splitFrontMatter } from '../../actors/retrieval/markdown.js';
+import { createSlugger } from '../../machines/docAnchors.js';
+import { splitFrontMatter } from '../../machines/frontMatter.js';
 import type { LinkResolver } from './corpusLinks.js';
 import { mdxToHtml } from './mdxComponents.js';
 
