@@ -20,7 +20,7 @@ import { createT2Surface, type T2SurfaceOptions } from '../../actors/t2/surface.
 import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } from '../fakes/geminiLive.js';
 
 /**
- * A correction service honouring the contract of actors/corrections/contract.ts (not a mock of an
+ * A correction service honouring the contract of machines/correctionContract.ts (not a mock of an
  * SDK): it records each request and answers a schema-shaped report, or fails like a grading model
  * that is down (then, per the contract, it still answers the detectors-only report).
  */

@@ -11,7 +11,7 @@ import { mdxToHtml } from './mdxComponents.js';
  * Markdown → sanitised HTML for the viewer (corpus documents) and for answers (model text).
  * marked renders, sanitize-html keeps an allow-list: no <script>, no event handler attribute, no
  * style, no javascript: URL, no iframe/form — whatever a document or a model writes. Heading ids
- * come from the core's slugger (actors/docs/slug.ts) in document order, so `#anchor` of a citation
+ * come from the shared slugger (machines/docAnchors.ts) in document order, so `#anchor` of a citation
  * lands on the heading rendered here.
  */
 
