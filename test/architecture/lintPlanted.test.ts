@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * `npm run lint` (the project's eslint.config.js, through ESLint's own Node API) fails on a planted
  * violation of each layer rule and on a planted cycle, and passes a legal import. A snippet is
  * linted as if it stood at a path of the tree; a cycle needs real files, planted in a folder of
- * the tree and removed afterwards.
+ * the repository and removed afterwards.
  */
 const root = process.cwd();
 const eslint = new ESLint({ cwd: root });
@@ -64,7 +64,8 @@ describe('lint fails on a planted upward import', () => {
 });
 
 describe('lint fails on a planted cycle', () => {
-  const dir = join(root, 'actors', `planted-cycle-${process.pid}`);
+  // At the root, out of the folders test/architecture/layers.test.ts reads while it may run beside.
+  const dir = join(root, `.lint-planted-${process.pid}`);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const plant = (files: Record<string, string>) => {
