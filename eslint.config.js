@@ -11,7 +11,7 @@ import importCycles from './scripts/lint/importCycles.js';
  * test/architecture/layers.test.ts checks the same table over the whole import graph, and
  * test/architecture/lintPlanted.test.ts shows a planted violation of each kind failing lint.
  */
-export const LAYERS = {
+const LAYERS = {
   core: [],
   prompts: [],
   machines: ['prompts'],
