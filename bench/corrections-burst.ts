@@ -8,7 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createCorrectionService } from '../actors/corrections/service.js';
-import { countWords, type Production } from '../actors/corrections/production.js';
+import { countWords } from '../actors/corrections/production.js';
+import { type Production } from '../prompts/corrections/tasks.js';
 import { loadLabelled } from '../test/corrections/labelled.js';
 import { makeContext } from '../test/corrections/support.js';
 

@@ -14,7 +14,8 @@
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { DETECTORS, runDetectors } from '../actors/corrections/detectors/index.js';
-import { countWords, type Production } from '../actors/corrections/production.js';
+import { countWords } from '../actors/corrections/production.js';
+import { type Production } from '../prompts/corrections/tasks.js';
 import { createCorrectionService } from '../actors/corrections/service.js';
 import { buildContext } from '../actors/corrections/detectors/context.js';
 import { loadLabelled } from '../test/corrections/labelled.js';

@@ -19,10 +19,10 @@ import { readFileSync } from 'node:fs';
 import { assembleReport } from '../actors/corrections/assemble.js';
 import { cacheDir } from '../actors/corrections/cache.js';
 import { Checker } from '../actors/corrections/checker.js';
-import type { OralTask, TranscriptTurn } from '../actors/corrections/contract.js';
+import type { OralTask, TranscriptTurn } from '../prompts/corrections/tasks.js';
 import { locateGrammalecte } from '../actors/corrections/grammalecte/locate.js';
 import { GrammalecteSidecar } from '../actors/corrections/grammalecte/sidecar.js';
-import type { OralSubject, Production } from '../actors/corrections/production.js';
+import type { OralSubject, Production } from '../prompts/corrections/tasks.js';
 import { spearman } from '../test/corrections/eval/evaluate.js';
 import { loadOral, loadWritten } from '../test/corrections/eval/oral/loadSets.js';
 

@@ -15,7 +15,7 @@ import { SimulatedClock } from 'xstate';
 import { createAnthropicProvider } from '../actors/llm/anthropic.js';
 import { runLlmCall } from '../actors/llm/llmCallActor.js';
 import { createOpenAIProvider } from '../actors/llm/openai.js';
-import type { GenerateRequest } from '../actors/llm/types.js';
+import type { GenerateRequest } from '../machines/llmPort.js';
 import { startAnthropicFake } from '../test/fakes/anthropicFake.js';
 import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { loadConfig } from '../core/config/index.js';
 import { Runtime } from '../core/runtime.js';
-import type { LlmProvider } from '../actors/llm/types.js';
+import type { LlmProvider } from '../machines/llmPort.js';
 
 const instant: LlmProvider = {
   name: 'anthropic',

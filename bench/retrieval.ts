@@ -13,7 +13,7 @@ import { analyzeQuery, analyzeText } from '../actors/retrieval/analyze.js';
 import { LexicalIndex, PRUNE_FROM, pruning } from '../actors/retrieval/lexicalIndex.js';
 import { Retriever } from '../actors/retrieval/retriever.js';
 import { loadConfiguredLexicons, type Lexicon } from '../actors/retrieval/lexicons/lexicon.js';
-import type { PassageRecord } from '../actors/retrieval/ingest.js';
+import type { PassageRecord } from '../machines/chatContract.js';
 
 const args = process.argv.slice(2);
 const syntheticSize = Number(args[args.indexOf('--synthetic') + 1] ?? 0) || 100_000;

@@ -23,7 +23,7 @@ import mqtt from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { startWiredSkullFleet } from '../actors/skull/surface.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../machines/llmPort.js';
 import { embeddedBroker, testConfig } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
 

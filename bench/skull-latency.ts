@@ -16,7 +16,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { startWiredSkull } from '../actors/skull/surface.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../machines/llmPort.js';
 import { embeddedBroker, mosquittoBroker, testConfig, type TestBroker } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
 

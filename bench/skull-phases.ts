@@ -17,9 +17,9 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { startWiredSkull } from '../actors/skull/surface.js';
-import { buildPrompt } from '../actors/skull/prompt.js';
+import { buildPrompt } from '../prompts/skull/contextPrompt.js';
 import { o200k } from '../actors/skull/tokens.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../machines/llmPort.js';
 import { embeddedBroker, mosquittoBroker, testConfig } from '../test/skull/support.js';
 import { findBinary } from '../test/support/requires.js';
 

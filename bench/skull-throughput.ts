@@ -12,7 +12,7 @@ import mqtt from 'mqtt';
 import { Runtime } from '../core/runtime.js';
 import { silentLogger } from '../core/log.js';
 import { startWiredSkull } from '../actors/skull/surface.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../machines/llmPort.js';
 import { embeddedBroker, testConfig } from '../test/skull/support.js';
 
 const MODEL_MS = Number(process.argv[2] ?? 800);

@@ -1,7 +1,7 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { LlmCallInput, LlmCallOutput } from './llmCall.js';
-import type { Citation, GenerateResult } from '../actors/llm/types.js';
-import type { ChatSettings, ChatTurn, Passage } from '../actors/docs/contract.js';
+import type { Citation, GenerateResult } from './llmPort.js';
+import type { ChatSettings, ChatTurn, Passage } from './chatContract.js';
 import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type AnswerLang } from '../prompts/docs/chatPrompt.js';
 
 /**

@@ -1,9 +1,9 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
-import type { ChatMessage } from '../actors/llm/types.js';
-import type { Production } from '../actors/corrections/production.js';
-import type { ModelOutput, Report } from '../actors/corrections/report.js';
-import type { FallbackReason } from '../actors/corrections/assemble.js';
+import type { ChatMessage } from './llmPort.js';
+import type { Production } from '../prompts/corrections/tasks.js';
+import type { ModelOutput } from '../prompts/corrections/modelOutput.js';
+import type { FallbackReason, Report } from './correctionReport.js';
 
 /**
  * One graded report, as steps (docs/corrections.md#how-a-report-is-made):

@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
-import type { GenerateResult } from '../actors/llm/types.js';
+import type { GenerateResult } from './llmPort.js';
 import type { BreakerRef } from './breaker.js';
 import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, type LlmCallErrorKind, type LlmCallRequest, type LlmPolicySettings, type RetryReport } from './llmPolicy.js';
 

@@ -1,5 +1,5 @@
 import { assign, enqueueActions, type EventObject, type MachineContext } from 'xstate';
-import { LlmError, type GenerateRequest, type LlmErrorKind } from '../actors/llm/types.js';
+import { LlmError, type GenerateRequest, type LlmErrorKind } from './llmPort.js';
 import { breakerFailures, isBreakerOpen, type BreakerRef } from './breaker.js';
 
 /**

@@ -1,11 +1,11 @@
 import { and, assign, raise, setup, stateIn, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import type { GenerateResult } from '../actors/llm/types.js';
+import type { GenerateResult } from './llmPort.js';
 import { breakerMachine, isBreakerOpen, type BreakerRef } from './breaker.js';
 import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, type LlmCallRequest, type RetryReport } from './llmPolicy.js';
-import { detectSensitive, REDIRECT_TEXT } from '../actors/skull/policy.js';
-import { postProcess } from '../actors/skull/postprocess.js';
-import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../actors/skull/prompt.js';
-import type { TokenCounter } from '../actors/skull/tokens.js';
+import { detectSensitive, REDIRECT_TEXT } from '../prompts/skull/sensitiveTopics.js';
+import { postProcess } from '../prompts/skull/postprocess.js';
+import { buildPrompt, contextTurnsFor, trimHistory, type Turn } from '../prompts/skull/contextPrompt.js';
+import type { TokenCounter } from '../prompts/skull/contextPrompt.js';
 import {
   APOLOGY_TEXT,
   INTERRUPTED_TEXT,
@@ -15,7 +15,7 @@ import {
   type ReplyKind,
   type SkullSettings,
   type SkullStats,
-} from '../actors/skull/types.js';
+} from './skullTypes.js';
 
 /**
  * One Skull device's conversation (docs/skull.md#what-happens-to-an-input), as two parallel regions:

@@ -1,14 +1,13 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/gradingPrompt.js';
 import { DETECTORS, type Finding } from './detectors/index.js';
-import { candidateText, countWords, normaliseQuote, type Production } from './production.js';
+import { candidateText, countWords, normaliseQuote } from './production.js';
+import { type Production } from '../../prompts/corrections/tasks.js';
 import { measureTask, type Measured } from './ceiling.js';
 import { taskAdvice, taskStrengths } from './feedback.js';
 import { ORAL, SCORING, densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
-import {
-  PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, reportSchema,
-  type ModelOutput, type Report, type ReportErrorWithOrigin,
-} from './report.js';
+import { PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, type ModelOutput } from './report.js';
+import { reportSchema, type FallbackReason, type Report, type ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 
 /**
  * Builds the report palabre returns and stores: the model's grading (when valid) merged with the
@@ -16,7 +15,6 @@ import {
  * Whatever comes out is parsed by `reportSchema`: a half-valid report never leaves this module.
  */
 
-export type FallbackReason = 'offline_provider' | 'model_unreachable' | 'invalid_after_repair' | 'timeout';
 
 export const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
   offline_provider: 'fournisseur hors ligne (aucune clé de modèle configurée)',

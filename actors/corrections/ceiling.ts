@@ -1,4 +1,4 @@
-import type { Production } from './production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasures, type WrittenTaskMeasures } from './task.js';
 
 /**

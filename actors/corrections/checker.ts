@@ -5,7 +5,7 @@ import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexic
 import { toFindings } from './grammalecte/mapping.js';
 import { INSTALL_HINT } from './grammalecte/locate.js';
 import type { GrammarEngine } from './grammalecte/sidecar.js';
-import type { Production } from './production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 
 /**
  * The offline checker: the built-in detectors (form, register, negation, anglicisms, capitals of

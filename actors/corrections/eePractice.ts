@@ -1,5 +1,5 @@
 import type { WrittenPracticeDeps, WrittenProductionDetail, WrittenProductionSummary } from '../../transports/http/eePracticeHttp.js';
-import type { CorrectionService } from './contract.js';
+import type { CorrectionService } from '../../machines/correctionContract.js';
 import { consigneText, EE_MIN_WORDS_TO_GRADE, EE_SUBJECTS, eeTask } from './eeSubjects.js';
 import { countWords } from './production.js';
 import type { CorrectionStore, StoredProduction } from './store.js';

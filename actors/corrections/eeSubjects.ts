@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WrittenTask } from './contract.js';
+import type { WrittenTask } from '../../prompts/corrections/tasks.js';
 import { WORD_LIMITS } from './report.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { CheckOutcome } from './checker.js';
-import type { Report } from './report.js';
+import type { Report } from '../../machines/correctionReport.js';
 
 /**
  * Every report says which offline engines checked the text (`moteurs`), and tells the candidate when

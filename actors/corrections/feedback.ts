@@ -1,5 +1,5 @@
 import type { Completion, Measured } from './ceiling.js';
-import type { OralComponents } from './scoring.js';
+import type { OralComponents } from './oralComponents.js';
 import type { OralTaskMeasures, WrittenTaskMeasures } from './task.js';
 
 /**

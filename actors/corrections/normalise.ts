@@ -1,5 +1,5 @@
 import { wellFormed } from './grammalecte/sidecar.js';
-import type { Production } from './production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 
 /**
  * The candidate's text as every engine reads it: lone surrogates (a broken emoji pasted or cut by

@@ -1,11 +1,4 @@
-import type { OralSubject, OralTask, TranscriptTurn, WrittenTask } from './contract.js';
-
-export type { OralSubject };
-
-/** A production to grade: a written text, or the candidate's turns of an oral dialogue. */
-export type Production =
-  | { epreuve: 'EE'; tache: WrittenTask; consigne: string; texte: string }
-  | { epreuve: 'EO'; tache: OralTask; consigne: string; transcript: TranscriptTurn[]; sujet?: OralSubject };
+import type { Production } from '../../prompts/corrections/tasks.js';
 
 /** The text the candidate produced: the written text, or their turns only (one per line). */
 export function candidateText(p: Production): string {

@@ -1,19 +1,14 @@
-import { z } from 'zod';
 import { ORAL_CRITERIA, WRITTEN_CRITERIA, type Critere, type OralCritere } from '../../prompts/taxonomy.js';
-import type { OralTask, WrittenTask } from './contract.js';
+import type { Epreuve, WrittenTask } from '../../prompts/corrections/tasks.js';
 
 /**
- * Report schemas: the one source of truth for validation, for the JSON instructions in the prompt
- * (`z.toJSONSchema`) and for the TypeScript types.
- *
- * Two layers: what the MODEL must return (prompts/corrections/modelOutput.ts, re-exported here),
- * and the REPORT palabre returns and stores (`reportSchema`), which adds what palabre computes
- * itself — global score, NCLC level, detector findings, provenance. Field names are French where they are the spec's words.
+ * The figures of a report: word limits, NCLC levels, criteria weights and the global score. The
+ * schemas are in two layers: what the MODEL must return (prompts/corrections/modelOutput.ts,
+ * re-exported here), and the REPORT palabre returns and stores (machines/correctionReport.ts),
+ * which adds what palabre computes itself.
  */
 
-export const WRITTEN_TASKS = ['EE_T1', 'EE_T2', 'EE_T3'] as const satisfies readonly WrittenTask[];
-export const ORAL_TASKS = ['EO_T1', 'EO_T2', 'EO_T3'] as const satisfies readonly OralTask[];
-export type Epreuve = 'EE' | 'EO';
+export { ORAL_TASKS, WRITTEN_TASKS } from '../../prompts/corrections/tasks.js';
 
 /** Word limits of the written tasks (TCF Canada expression écrite). */
 export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: number }>> = {
@@ -33,64 +28,6 @@ export {
   type ReportError,
   type WrittenModelOutput,
 } from '../../prompts/corrections/modelOutput.js';
-import { criterionScoreSchema, errorSchema, scoreSchema } from '../../prompts/corrections/modelOutput.js';
-
-export const reportErrorSchema = errorSchema.extend({
-  /** Who found it: the model, or a deterministic detector (named). */
-  origine: z.enum(['modele', 'detecteur']),
-  detecteur: z.string().optional(),
-});
-export type ReportErrorWithOrigin = z.infer<typeof reportErrorSchema>;
-
-const reportCriterionSchema = criterionScoreSchema.extend({
-  /** false only for phonologie while audio is not assessed (TD-08). */
-  evalue: z.boolean(),
-  poids: z.number().min(0).max(1),
-  /** The figures behind the score (counts, measures, the offline formula), for a detail view; absent from older reports. */
-  details: z.array(z.string()).optional(),
-});
-
-/**
- * Task completion (actors/corrections/ceiling.ts): whether the production does the task, the
- * highest global score it can then get, and the one sentence that says why. Absent from older reports.
- */
-export const realisationSchema = z.object({
-  niveau: z.enum(['complete', 'partielle', 'insuffisante', 'hors_sujet']),
-  plafond: scoreSchema.nullable(),
-  raison: z.string().nullable(),
-  mesures: z.record(z.string(), z.number()),
-});
-
-export const nclcSchema = z.object({
-  niveau: z.string().describe('NCLC level, e.g. "7", "10+", "<4"'),
-  source: z.string(),
-});
-
-export const reportSchema = z.object({
-  schema: z.literal('palabre.correction/1'),
-  epreuve: z.enum(['EE', 'EO']),
-  tache: z.enum([...WRITTEN_TASKS, ...ORAL_TASKS]),
-  taxonomie: z.string(),
-  /** Version of the grading prompt in force (prompts/corrections/gradingPrompt.ts); absent from reports stored before it was recorded. */
-  promptVersion: z.string().optional(),
-  criteres: z.record(z.string(), reportCriterionSchema),
-  /** Weighted mean of the assessed criteria, 0–20, one decimal. */
-  scoreGlobal: scoreSchema,
-  nclc: nclcSchema,
-  erreurs: z.array(reportErrorSchema),
-  pointsForts: z.array(z.string()),
-  conseils: z.array(z.string()).length(3),
-  mots: z.number().int().min(0),
-  source: z.enum(['model', 'detectors']),
-  model: z.string().optional(),
-  detectorsOnly: z.boolean(),
-  detectorsOnlyReason: z.string().optional(),
-  avertissements: z.array(z.string()),
-  /** The offline engines that checked the text (absent from reports stored before it was recorded). */
-  moteurs: z.array(z.enum(['detecteurs', 'grammalecte'])).optional(),
-  realisation: realisationSchema.optional(),
-});
-export type Report = z.infer<typeof reportSchema>;
 
 /**
  * IRCC's equivalence of TCF Canada expression orale / écrite scores (/20) with NCLC levels

@@ -1,10 +1,12 @@
 import { oralCritereOf, type Critere } from '../../prompts/taxonomy.js';
 import type { Finding } from './detectors/context.js';
 import { criteriaOf } from './report.js';
-import { languageMeasures, type LanguageMeasures } from './richness.js';
+import { languageMeasures } from './richness.js';
 import { taskShare, type Measured } from './ceiling.js';
-import { candidateText, type Production } from './production.js';
+import { candidateText } from './production.js';
+import { type Production } from '../../prompts/corrections/tasks.js';
 import { writtenFeedback, oralFeedback, type Figures } from './feedback.js';
+import type { OralComponents } from './oralComponents.js';
 
 /**
  * Scores without a model. Written: from the density of the errors found, weighted by their gravity.
@@ -181,18 +183,6 @@ export const ORAL: OralParams = {
   questionsFull: 6, wordsFull: 150, followUpsFull: 4, secondsFull: 180,
   rangeLow: 4, rangeHigh: 10, complexityFull: 8, sentenceLow: 4, sentenceHigh: 10, slope: 0.5, maxPenalty: 5, low: 1.5, high: 17.5, bandTop: 10,
 };
-
-export interface OralComponents {
-  task: number;
-  questions: number;
-  information: number;
-  volume: number;
-  followUps: number;
-  range: number;
-  complexity: number;
-  sentence: number;
-  language: LanguageMeasures;
-}
 
 /** Complexity markers per 100 words to 0–1, concave: the first markers show more than the tenth. */
 export function complexityScore(per100: number, p: Pick<OralParams, 'complexityFull'> = ORAL): number {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
-import type { Production } from './production.js';
-import type { Report } from './report.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
+import type { Report } from '../../machines/correctionReport.js';
 
 /**
  * Productions and their reports in SQLite (versions 200–299). Errors are also kept one per row so

@@ -1,5 +1,6 @@
-import type { TranscriptTurn } from './contract.js';
-import { candidateText, countWords, type OralSubject, type Production } from './production.js';
+import type { TranscriptTurn } from '../../prompts/corrections/tasks.js';
+import { candidateText, countWords } from './production.js';
+import { type OralSubject, type Production } from '../../prompts/corrections/tasks.js';
 import { WORD_LIMITS } from './report.js';
 
 /**

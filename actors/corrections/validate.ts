@@ -1,6 +1,7 @@
 import { CODE_CRITERE, WRITTEN_ONLY_CODES, AUTRE } from '../../prompts/taxonomy.js';
 import { oralModelOutputSchema, writtenModelOutputSchema, type ModelOutput } from './report.js';
-import { candidateText, quoteOccursIn, type Production } from './production.js';
+import { candidateText, quoteOccursIn } from './production.js';
+import { type Production } from '../../prompts/corrections/tasks.js';
 
 export type ValidationResult = { ok: true; value: ModelOutput } | { ok: false; errors: string[] };
 

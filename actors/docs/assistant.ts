@@ -13,7 +13,7 @@ import { runLlmCall } from '../llm/llmCallActor.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
 import { analyzeQuery, detectLang } from '../retrieval/analyze.js';
 import { namedThings, SPECIFIC_NAME, wordGroups } from '../retrieval/scope.js';
@@ -22,9 +22,9 @@ import { questionSignals } from '../retrieval/confidence.js';
 import { capitalisedNames } from '../retrieval/relevance.js';
 import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
-import type { GenerateResult } from '../llm/types.js';
+import type { GenerateResult } from '../../machines/llmPort.js';
 import { judgeRelevance } from './relevanceCall.js';
-import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from './contract.js';
+import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from '../../machines/chatContract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
 
 /** The offline provider answers chat questions extractively from the passages it is sent. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Claim, VerifyInput, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { CLAIM_CHECK_SYSTEM_PROMPT } from '../../prompts/docs/chatPrompt.js';
-import type { GenerateResult } from '../llm/types.js';
+import type { GenerateResult } from '../../machines/llmPort.js';
 
 /**
  * The `verify` actor: one structured call that says which sentences of an answer the passages they

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
-import { analyzeQuery, stem } from '../retrieval/analyze.js';
+import { analyzeQuery } from '../retrieval/analyze.js';
+import { stem } from '../retrieval/stem.js';
 
 /**
  * Coverage gaps for the people who write the docs: the questions the assistant refused or answered

@@ -1,7 +1,8 @@
-import { analyzeQuery, detectLang, stem, words, type QueryToken } from '../retrieval/analyze.js';
+import { analyzeQuery, detectLang, words, type QueryToken } from '../retrieval/analyze.js';
+import { stem } from '../retrieval/stem.js';
 import { isStopWord } from '../retrieval/stopwords.js';
 import type { OfflineAnswer } from '../llm/offline.js';
-import type { GenerateRequest } from '../llm/types.js';
+import type { GenerateRequest } from '../../machines/llmPort.js';
 
 /**
  * The offline provider's answer for purpose `chat`: extractive and cited. The sentences of the

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JudgeInput, JudgeOutput } from '../../machines/chat.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
 import { RELEVANCE_SYSTEM_PROMPT } from '../../prompts/docs/chatPrompt.js';
-import type { GenerateResult } from '../llm/types.js';
+import type { GenerateResult } from '../../machines/llmPort.js';
 
 /**
  * The "ask" band's relevance call: the question and the numbered passages go to the model, which

@@ -21,7 +21,7 @@ import type {
 import { capabilitiesFor } from './capabilities.js';
 import { callSignal, elapsed, now } from './common.js';
 import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed } from './llmErrors.js';
-import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider, type SourceDocument, type Usage } from './types.js';
+import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider, type SourceDocument, type Usage } from '../../machines/llmPort.js';
 
 export interface AnthropicProviderOptions {
   apiKey: string;

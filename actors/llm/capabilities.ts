@@ -5,7 +5,7 @@
  * The first matching row wins; rows registered at run time (`registerModelCapabilities`) are tried
  * before the built-in ones, so a deployment can describe a new model without a code change here.
  */
-import type { ProviderName } from './types.js';
+import type { ProviderName } from '../../machines/llmPort.js';
 
 export interface ModelCapabilities {
   /** OpenAI-compatible name of the output limit: reasoning models count hidden tokens against `max_completion_tokens`. */

@@ -3,7 +3,7 @@
  * deadline), a clock, and grounded answers for APIs without native citations (sources numbered in
  * the prompt, `[n]` markers read back as citations).
  */
-import type { Citation, GenerateRequest, SourceDocument } from './types.js';
+import type { Citation, GenerateRequest, SourceDocument } from '../../machines/llmPort.js';
 
 export interface CallSignal {
   signal: AbortSignal | undefined;

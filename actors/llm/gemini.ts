@@ -11,7 +11,7 @@ import { ApiError, GoogleGenAI, type Content, type GenerateContentConfig, type G
 import { capabilitiesFor } from './capabilities.js';
 import { callSignal, citationsFromMarkers, elapsed, now, withSources } from './common.js';
 import { abortError, emptyText, errorFromStatus, errorFromUnknown, malformed, parseRetryAfter } from './llmErrors.js';
-import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider, type Usage } from './types.js';
+import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider, type Usage } from '../../machines/llmPort.js';
 
 export interface GeminiProviderOptions {
   apiKey?: string;

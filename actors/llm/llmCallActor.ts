@@ -1,7 +1,7 @@
 import { createActor, fromPromise, toPromise, type ActorOptions, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import type { Metrics } from '../../core/metrics.js';
 import { llmCallMachine, type GenerateActorInput, type LlmCallInput, type LlmCallOutput } from '../../machines/llmCall.js';
-import type { GenerateResult, LlmProvider } from './types.js';
+import type { GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 
 type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
 

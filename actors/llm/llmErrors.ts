@@ -5,7 +5,7 @@
  * through `errorFromUnknown`. Messages are scrubbed of keys (Gemini puts `?key=` in URLs).
  */
 import { redactText } from '../../core/log.js';
-import { LlmError, type LlmErrorKind, type ProviderName } from './types.js';
+import { LlmError, type LlmErrorKind, type ProviderName } from '../../machines/llmPort.js';
 
 type HeaderBag = Headers | Record<string, string | string[] | undefined> | undefined | null;
 

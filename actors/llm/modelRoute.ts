@@ -1,7 +1,7 @@
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import { skullPrimaryRoute, type ModelStatus } from './modelStatus.js';
-import type { LlmProvider } from './types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 
 /**
  * Sends calls for a model the provider no longer lists to a substitute (Skull: the fallback model),

@@ -20,7 +20,7 @@ import { liveModelFor } from './liveModel.js';
 import { createProviders, withEndpoint } from './providers.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import { surfaceEndpoint, surfaceProvider, type LlmSurface } from './surfaceEndpoints.js';
-import type { ProviderName } from './types.js';
+import type { ProviderName } from '../../machines/llmPort.js';
 
 export type ModelState = 'ok' | 'deprecated' | 'missing' | 'unchecked';
 

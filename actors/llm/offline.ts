@@ -8,7 +8,7 @@
  */
 import { elapsed, estimateTokens, now } from './common.js';
 import { abortError } from './llmErrors.js';
-import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider } from './types.js';
+import { LlmError, type Citation, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../machines/llmPort.js';
 
 export interface OfflineAnswer {
   text: string;

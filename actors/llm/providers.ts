@@ -17,7 +17,7 @@ import type { Metrics } from '../../core/metrics.js';
 import { errorFromUnknown } from './llmErrors.js';
 import { createOfflineProvider } from './offline.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
-import type { GenerateRequest, GenerateResult, LlmProvider, ProviderName } from './types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider, ProviderName } from '../../machines/llmPort.js';
 
 export type ProvidersConfig = Pick<
   Config,

@@ -1,4 +1,4 @@
-import type { LlmProvider, ProviderName } from './types.js';
+import type { LlmProvider, ProviderName } from '../../machines/llmPort.js';
 
 /**
  * The providers this process can use, built from configuration (see `createProviders`).

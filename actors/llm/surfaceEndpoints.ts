@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../core/config/index.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
-import type { LlmProvider, ProviderName } from './types.js';
+import type { LlmProvider, ProviderName } from '../../machines/llmPort.js';
 
 export type LlmSurface = 'skull' | 'docs' | 'corrections' | 't2text';
 

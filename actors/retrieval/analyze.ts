@@ -1,6 +1,6 @@
-import { stemmer as frenchStem } from '@orama/stemmers/french';
-import { stemmer as englishStem } from '@orama/stemmers/english';
+import { fold } from '../../machines/textFold.js';
 import { translate } from './glossary.js';
+import { stem } from './stem.js';
 import { ENGLISH_STOP_WORDS, FRENCH_STOP_WORDS, isStopWord } from './stopwords.js';
 
 /**
@@ -17,34 +17,9 @@ export type Lang = 'fr' | 'en';
  */
 const WORD = /\p{N}+(?:\.\p{N}+)+|[\p{L}\p{N}]+/gu;
 
-/** Lower case without diacritics ("Sécurité" → "securite"); ligatures expanded. */
-export function fold(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/œ/gi, 'oe')
-    .replace(/æ/gi, 'ae')
-    .toLowerCase();
-}
-
 /** Folded words, stop words included (used for language detection and sentence scoring). */
 export function words(text: string): string[] {
   return fold(text).match(WORD) ?? [];
-}
-
-/** Snowball is the cost of indexing; a corpus has few distinct words, so stems are memoised. */
-const STEM_CACHE_MAX = 200_000;
-const stemCache = { fr: new Map<string, string>(), en: new Map<string, string>() };
-
-export function stem(word: string, lang: Lang): string {
-  const cache = stemCache[lang];
-  let s = cache.get(word);
-  if (s === undefined) {
-    s = lang === 'fr' ? frenchStem(word) : englishStem(word);
-    if (cache.size >= STEM_CACHE_MAX) cache.clear();
-    cache.set(word, s);
-  }
-  return s;
 }
 
 /** French or English, by which language's stop words are more frequent. Ties go to French. */

@@ -1,4 +1,4 @@
-import { fold } from './analyze.js';
+import { fold } from '../../machines/textFold.js';
 
 /**
  * What kind of answer a question asks for, when it is a kind documentation does not hold:

@@ -1,4 +1,5 @@
-import { analyzeText, fold, type Lang, type QueryToken } from './analyze.js';
+import { analyzeText, type Lang, type QueryToken } from './analyze.js';
+import { fold } from '../../machines/textFold.js';
 
 /**
  * What a question's answer must contain, QA-style, and whether the retrieved passages' sentences

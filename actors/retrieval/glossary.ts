@@ -1,4 +1,5 @@
-import { fold, stem } from './analyze.js';
+import { fold } from '../../machines/textFold.js';
+import { stem } from './stem.js';
 
 /**
  * A small French ↔ English glossary of software and protocol words, for a bilingual corpus
@@ -159,7 +160,7 @@ function stems(words: string, lang: 'fr' | 'en'): string[] {
     .map((w) => stem(w, lang));
 }
 
-/** stem (either language) → stems of the other language's words; built on first use (analyze.ts imports us). */
+/** stem (either language) → stems of the other language's words; built on first use. */
 let expansions: ReadonlyMap<string, string[]> | undefined;
 const build = (): ReadonlyMap<string, string[]> => {
   const m = new Map<string, Set<string>>();

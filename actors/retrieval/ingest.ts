@@ -4,6 +4,7 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { detectLang, type Lang } from './analyze.js';
 import { jsonToMarkdown } from './jsonRecords.js';
 import { parseMarkdown, type Heading } from './markdown.js';
+import type { PassageRecord } from '../../machines/chatContract.js';
 
 /**
  * Files the assistant reads. JSON is read only when it is prose organised as records
@@ -13,21 +14,6 @@ export const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.mar
 
 /** A passage is one section, or a slice of a long section cut at block boundaries. */
 export const MAX_PASSAGE_CHARS = 1200;
-
-export interface PassageRecord {
-  /** Stable passage id (used for citations). */
-  id: string;
-  /** Path relative to the corpus root, with `/` separators. */
-  path: string;
-  /** Heading path, e.g. "Durées de conservation › Dossier médical". */
-  section: string;
-  /** HTML anchor of the section in the rendered document (slug of the heading). */
-  anchor: string;
-  lineStart: number;
-  lineEnd: number;
-  text: string;
-  lang: Lang;
-}
 
 export interface DocRecord {
   path: string;

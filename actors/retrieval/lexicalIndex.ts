@@ -1,7 +1,8 @@
 import MiniSearch from 'minisearch';
-import { analyzeQuery, analyzeText, stem, type QueryToken } from './analyze.js';
+import { analyzeQuery, analyzeText, type QueryToken } from './analyze.js';
+import { stem } from './stem.js';
 import { coverage, idf, weighTokens } from './coverage.js';
-import type { PassageRecord } from './ingest.js';
+import type { PassageRecord } from '../../machines/chatContract.js';
 import type { Lexicon } from './lexicons/lexicon.js';
 import { analysePassage, RERANK_MODEL, rerankScore, textFeatures, type AnalysedPassage, type PassageFeature } from './rerank.js';
 

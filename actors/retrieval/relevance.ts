@@ -1,4 +1,4 @@
-import { fold } from './analyze.js';
+import { fold } from '../../machines/textFold.js';
 import type { RelevanceSignals } from '../../machines/chat.js';
 
 /**

@@ -1,4 +1,5 @@
-import { fold, type QueryToken } from './analyze.js';
+import type { QueryToken } from './analyze.js';
+import { fold } from '../../machines/textFold.js';
 
 /**
  * What a question names, looked for in the corpus as written: a thing the docs never mention is a

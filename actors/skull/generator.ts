@@ -1,6 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import type { GenerateCommand, skullMachine } from '../../machines/skull.js';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 
 /** The device's actor as the effects use it: answer it, and know when it stops or fails. */
 interface SkullSelf {

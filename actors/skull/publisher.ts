@@ -1,9 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import type { PublishCommand, skullMachine } from '../../machines/skull.js';
-import type { Outgoing } from './types.js';
-
-/** What an edge gives: publish one reply on its connection, resolved once the broker acked it. */
-export type PublishReply = (outgoing: Outgoing) => Promise<void>;
+import type { PublishReply } from '../../transports/mqtt/skullPort.js';
 
 /**
  * The skull chart's `publishReply` effect: publishes the turn's reply and answers the device's

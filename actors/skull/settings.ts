@@ -1,5 +1,5 @@
 import type { Config } from '../../core/config/index.js';
-import type { SkullSettings } from './types.js';
+import type { SkullSettings } from '../../machines/skullTypes.js';
 
 /** Output share of the turn budget (the spec's "réserve 30 % pour sortie"). */
 const OUTPUT_SHARE = 0.3;

@@ -1,45 +1,21 @@
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import { generateEffects } from './generator.js';
-import { publishEffect, type PublishReply } from './publisher.js';
+import { publishEffect } from './publisher.js';
+import type { SkullChart, SkullWiring } from '../../transports/mqtt/skullPort.js';
 import { skullMachine, type SkullEvent, type SkullInput } from '../../machines/skull.js';
 import { skullFleetMachine, type FleetHooks } from '../../machines/skullFleet.js';
 import { skullOfflineResponder } from '../../prompts/skull/persona.js';
-import { BUILTIN_PROMPT } from './prompt.js';
+import { BUILTIN_PROMPT } from '../../prompts/skull/contextPrompt.js';
 import { readPromptFile } from './promptFile.js';
 import { skullSettings } from './settings.js';
 import { o200k } from './tokens.js';
-import type { SkullSettings } from './types.js';
+import type { SkullSettings } from '../../machines/skullTypes.js';
 
-/** The skull chart as the edges start it. */
-export type SkullChart = typeof skullMachine;
-export type { PublishReply } from './publisher.js';
-
-/**
- * The Skull's effects, provided once here (the only `.provide()` of the skull chart): `generate` on
- * the surface's provider (retries counted in metrics and logged), the offline persona responder, the prompt
- * file, the settings from config and the token counter. The MQTT edges receive this and add only
- * what belongs to their connection (the publish of a reply).
- */
-export interface SkullWiring {
-  settings: SkullSettings;
-  /** The prompt file was read (else the built-in prompt is the default). */
-  promptFromFile: boolean;
-  providerName: string;
-  /** The actor's input for one device. */
-  input(deviceId: string): SkullInput;
-  /**
-   * The chart provided with its actors and this connection's publish (the chart's `publishReply`
-   * effect calls it); `log` is the edge's
-   * logger, `tagDevice` adds the device id to the fallback/apology lines (a fleet has many).
-   */
-  machine(publish: PublishReply, log: Logger, opts?: { tagDevice?: boolean }): SkullChart;
-  /** Registers the offline responder; returns its unregister (called by the edge once connected). */
-  activate(): () => void;
-}
+export type { PublishReply, SkullChart, SkullWiring } from '../../transports/mqtt/skullPort.js';
 
 /**
  * A fleet's supervisor chart provided over the edge's device set (the only `.provide()` of that

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite';
+import type { TokenCounter } from '../../prompts/skull/contextPrompt.js';
 
 /**
  * Token counting for the Skull prompt budget, with the o200k_base encoding (GPT-4o, GPT-4.1,
@@ -10,14 +11,6 @@ import type { Tiktoken, TiktokenBPE } from 'js-tiktoken/lite';
  * without counting. Only a longer prompt loads the encoder (once, synchronously) and is then
  * counted and cut exactly.
  */
-export interface TokenCounter {
-  /** Exact token count (loads the encoder). */
-  count(text: string): number;
-  /** True when `text` has at most `max` tokens; loads the encoder only if bytes exceed `max`. */
-  fits(text: string, max: number): boolean;
-  /** The longest prefix of `text` with at most `max` tokens. */
-  cut(text: string, max: number): string;
-}
 
 const require = createRequire(import.meta.url);
 let encoder: Tiktoken | undefined;

@@ -2,6 +2,7 @@ import type { AnyActorRef, InspectionEvent } from 'xstate';
 import type { Runtime } from '../../core/runtime.js';
 import { actorLabel } from './actorLabel.js';
 import { redactForInspection } from './redact.js';
+import type { ConversationView, InspectRecord } from '../../transports/ws/inspectSocket.js';
 
 /**
  * Turns the runtime's raw inspection stream into records safe to show on /inspect: each record
@@ -11,36 +12,6 @@ import { redactForInspection } from './redact.js';
  * and it keeps ended conversations (final state, event log) for `retainMs` (INSPECT_RETAIN_S):
  * a docs chat lives for a second, and must still be there to look at.
  */
-
-export interface InspectRecord {
-  seq: number;
-  at: number;
-  /** systemId of the conversation (the top actor under the root). */
-  conversation: string;
-  kind: string;
-  /** Which actor inside the conversation (the conversation itself, or an invoked child). */
-  actor: string;
-  type: 'event' | 'snapshot' | 'actor';
-  eventType?: string;
-  event?: unknown;
-  /** State value of a machine snapshot. */
-  value?: unknown;
-  status?: string;
-  context?: unknown;
-}
-
-export interface ConversationView {
-  systemId: string;
-  kind: string;
-  /** Readable name: `t2live · candidate ab12 · Inscription club de sport`. */
-  label: string;
-  startedAt: number;
-  /** When it ended (ms epoch), or null while it lives. */
-  endedAt: number | null;
-  value: unknown;
-  status: string;
-  context: unknown;
-}
 
 interface Tracked extends ConversationView {
   records: InspectRecord[];

@@ -1,4 +1,6 @@
-import { fold, stem, words } from '../retrieval/analyze.js';
+import { words } from '../retrieval/analyze.js';
+import { stem } from '../retrieval/stem.js';
+import { fold } from '../../machines/textFold.js';
 import { isStopWord } from '../retrieval/stopwords.js';
 import type { Fact } from './subjects.js';
 

@@ -1,4 +1,4 @@
-import type { CorrectionService } from '../corrections/contract.js';
+import type { CorrectionService } from '../../machines/correctionContract.js';
 import type { Logger } from '../../core/log.js';
 import type { EndReason, Turn } from '../../machines/t2live.js';
 import { gradeKey, recordingKey, type Claims } from './claims.js';

@@ -1,37 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { SessionRow } from './sessionStore.js';
+import type { SessionDetail, SessionSummary, TranscriptLine } from '../../transports/http/t2Http.js';
 
 /**
  * Read side of table t2_sessions for the candidate's « Mes séances » (GET /api/t2/sessions…).
  * Every query is scoped to the caller's `sub`: another candidate's session is simply not found.
  * Kept apart from sessionStore.ts (the write side) so each evolves on its own.
  */
-
-export interface TranscriptLine {
-  speaker: 'candidate' | 'interlocutor';
-  text: string;
-  atMs?: number;
-}
-
-export interface SessionSummary {
-  id: string;
-  sujet: { id: string; titre: string | null };
-  mode: string;
-  status: string;
-  endReason: string | null;
-  startedAt: string;
-  endedAt: string | null;
-  productionId: string | null;
-  hasAudio: boolean;
-  /** Present (true) while the WAV is still being assembled (a drain saved the session first): its download answers 409. */
-  audioPending?: true;
-  report?: unknown;
-}
-
-export interface SessionDetail extends SessionSummary {
-  transcript: TranscriptLine[];
-}
 
 /** The columns the read side selects, typed by the write side's row, plus the subject's title. */
 type Row = Pick<SessionRow, 'id' | 'sujet_id' | 'mode' | 'status' | 'end_reason' | 'production_id' | 'audio_path' | 'audio_bytes' | 'transcript' | 'report' | 'started_at' | 'ended_at' | 'recording_pending'> & {

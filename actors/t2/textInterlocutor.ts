@@ -1,5 +1,5 @@
 import { fromCallback } from 'xstate';
-import type { LlmProvider } from '../llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import type { Logger } from '../../core/log.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 import type { Subject } from './subjects.js';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromPromise, type AnyActorLogic } from 'xstate';
-import type { CorrectionService } from '../corrections/contract.js';
+import type { CorrectionService } from '../../machines/correctionContract.js';
 import type { Logger } from '../../core/log.js';
 import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type SessionFacts, type T2Input } from '../../machines/t2live.js';
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';

@@ -1,6 +1,6 @@
 import { liveModelFor } from '../../actors/llm/liveModel.js';
 import { createProviders } from '../../actors/llm/providers.js';
-import type { ProviderName } from '../../actors/llm/types.js';
+import type { ProviderName } from '../../machines/llmPort.js';
 import type { Config } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import type { Check } from './check.js';

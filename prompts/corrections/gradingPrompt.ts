@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { CRITERE_LABEL, ENTRIES, ORAL_CRITERE_LABEL, TAXONOMY_VERSION, WRITTEN_CRITERIA, WRITTEN_ONLY_CODES, oralCritereOf } from '../taxonomy.js';
 import { oralModelOutputSchema, writtenModelOutputSchema } from './modelOutput.js';
-import type { Production } from '../../actors/corrections/production.js';
-import type { ChatMessage } from '../../actors/llm/types.js';
+import type { Production } from './tasks.js';
+import type { ChatMessage } from '../chatMessage.js';
 
 /**
  * The « prompt maître »: French instructions built from the taxonomy data and the report schema,

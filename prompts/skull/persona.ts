@@ -1,4 +1,4 @@
-import type { GenerateRequest } from '../../actors/llm/types.js';
+import type { ChatMessage } from '../chatMessage.js';
 
 /**
  * The Skull's offline persona script: what the offline provider answers (purpose `skull`) when no
@@ -39,7 +39,7 @@ export function personaReply(userText: string): string {
 }
 
 /** The offline responder: reads the user's text from the hints the skull chart passes. */
-export function skullOfflineResponder(req: GenerateRequest): string {
+export function skullOfflineResponder(req: { messages: readonly ChatMessage[]; offlineHints?: Record<string, unknown> }): string {
   const hinted = req.offlineHints?.user;
   const user = typeof hinted === 'string' ? hinted : (req.messages.at(-1)?.content ?? '');
   return personaReply(user);

@@ -1,5 +1,3 @@
-import type { Subject } from '../../actors/t2/subjects.js';
-
 /**
  * The interlocutor's system prompt, word for word as the source specification gives it (docs/t2-live.md § The interlocutor's rules). Only `{role}` and `{contexte}` are substituted;
  * `{contexte}` is the subject's consigne + contexte (docs/t2-live.md § The interlocutor's rules) followed by the fact
@@ -23,13 +21,22 @@ RÈGLES ABSOLUES :
 12. Ne mentionne jamais que tu es une IA ou un modèle.
 13. Tu ne prends PAS la parole en premier. Tu attends que le candidat s'adresse à toi.`;
 
+/** What the prompt takes of a T2 subject (actors/t2/subjects.ts). */
+export interface InterlocutorSubject {
+  role: string;
+  consigne: string;
+  contexte: string;
+  /** What the interlocutor knows, one answer per theme. */
+  factSheet: ReadonlyArray<{ theme: string; answer: string }>;
+}
+
 /** {contexte}: consigne + contexte of the subject, then what the interlocutor knows. */
-export function buildContexte(subject: Pick<Subject, 'consigne' | 'contexte' | 'factSheet'>): string {
+export function buildContexte(subject: Omit<InterlocutorSubject, 'role'>): string {
   const facts = subject.factSheet.map((f) => `${f.theme} : ${f.answer}`).join(' ');
   return `${subject.consigne} ${subject.contexte} Ce que tu sais et que tu donnes seulement si on te le demande : ${facts}`;
 }
 
-export function buildSystemPrompt(subject: Pick<Subject, 'role' | 'consigne' | 'contexte' | 'factSheet'>): string {
+export function buildSystemPrompt(subject: InterlocutorSubject): string {
   // Replacer functions, so a `$` in a subject is never read as a replacement pattern.
   return T2_PROMPT_TEMPLATE.replace('{role}', () => subject.role).replace('{contexte}', () => buildContexte(subject));
 }

@@ -5,7 +5,7 @@ import ts from 'typescript';
 
 /**
  * Every import of the sources, read with the TypeScript parser: static imports and re-exports
- * (type-only ones marked), and dynamic `import('…')` with a literal path.
+ * (type-only ones marked), dynamic `import('…')` with a literal path, and `import('…')` types.
  */
 export interface ImportEdge {
   /** Importing file, relative to the repository root (`machines/skull.ts`). */
@@ -82,6 +82,8 @@ export function importsOf(root: string, file: string): ImportEdge[] {
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
       if (arg && (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg))) add(arg.text, false, true);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      add(node.argument.literal.text, true, false);
     }
     ts.forEachChild(node, visit);
   };
@@ -89,9 +91,9 @@ export function importsOf(root: string, file: string): ImportEdge[] {
   return edges;
 }
 
-export function importGraph(root: string): Map<string, ImportEdge[]> {
+export function importGraph(root: string, dirs = SOURCE_DIRS): Map<string, ImportEdge[]> {
   const graph = new Map<string, ImportEdge[]>();
-  for (const f of sourceFiles(root)) graph.set(f, importsOf(root, f));
+  for (const f of sourceFiles(root, dirs)) graph.set(f, importsOf(root, f));
   return graph;
 }
 

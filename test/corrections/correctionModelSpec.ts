@@ -4,7 +4,7 @@ import type { OracleContext } from '../harness/index.js';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { assembleReport } from '../../actors/corrections/assemble.js';
 import { validWrittenAnswer, T1_CONSIGNE, T1_TEXTE } from './support.js';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 
 /**
  * The `correction` model spec shared by the bare-chart test (correction.model.test.ts) and the one

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/index.js';
-import { candidateText, type Production } from '../../actors/corrections/production.js';
+import { candidateText } from '../../actors/corrections/production.js';
+import { type Production } from '../../prompts/corrections/tasks.js';
 import { CODE_CRITERE } from '../../prompts/taxonomy.js';
 import { loadLabelled } from './labelled.js';
 import { measureQuality } from './detector-quality.js';

@@ -4,7 +4,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import express from 'express';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../../actors/corrections/report.js';
+import type { Report } from '../../machines/correctionReport.js';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createT2Surface } from '../../actors/t2/surface.js';

@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assembleReport } from '../../actors/corrections/assemble.js';
-import type { TranscriptTurn } from '../../actors/corrections/contract.js';
+import type { TranscriptTurn } from '../../prompts/corrections/tasks.js';
 import { runDetectors } from '../../actors/corrections/detectors/index.js';
-import type { Production } from '../../actors/corrections/production.js';
-import { reportSchema, type OralModelOutput } from '../../actors/corrections/report.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
+import { type OralModelOutput } from '../../actors/corrections/report.js';
+import { reportSchema } from '../../machines/correctionReport.js';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';

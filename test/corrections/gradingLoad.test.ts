@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheDir } from '../../actors/corrections/cache.js';
 import { GRAMMALECTE_MISSING_WARNING } from '../../actors/corrections/engines.js';
 import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
-import { reportSchema, type Report } from '../../actors/corrections/report.js';
+import { reportSchema, type Report } from '../../machines/correctionReport.js';
 import { createCorrectionService, type CorrectionEngine } from '../../actors/corrections/service.js';
 import { makeContext } from './support.js';
 

@@ -7,7 +7,7 @@ import { Checker } from '../../actors/corrections/checker.js';
 import { INSTALL_HINT, locateGrammalecte } from '../../actors/corrections/grammalecte/locate.js';
 import { GRAMMALECTE_STOPPED, GrammalecteSidecar } from '../../actors/corrections/grammalecte/sidecar.js';
 import { GrammalectePool } from '../../actors/corrections/grammalecte/pool.js';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { evaluate, loadEval } from './eval/evaluate.js';
 
 /**

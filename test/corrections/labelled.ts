@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { candidateText } from '../../actors/corrections/production.js';
 import type { Finding } from '../../actors/corrections/detectors/index.js';
 

@@ -3,8 +3,8 @@ import { CorrectionStore } from '../../actors/corrections/store.js';
 import { candidatePatterns, groupAutre, autreReview } from '../../actors/corrections/patterns.js';
 import { assembleReport, mergeErrors } from '../../actors/corrections/assemble.js';
 import { runDetectors } from '../../actors/corrections/detectors/index.js';
-import type { Production } from '../../actors/corrections/production.js';
-import type { ReportErrorWithOrigin } from '../../actors/corrections/report.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
+import type { ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assembleReport } from '../../actors/corrections/assemble.js';
 import { buildContext, finding } from '../../actors/corrections/detectors/context.js';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { BASE, densityScores } from '../../actors/corrections/scoring.js';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `mot${i}`).join(' ');

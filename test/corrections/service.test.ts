@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createCorrectionService } from '../../actors/corrections/service.js';
-import { reportSchema } from '../../actors/corrections/report.js';
+import { reportSchema } from '../../machines/correctionReport.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { makeContext, T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
 

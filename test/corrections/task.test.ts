@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TranscriptTurn } from '../../actors/corrections/contract.js';
+import type { TranscriptTurn } from '../../prompts/corrections/tasks.js';
 import { isQuestion, oralMeasures, writtenMeasures } from '../../actors/corrections/task.js';
 
 const T = (speaker: TranscriptTurn['speaker'], text: string): TranscriptTurn => ({ speaker, text });

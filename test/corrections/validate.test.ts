@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateModelAnswer } from '../../actors/corrections/validate.js';
-import type { Production } from '../../actors/corrections/production.js';
+import type { Production } from '../../prompts/corrections/tasks.js';
 import { nclcOf } from '../../actors/corrections/report.js';
 import { T1_CONSIGNE, T1_TEXTE, validWrittenAnswer } from './support.js';
 

@@ -232,7 +232,7 @@ describe('other providers: numbered passages (OpenAI wire fake, real SDK)', () =
 
 describe('streaming with a retried model call', () => {
   it('signals a reset before the deltas of the new attempt', async () => {
-    const { LlmError } = await import('../../actors/llm/types.js');
+    const { LlmError } = await import('../../machines/llmPort.js');
     let calls = 0;
     const provider = recordingProvider(() => ({ text: 'unused' }));
     provider.generate = async (req) => {

@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
-import type { Passage } from '../../actors/docs/contract.js';
-import type { GenerateResult } from '../../actors/llm/types.js';
+import type { Passage } from '../../machines/chatContract.js';
+import type { GenerateResult } from '../../machines/llmPort.js';
 import type { ChatContext, ChatInput, JudgeOutput, Retrieved, VerifyOutput } from '../../machines/chat.js';
 import type { LlmCallOutput } from '../../machines/llmCall.js';
 import { LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWER, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';

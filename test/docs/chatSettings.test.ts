@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChatConfigStore, chatSettingsSchema, forAssistant, forEmbeddedChat } from '../../actors/docs/chatConfigStore.js';
-import type { ChatSettings } from '../../actors/docs/contract.js';
+import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import { chatSettingsSchema, forAssistant, forEmbeddedChat } from '../../machines/chatSettings.js';
+import type { ChatSettings } from '../../machines/chatContract.js';
 import { openStore } from '../../core/store/db.js';
 import { storeOf } from '../../core/store/appStore.js';
 

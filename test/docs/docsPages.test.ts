@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configShape, loadConfig } from '../../core/config/index.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
-import { slugify } from '../../actors/docs/slug.js';
+import { slugify } from '../../machines/docAnchors.js';
 
 /**
  * docs/ is the user documentation and the default corpus of the docs assistant: reference pages

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../core/config/index.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import type { ProviderRegistry } from '../../actors/llm/registry.js';
 
 /** A small bilingual corpus, with one hostile document (script tag + prompt injection). */

@@ -2,11 +2,13 @@ import { mkdtempSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeQuery, fold } from '../../actors/retrieval/analyze.js';
+import { analyzeQuery } from '../../actors/retrieval/analyze.js';
+import { fold } from '../../machines/textFold.js';
 import { createGeminiEmbedder, createOpenAiEmbedder } from '../../actors/retrieval/embeddings.js';
-import { ingestSource, type PassageRecord } from '../../actors/retrieval/ingest.js';
+import { ingestSource } from '../../actors/retrieval/ingest.js';
+import type { PassageRecord } from '../../machines/chatContract.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
-import { createSlugger, slugify } from '../../actors/docs/slug.js';
+import { createSlugger, slugify } from '../../machines/docAnchors.js';
 import { startEmbeddingsFake, type EmbeddingsFake } from '../fakes/embeddingsFake.js';
 
 const RGPD = `---

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
+import type { ChatAnswer, DocsAssistant } from '../../machines/chatContract.js';
 import { silentLogger } from '../../core/log.js';
 import { openStore, type Db } from '../../core/store/db.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';

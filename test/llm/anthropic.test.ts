@@ -1,7 +1,7 @@
 /** The Anthropic adapter through the real `@anthropic-ai/sdk` against the wire fake. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
-import type { LlmProvider, SourceDocument } from '../../actors/llm/types.js';
+import type { LlmProvider, SourceDocument } from '../../machines/llmPort.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 
 let fake: AnthropicFake;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import { createGeminiProvider } from '../../actors/llm/gemini.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
-import { LlmError, type GenerateRequest, type LlmProvider } from '../../actors/llm/types.js';
+import { LlmError, type GenerateRequest, type LlmProvider } from '../../machines/llmPort.js';
 import type { CommonReply, WireFake } from '../fakes/base.js';
 import { startAnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake } from '../fakes/geminiFake.js';

@@ -1,7 +1,7 @@
 /** The Gemini text adapter through the real `@google/genai` SDK against the wire fake. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGeminiProvider } from '../../actors/llm/gemini.js';
-import type { LlmProvider } from '../../actors/llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
 
 let fake: GeminiFake;

@@ -1,7 +1,7 @@
 /** The offline provider: deterministic, honest, pluggable per purpose. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOfflineProvider, registerOfflineResponder } from '../../actors/llm/offline.js';
-import type { GenerateRequest } from '../../actors/llm/types.js';
+import type { GenerateRequest } from '../../machines/llmPort.js';
 
 const offline = createOfflineProvider();
 const cleanups: Array<() => void> = [];

@@ -1,7 +1,7 @@
 /** The OpenAI adapter through the real `openai` SDK against the wire fake. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
-import type { LlmProvider } from '../../actors/llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 let fake: OpenAIFake;

@@ -1,4 +1,4 @@
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 
 /**
  * An in-memory LlmProvider for machine tests (the port, not an SDK): each call takes the next

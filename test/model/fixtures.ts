@@ -1,4 +1,4 @@
-import { LlmError, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
+import { LlmError, type GenerateResult, type LlmProvider } from '../../machines/llmPort.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';
 
 /** Shared data of the llmCall / breaker model and direct tests. */

@@ -4,7 +4,7 @@ import { createMetrics } from '../../core/metrics.js';
 import type { LlmCallContext } from '../../machines/llmCall.js';
 import { createActor, type EventObject, type SimulatedClock } from 'xstate';
 import { breakerFailures, breakerMachine, isBreakerOpen, type BreakerInput, type BreakerRef } from '../../machines/breaker.js';
-import type { LlmError } from '../../actors/llm/types.js';
+import type { LlmError } from '../../machines/llmPort.js';
 import { runModel, type OracleContext } from '../harness/index.js';
 import { expectedBreaker, type BreakerCall } from './breakerReference.js';
 import { errors, request, result, unusedProvider } from './fixtures.js';

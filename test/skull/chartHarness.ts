@@ -5,7 +5,7 @@ import { publishEffect } from '../../actors/skull/publisher.js';
 import { skullMachine, type SkullActorRef } from '../../machines/skull.js';
 import { o200k } from '../../actors/skull/tokens.js';
 import { skullSettings } from '../../actors/skull/settings.js';
-import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
+import type { Outgoing, SkullSettings } from '../../machines/skullTypes.js';
 import { ScriptedProvider, testConfig } from './support.js';
 
 /**

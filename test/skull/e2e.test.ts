@@ -5,13 +5,13 @@ import { type HealthPayload } from '../../transports/mqtt/skull.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { MAX_PAYLOAD_BYTES } from '../../transports/mqtt/skullSchemas.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
-import { NNBSP } from '../../actors/skull/postprocess.js';
-import { APOLOGY_TEXT } from '../../actors/skull/types.js';
+import { NNBSP } from '../../prompts/skull/postprocess.js';
+import { APOLOGY_TEXT } from '../../machines/skullTypes.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { requireBinary } from '../support/requires.js';
 import { PUBACK, recordWrites } from './socketWrites.js';
 import { embeddedBroker, Listener, memoryLogger, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
-import type { LlmProvider } from '../../actors/llm/types.js';
+import type { LlmProvider } from '../../machines/llmPort.js';
 
 /**
  * The Skull service end to end on a real broker: the embedded aedes (MQTT 3.1.1) and Debian's

@@ -5,8 +5,8 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import { type SkullFleet } from '../../transports/mqtt/skull.js';
 import { startWiredSkullFleet } from '../../actors/skull/surface.js';
 import { deviceIdSchema, fnv1a, inShard, parseFleetTopic, shardSchema } from '../../transports/mqtt/skullFleetTopics.js';
-import { LlmError, type GenerateRequest, type GenerateResult } from '../../actors/llm/types.js';
-import { APOLOGY_TEXT } from '../../actors/skull/types.js';
+import { LlmError, type GenerateRequest, type GenerateResult } from '../../machines/llmPort.js';
+import { APOLOGY_TEXT } from '../../machines/skullTypes.js';
 import { requireBinary } from '../support/requires.js';
 import { embeddedBroker, Listener, memoryLogger, mosquittoBroker, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 

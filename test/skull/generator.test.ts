@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { wireSkull } from '../../actors/skull/skullWiring.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import { memoryLogger, testConfig } from './support.js';
 
 /** A provider whose calls wait until aborted (then reject, as the SDKs do). */

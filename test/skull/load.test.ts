@@ -4,7 +4,7 @@ import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
 import { type SkullService } from '../../transports/mqtt/skull.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
-import type { GenerateRequest, GenerateResult, LlmProvider } from '../../actors/llm/types.js';
+import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';
 
 /**

@@ -6,7 +6,7 @@ import { silentLogger } from '../../core/log.js';
 import { type SkullService } from '../../transports/mqtt/skull.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
-import { APOLOGY_TEXT } from '../../actors/skull/types.js';
+import { APOLOGY_TEXT } from '../../machines/skullTypes.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 import { requireBinary } from '../support/requires.js';
 import { embeddedBroker, mosquittoBroker, testConfig, uniquePrefix, type TestBroker } from './support.js';

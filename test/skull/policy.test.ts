@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectSensitive, fold } from '../../actors/skull/policy.js';
+import { detectSensitive, fold } from '../../prompts/skull/sensitiveTopics.js';
 
 describe('soft policy', () => {
   it('folds accents, case and apostrophes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frenchPunctuation, NNBSP, postProcess, stripMarkup } from '../../actors/skull/postprocess.js';
+import { frenchPunctuation, NNBSP, postProcess, stripMarkup } from '../../prompts/skull/postprocess.js';
 
 const N = NNBSP;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPrompt, contextTurnsFor, promptBudget, RULES_FR, trimHistory, type Turn } from '../../actors/skull/prompt.js';
+import { buildPrompt, contextTurnsFor, promptBudget, RULES_FR, trimHistory, type Turn } from '../../prompts/skull/contextPrompt.js';
 import { byteLength, encoderLoaded, o200k } from '../../actors/skull/tokens.js';
 
 const history: Turn[] = [

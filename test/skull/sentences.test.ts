@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isComplete, limitSentences, splitSentences } from '../../actors/skull/sentences.js';
+import { isComplete, limitSentences, splitSentences } from '../../prompts/skull/sentences.js';
 
 describe('splitSentences', () => {
   it('splits on . ! ? … followed by a capital', () => {

@@ -1,7 +1,7 @@
 import type { EventObject } from 'xstate';
-import { LlmError, type GenerateResult } from '../../actors/llm/types.js';
+import { LlmError, type GenerateResult } from '../../machines/llmPort.js';
 import type { LlmCallRequest } from '../../machines/llmPolicy.js';
-import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../actors/skull/types.js';
+import { APOLOGY_TEXT, INTERRUPTED_TEXT, type Outgoing, type SkullSettings } from '../../machines/skullTypes.js';
 import type { HealthPayload } from '../../transports/mqtt/skullHealth.js';
 import type { OracleContext } from '../harness/index.js';
 import { expectedBreaker, type BreakerCall } from '../model/breakerReference.js';

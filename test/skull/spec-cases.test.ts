@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBreakerOpen } from '../../machines/breaker.js';
-import { NNBSP } from '../../actors/skull/postprocess.js';
-import { APOLOGY_TEXT, INTERRUPTED_TEXT } from '../../actors/skull/types.js';
+import { NNBSP } from '../../prompts/skull/postprocess.js';
+import { APOLOGY_TEXT, INTERRUPTED_TEXT } from '../../machines/skullTypes.js';
 import { startChart, type ChartRig } from './chartHarness.js';
 import { ScriptedProvider, serverError, timeoutError } from './support.js';
 

@@ -7,7 +7,7 @@ import mqtt, { type MqttClient } from 'mqtt';
 import { loadConfig, type Config } from '../../core/config/index.js';
 import { startEmbeddedBroker } from '../../core/broker.js';
 import { createLogger, silentLogger, type Logger } from '../../core/log.js';
-import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../actors/llm/types.js';
+import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../machines/llmPort.js';
 import { findBinary } from '../support/requires.js';
 
 /** Test support for the Skull suites: brokers, a listening client, scriptable providers. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatSettingsOverridesSchema } from '../../actors/docs/chatConfigStore.js';
+import { chatSettingsOverridesSchema } from '../../machines/chatSettings.js';
 import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
 import { openStore } from '../../core/store/db.js';
 import { sqliteStore, type Store } from '../../core/store/sqlStore.js';

@@ -15,12 +15,12 @@ import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext, RunningSurface } from '../../core/surfaceContract.js';
-import type { CorrectionService, OralCorrectionRequest } from '../../actors/corrections/contract.js';
+import type { CorrectionService, OralCorrectionRequest } from '../../machines/correctionContract.js';
 import { createT2Surface, type T2SurfaceOptions } from '../../actors/t2/surface.js';
 import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } from '../fakes/geminiLive.js';
 
 /**
- * A correction service honouring the contract of actors/corrections/contract.ts (not a mock of an
+ * A correction service honouring the contract of machines/correctionContract.ts (not a mock of an
  * SDK): it records each request and answers a schema-shaped report, or fails like a grading model
  * that is down (then, per the contract, it still answers the detectors-only report).
  */

@@ -1,7 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
+import type { ChatAnswer, DocsAssistant } from '../../machines/chatContract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 import { FIXTURE_CORPUS, realAssistant, startPagesServer, type PagesServer } from './support/pagesServer.js';
 import { mkdtempSync, rmSync } from 'node:fs';

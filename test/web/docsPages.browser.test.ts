@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatAnswer, DocsAssistant } from '../../actors/docs/contract.js';
+import type { ChatAnswer, DocsAssistant } from '../../machines/chatContract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 import { realAssistant, startPagesServer, type PagesServer } from './support/pagesServer.js';
 

@@ -2,8 +2,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { z } from 'zod';
 import { authFor, principalOf } from '../../core/auth.js';
 import type { AppContext } from '../../core/surfaceContract.js';
-import type { CorrectionEngine } from '../../actors/corrections/service.js';
-import type { OralTask, WrittenTask } from '../../actors/corrections/contract.js';
+import type { CorrectionService, OralTask, WrittenTask } from '../../machines/correctionContract.js';
 import { mountWrittenPractice, type WrittenPracticeDeps } from './eePracticeHttp.js';
 
 /**
@@ -47,9 +46,15 @@ function bodies(tasks: TaskCodes) {
 
 const candidateId = z.string().min(1).max(200);
 
+/** What the routes call on the corrections engine (actors/corrections/service.ts): grading, and the review reads, forwarded as JSON. */
+export interface CorrectionsApi extends CorrectionService {
+  patterns(candidateId: string): Promise<unknown>;
+  autreReview(): Promise<unknown>;
+}
+
 export interface CorrectionsRouterDeps {
   ctx: AppContext;
-  service: CorrectionEngine;
+  service: CorrectionsApi;
   /** Admin guard for the review endpoint (the docs engineer's admin session); absent = 404. */
   requireAdmin?: express.RequestHandler;
   /** Task codes accepted on each endpoint. */

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { z } from 'zod';
 import type { Metrics } from '../../core/metrics.js';
 import type { Logger } from '../../core/log.js';
-import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../actors/docs/contract.js';
+import type { ChatAnswer, ChatSettings, DocsAssistant } from '../../machines/chatContract.js';
 import { openSse } from './sse.js';
 
 /**

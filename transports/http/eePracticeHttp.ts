@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import { principalOf } from '../../core/auth.js';
-import type { CorrectionOutcome, WrittenTask } from '../../actors/corrections/contract.js';
+import type { CorrectionOutcome, WrittenTask } from '../../machines/correctionContract.js';
 
 /**
  * The JSON routes of the written-practice page `/ee` (web/ee/), on the corrections edge:

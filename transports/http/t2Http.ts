@@ -2,9 +2,6 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { SessionStore } from '../../actors/t2/sessionStore.js';
-import type { SessionDetail, SessionSummary } from '../../actors/t2/sessionQueries.js';
-import type { SubjectStore } from '../../actors/t2/subjects.js';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 
@@ -17,6 +14,51 @@ import type { Logger } from '../../core/log.js';
  * token so nobody pastes JWTs; with a real secret that route does not exist (404).
  */
 
+/** A past session as the API returns it (actors/t2/sessionQueries.ts reads them from the store). */
+export interface TranscriptLine {
+  speaker: 'candidate' | 'interlocutor';
+  text: string;
+  atMs?: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  sujet: { id: string; titre: string | null };
+  mode: string;
+  status: string;
+  endReason: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  productionId: string | null;
+  hasAudio: boolean;
+  /** Present (true) while the WAV is still being assembled (a drain saved the session first): its download answers 409. */
+  audioPending?: true;
+  report?: unknown;
+}
+
+export interface SessionDetail extends SessionSummary {
+  transcript: TranscriptLine[];
+}
+
+/** A subject as `GET /api/sujets` lists it (actors/t2/subjects.ts stores them). */
+export interface SubjectListing {
+  id: string;
+  titre: string;
+  consigne: string;
+  contexte: string;
+  role: string;
+  tache: string;
+  mode: string;
+}
+
+/** What the audio route reads of a production's session (actors/t2/sessionStore.ts). */
+export interface SessionAudio {
+  candidate_id: string;
+  audio_path: string | null;
+  /** Set while the WAV is still being assembled. */
+  recording_pending: number | null;
+}
+
 /** Read side of past sessions (« Mes séances »), handed in by the composition root. */
 export interface T2SessionReads {
   list(sub: string): Promise<SessionSummary[]>;
@@ -27,8 +69,8 @@ export interface T2SessionReads {
 }
 
 export interface T2HttpDeps {
-  subjects: Pick<SubjectStore, 'list'>;
-  sessions: Pick<SessionStore, 'byProduction'>;
+  subjects: { list(): Promise<SubjectListing[]> };
+  sessions: { byProduction(productionId: string): Promise<SessionAudio | undefined> };
   verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
   logger: Logger;
   /** Read side of past sessions (« Mes séances »). */

@@ -7,7 +7,7 @@ import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { SkullActorRef, SkullEvent } from '../../machines/skull.js';
 import type { FleetHooks, skullFleetMachine } from '../../machines/skullFleet.js';
-import type { SkullWiring } from '../../actors/skull/skullWiring.js';
+import type { SkullWiring } from './skullPort.js';
 import { connectMqtt } from './client.js';
 import { coalesceWritesOfThisTurn } from '../../core/tuning/holdWritesPerTurn.js';
 import { ackedPublisher } from './replyChannel.js';

@@ -1,4 +1,4 @@
-import type { IaConfig } from '../../actors/skull/types.js';
+import type { IaConfig } from '../../machines/skullTypes.js';
 
 /** A device's retained config as last seen on the broker (`null` = cleared, absent = never seen). */
 export interface KeptConfig {

@@ -1,7 +1,7 @@
 import type { SnapshotFrom } from 'xstate';
 import { breakerOpen, deviceStats, inFlight, nextModel, queuedJobs, replyLatencyP50, type SkullSnapshot } from '../../machines/skull.js';
 import { fleetStats, liveCount, maxActors, type skullFleetMachine } from '../../machines/skullFleet.js';
-import type { SkullSettings } from '../../actors/skull/types.js';
+import type { SkullSettings } from '../../machines/skullTypes.js';
 import type { EdgeRejectReason, InputLedger } from './skullCodec.js';
 import type { ReplyChannel } from './replyChannel.js';
 import type { SkullDevices } from './skullDevices.js';

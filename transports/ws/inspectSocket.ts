@@ -3,7 +3,6 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
-import type { InspectorHub, InspectRecord } from '../../actors/statecharts/inspectorHub.js';
 
 /**
  * WebSocket `/inspect/ws`: streams the inspector hub's redacted records to admin pages.
@@ -14,6 +13,43 @@ import type { InspectorHub, InspectRecord } from '../../actors/statecharts/inspe
  * client → server: `{"type":"history","systemId":"…"}` only. Anything else gets an error message.
  */
 
+export interface InspectRecord {
+  seq: number;
+  at: number;
+  /** systemId of the conversation (the top actor under the root). */
+  conversation: string;
+  kind: string;
+  /** Which actor inside the conversation (the conversation itself, or an invoked child). */
+  actor: string;
+  type: 'event' | 'snapshot' | 'actor';
+  eventType?: string;
+  event?: unknown;
+  /** State value of a machine snapshot. */
+  value?: unknown;
+  status?: string;
+  context?: unknown;
+}
+
+export interface ConversationView {
+  systemId: string;
+  kind: string;
+  /** Readable name: `t2live · candidate ab12 · Inscription club de sport`. */
+  label: string;
+  startedAt: number;
+  /** When it ended (ms epoch), or null while it lives. */
+  endedAt: number | null;
+  value: unknown;
+  status: string;
+  context: unknown;
+}
+
+/** What the socket reads from the inspector hub (actors/statecharts/inspectorHub.ts). */
+export interface InspectFeed {
+  conversations(): ConversationView[];
+  recent(systemId: string): InspectRecord[];
+  subscribe(listener: (record: InspectRecord) => void): () => void;
+}
+
 export const INSPECT_WS_PATH = '/inspect/ws';
 const MAX_CLIENT_FRAME = 4 * 1024;
 const LIST_INTERVAL_MS = 500;
@@ -22,7 +58,7 @@ const clientMessage = z.object({ type: z.literal('history'), systemId: z.string(
 
 export interface InspectSocketDeps {
   server: Server;
-  hub: InspectorHub;
+  hub: InspectFeed;
   logger: Logger;
   /** True when the upgrade request carries an admin session. */
   isAdmin(req: IncomingMessage): Promise<boolean>;

@@ -1,6 +1,6 @@
 import type { Express, Request, Response } from 'express';
-import type { DocsAssistant } from '../../actors/docs/contract.js';
-import { chatSettingsSchema, forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import type { ChatSettings, DocsAssistant } from '../../machines/chatContract.js';
+import { chatSettingsSchema, forEmbeddedChat, type SavedChatConfig } from '../../machines/chatSettings.js';
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
 import type { AdminAuth } from '../../transports/http/admin.js';
@@ -12,9 +12,16 @@ import { settingsFields, type SettingsFieldErrors } from './views.js';
  * Every POST needs the session's CSRF token; without it nothing changes (403).
  */
 
+/** The saved ChatConfig as the pages read and edit it (actors/docs/chatConfigStore.ts). */
+export interface ChatConfigEditor {
+  get(): SavedChatConfig | undefined;
+  save(settings: ChatSettings): Promise<void>;
+  reset(): Promise<void>;
+}
+
 export interface AdminPageDeps {
   assistant: DocsAssistant;
-  chatConfig: ChatConfigStore;
+  chatConfig: ChatConfigEditor;
   admin: AdminAuth;
   logger: Logger;
   models: () => string[];

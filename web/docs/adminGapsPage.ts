@@ -1,6 +1,5 @@
 import type { Express, Request, Response } from 'express';
 import { z } from 'zod';
-import type { GapStore } from '../../actors/docs/gapStore.js';
 import type { AdminAuth } from '../../transports/http/admin.js';
 import { csrfField } from '../admin/loginPage.js';
 import { html, renderPage, sendPage } from '../layout.js';
@@ -10,8 +9,32 @@ import { html, renderPage, sendPage } from '../layout.js';
  * the last days, grouped by what they asked, so that the people who write the docs see what is
  * missing. Behind the admin login; `?days=N` (1–365, default 7), `?format=json` for scripts.
  */
+
+/** A sentence the claim check removed from an answer, as the page lists it. */
+interface DroppedClaimRow {
+  question: string;
+  sentence: string;
+  at: string;
+}
+
+/** A group of questions on the same words, as the page lists it. */
+interface GapGroupRow {
+  question: string;
+  count: number;
+  refused: number;
+  low: number;
+  /** ISO time of the latest question of the group. */
+  lastAsked: string;
+}
+
+/** The questions the documentation did not cover, as the page reads them (actors/docs/gapStore.ts keeps them). */
+export interface GapsReport {
+  groups(days: number): Promise<GapGroupRow[]>;
+  dropped(days: number): Promise<DroppedClaimRow[]>;
+}
+
 export interface AdminGapsDeps {
-  gaps: GapStore;
+  gaps: GapsReport;
   admin: AdminAuth;
 }
 

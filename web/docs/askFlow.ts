@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../actors/docs/contract.js';
+import type { ChatAnswer, ChatSettings, ChatTurn, DocsAssistant } from '../../machines/chatContract.js';
 import type { Logger } from '../../core/log.js';
 import type { Exchange, ThreadName } from '../../transports/http/session.js';
 import type { DocsVisitorSession, DocsVisitorSessions } from './visitor.js';

@@ -1,6 +1,6 @@
 import express, { type Express, type Request, type Response } from 'express';
-import type { DocsAssistant } from '../../actors/docs/contract.js';
-import { chatSettingsSchema, forAssistant } from '../../actors/docs/chatConfigStore.js';
+import type { DocsAssistant } from '../../machines/chatContract.js';
+import { chatSettingsSchema, forAssistant } from '../../machines/chatSettings.js';
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
 import type { DocsVisitorSession, DocsVisitorSessions } from './visitor.js';

@@ -1,13 +1,14 @@
 import express, { type Express, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { forEmbeddedChat, type ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import type { ChatConfigEditor } from './adminChatParamsPage.js';
+import { forEmbeddedChat } from '../../machines/chatSettings.js';
 import { html, renderPage, sendPage, trusted } from '../layout.js';
 import type { DocsVisitorSession } from './visitor.js';
 import { answerInThread, askBodySchema, askMode } from './askFlow.js';
 import type { PageDeps } from './assistantPage.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { frontMatterField, splitFrontMatter } from '../../actors/retrieval/markdown.js';
+import { frontMatterField, splitFrontMatter } from '../../machines/frontMatter.js';
 import { createLinkResolver } from './corpusLinks.js';
 import { docHref, renderDocument, type RenderContext } from './markdownRender.js';
 import { chatBlock, docsIndex, docsTree, providerNotice, type SearchHit } from './views.js';
@@ -20,7 +21,7 @@ import { chatBlock, docsIndex, docsTree, providerNotice, type SearchHit } from '
  */
 
 export interface DocsPageDeps extends PageDeps {
-  chatConfig: ChatConfigStore;
+  chatConfig: Pick<ChatConfigEditor, 'get'>;
   /** Corpus folder: images referenced by documents are served from it (raster formats only). */
   corpusRoot?: string;
 }

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { posix } from 'node:path';
 import { Marked, type Tokens } from 'marked';
 import type SanitizeHtml from 'sanitize-html';
-import { createSlugger } from '../../actors/docs/slug.js';
-import { splitFrontMatter } from '../../actors/retrieval/markdown.js';
+import { createSlugger } from '../../machines/docAnchors.js';
+import { splitFrontMatter } from '../../machines/frontMatter.js';
 import type { LinkResolver } from './corpusLinks.js';
 import { mdxToHtml } from './mdxComponents.js';
 
@@ -11,7 +11,7 @@ import { mdxToHtml } from './mdxComponents.js';
  * Markdown → sanitised HTML for the viewer (corpus documents) and for answers (model text).
  * marked renders, sanitize-html keeps an allow-list: no <script>, no event handler attribute, no
  * style, no javascript: URL, no iframe/form — whatever a document or a model writes. Heading ids
- * come from the core's slugger (actors/docs/slug.ts) in document order, so `#anchor` of a citation
+ * come from the shared slugger (machines/docAnchors.ts) in document order, so `#anchor` of a citation
  * lands on the heading rendered here.
  */
 

@@ -1,7 +1,7 @@
-import type { ChatSettings, DocMeta } from '../../actors/docs/contract.js';
+import type { ChatSettings, DocMeta } from '../../machines/chatContract.js';
 import { html, trusted, type SafeHtml } from '../layout.js';
 import type { Exchange } from '../../transports/http/session.js';
-import { SETTINGS_LABELS } from '../../actors/docs/chatConfigStore.js';
+import { SETTINGS_LABELS } from '../../machines/chatSettings.js';
 import { docHref, renderAnswer } from './markdownRender.js';
 
 /** HTML fragments shared by /assistant, /docs and /admin/chat/params. */

@@ -1,4 +1,4 @@
-import type { ChatSettingsOverrides } from '../../actors/docs/chatConfigStore.js';
+import type { ChatSettingsOverrides } from '../../machines/chatSettings.js';
 import type { VisitorSession, VisitorSessions } from '../../transports/http/session.js';
 
 /** A docs visitor's server-side session: their /assistant settings are chat setting overrides. */

@@ -1,6 +1,5 @@
 import { html, renderPage } from '../layout.js';
 import { signinSection, type SigninOptions } from '../t2/pages.js';
-import type { EeSubject, EeTask } from '../../actors/corrections/eeSubjects.js';
 
 /**
  * Server-rendered written-practice pages (docs/corrections.md § Written practice): `/ee` lists the
@@ -12,11 +11,29 @@ import type { EeSubject, EeTask } from '../../actors/corrections/eeSubjects.js';
 
 const STYLES = ['/t2/static/t2.css', '/ee/static/ee.css'];
 
-function limits(task: EeTask): string {
+/** What the pages show of a written task (actors/corrections/eeSubjects.ts holds the three). */
+export interface EeTaskView {
+  tache: string;
+  titre: string;
+  demande: string;
+  mots: { min: number; max: number };
+  minutes: number;
+}
+
+/** What the pages show of a practice subject (actors/corrections/eeSubjects.ts). */
+export interface EeSubjectView {
+  id: string;
+  tache: string;
+  titre: string;
+  consigne: string;
+  documents?: ReadonlyArray<{ titre: string; texte: string }>;
+}
+
+function limits(task: EeTaskView): string {
   return `${task.mots.min} à ${task.mots.max} mots`;
 }
 
-export function eeHomePage(tasks: readonly EeTask[], subjects: readonly EeSubject[]): string {
+export function eeHomePage(tasks: readonly EeTaskView[], subjects: readonly EeSubjectView[]): string {
   return renderPage({
     title: 'Expression écrite',
     current: '/ee',
@@ -36,7 +53,7 @@ ${subjects.filter((s) => s.tache === t.tache).map((s) => html`<li><a href="/ee/s
   });
 }
 
-export function eeWritePage(subject: EeSubject, task: EeTask, opts: { signin: SigninOptions }): string {
+export function eeWritePage(subject: EeSubjectView, task: EeTaskView, opts: { signin: SigninOptions }): string {
   return renderPage({
     title: `${task.titre} — ${subject.titre}`,
     current: '/ee',

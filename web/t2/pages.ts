@@ -1,5 +1,4 @@
 import { html, renderPage, type SafeHtml } from '../layout.js';
-import type { Subject } from '../../actors/t2/subjects.js';
 
 /**
  * Server-rendered T2 pages (docs/t2-live.md § The candidate's pages): the subject list, then the preparation
@@ -8,6 +7,14 @@ import type { Subject } from '../../actors/t2/subjects.js';
  * to the page: the candidate must ask for it. Reports are drawn by one renderer
  * (web/t2/static/report.js) at the end of a live session and in « Mes séances ».
  */
+
+/** What the pages show of a subject (never its fact sheet); actors/t2/subjects.ts stores them. */
+export interface SubjectView {
+  id: string;
+  titre: string;
+  consigne: string;
+  contexte: string;
+}
 
 const TEXT_MODE_NOTICE = 'Mode texte : aucune clé Gemini n’est configurée, l’interlocuteur répond par écrit (fournisseur hors ligne).';
 const STYLES = ['/t2/static/t2.css'];
@@ -54,7 +61,7 @@ ${opts.dev
 </section>`;
 }
 
-export function subjectListPage(subjects: Subject[], opts: { textMode: boolean }): string {
+export function subjectListPage(subjects: readonly SubjectView[], opts: { textMode: boolean }): string {
   return renderPage({
     title: 'Tâche 2 — sujets',
     current: '/t2/sujets',
@@ -68,7 +75,7 @@ ${subjects.map((s) => html`<li><a href="/t2/sujets/${encodeURIComponent(s.id)}">
   });
 }
 
-export function preparationPage(subject: Subject, opts: { textMode: boolean; examMs: number; graceMs?: number; signin: SigninOptions }): string {
+export function preparationPage(subject: SubjectView, opts: { textMode: boolean; examMs: number; graceMs?: number; signin: SigninOptions }): string {
   const minutes = Math.floor(opts.examMs / 60000);
   const seconds = Math.round((opts.examMs % 60000) / 1000);
   return renderPage({

@@ -1,6 +1,6 @@
 import type { Critere } from '../../../prompts/taxonomy.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
-import type { Production } from '../production.js';
+import type { Production } from '../../../prompts/corrections/tasks.js';
 import { candidateText } from '../production.js';
 
 /** A word of the production with its offsets in the text. */

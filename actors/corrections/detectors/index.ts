@@ -1,4 +1,4 @@
-import type { Production } from '../production.js';
+import type { Production } from '../../../prompts/corrections/tasks.js';
 import { buildContext, type Detector, type Finding } from './context.js';
 import { enonceCopie, longueur, paragraphes, salutationCloture, tutoiement } from './form.js';
 import { negation } from './grammar.js';

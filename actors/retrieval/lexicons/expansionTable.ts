@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { fold } from '../analyze.js';
+import { fold } from '../../../machines/textFold.js';
 import { readFreedict } from './freedict.js';
 import { readMythes } from './mythes.js';
 

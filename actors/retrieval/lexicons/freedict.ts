@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { fold } from '../analyze.js';
+import { fold } from '../../../machines/textFold.js';
 import { LexiconError } from './errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheDir } from '../../../core/cacheDir.js';
-import { fold } from '../analyze.js';
+import { fold } from '../../../machines/textFold.js';
 import { openExpansionTable, type ExpansionEntry, type ExpansionTable } from './expansionTable.js';
 
 /**

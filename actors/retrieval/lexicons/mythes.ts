@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fold } from '../analyze.js';
+import { fold } from '../../../machines/textFold.js';
 import { LexiconError } from './errors.js';
 
 /**

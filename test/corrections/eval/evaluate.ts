@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { assembleReport } from '../../../actors/corrections/assemble.js';
 import type { Checker } from '../../../actors/corrections/checker.js';
 import type { Finding } from '../../../actors/corrections/detectors/index.js';
-import { countWords, type Production } from '../../../actors/corrections/production.js';
+import { countWords } from '../../../actors/corrections/production.js';
+import { type Production } from '../../../prompts/corrections/tasks.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
 
 /**

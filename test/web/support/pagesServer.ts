@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import type { DocsAssistant } from '../../../actors/docs/contract.js';
+import type { DocsAssistant } from '../../../machines/chatContract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
 import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';

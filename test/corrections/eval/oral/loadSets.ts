@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { SEED_SUBJECTS } from '../../../../actors/t2/seedSubjects.js';
-import type { TranscriptTurn, WrittenTask } from '../../../../actors/corrections/contract.js';
-import type { OralSubject } from '../../../../actors/corrections/production.js';
+import type { TranscriptTurn, WrittenTask } from '../../../../prompts/corrections/tasks.js';
+import type { OralSubject } from '../../../../prompts/corrections/tasks.js';
 
 /**
  * Loads the labelled oral and written sets of this folder (README.md gives the format). Parse only:

@@ -1,4 +1,4 @@
-import { fold } from '../retrieval/analyze.js';
+import { fold } from './textFold.js';
 
 /**
  * Heading anchors, shared by the retrieval index (source links) and the /docs viewer (heading ids),

@@ -1,5 +1,3 @@
-import type { TokenCounter } from './tokens.js';
-
 /**
  * Prompt assembly of the Skull (docs/skull.md#what-happens-to-an-input, step 6), in the spec's layout:
  *
@@ -13,6 +11,16 @@ import type { TokenCounter } from './tokens.js';
  * reserved for the output), it is cut hard: context first (oldest turn first), then the system
  * text, then the user text, each cut by exact token count.
  */
+
+/** Counts tokens for the budget; the counter (an encoder) is provided by the wiring. */
+export interface TokenCounter {
+  /** Exact token count (loads the encoder). */
+  count(text: string): number;
+  /** True when `text` has at most `max` tokens; loads the encoder only if bytes exceed `max`. */
+  fits(text: string, max: number): boolean;
+  /** The longest prefix of `text` with at most `max` tokens. */
+  cut(text: string, max: number): string;
+}
 
 export const RULES_FR = 'Réponds en français, concis (2-3 phrases). Évite politique, santé, argent, données personnelles.';
 
