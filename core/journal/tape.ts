@@ -1,0 +1,108 @@
+import type { ActorRefLike, InspectionEvent } from 'xstate';
+import { toPlain } from './plain.js';
+import type { JournalAction, JournalCall, JournalInvoke, JournalStep } from './step.js';
+
+/**
+ * Turns one actor's inspection events into journal steps. The recorder (core/journal/recorder.ts)
+ * runs one per live conversation; replay (core/journal/replay.ts) runs one on the rebuilt actor,
+ * so that both sides of the comparison are made by the same code.
+ *
+ * XState reports an event when it is sent (`@xstate.event`), the actions while the actor processes
+ * it (`@xstate.action`), then the snapshot (`@xstate.snapshot`). Events sent while another is being
+ * processed wait in the actor's mailbox, first in first out: so do they here, and actions belong to
+ * the oldest event not yet closed by its snapshot.
+ */
+interface Open {
+  step: Omit<JournalStep, 'state' | 'status'>;
+  event: unknown;
+}
+
+export class Tape {
+  private readonly open: Open[] = [];
+  private seq = 0;
+  /** Calls made before any event is open (the context built before `xstate.init`). */
+  private early: JournalCall[] = [];
+
+  constructor(
+    readonly ref: ActorRefLike,
+    private readonly now: () => number,
+    private readonly startMs: number,
+    private readonly onStep: (step: JournalStep) => void,
+  ) {}
+
+  /** True when the event concerns this tape's actor (it then consumed it). */
+  feed(ev: InspectionEvent): boolean {
+    if (ev.actorRef !== this.ref) return false;
+    switch (ev.type) {
+      case '@xstate.event': {
+        // The start's input is the journal's header: not copied into its first step.
+        const step = { seq: -1, at: this.now() - this.startMs, from: this.fromOf(ev.sourceRef, ev.event.type), event: (ev.event.type === 'xstate.init' ? { type: 'xstate.init' } : toPlain(ev.event)) as JournalStep['event'], actions: [], invoked: [] } as Open['step'];
+        if (this.early.length > 0 && this.open.length === 0) {
+          step.calls = this.early;
+          this.early = [];
+        }
+        this.open.push({ step, event: ev.event });
+        return true;
+      }
+      case '@xstate.action': {
+        const head = this.open[0];
+        if (head) addAction(head.step, ev.action.type, ev.action.params);
+        return true;
+      }
+      case '@xstate.snapshot': {
+        const head = this.open[0];
+        if (!head) return true;
+        // A snapshot that is not the head's (XState reports the initial one again on start) closes nothing else.
+        if (head.event !== ev.event) return true;
+        this.open.shift();
+        const snap = ev.snapshot as { value?: unknown; status?: string };
+        this.close(head, toPlain(snap.value ?? null), snap.status ?? 'active');
+        return true;
+      }
+      default:
+        return true;
+    }
+  }
+
+  /** A function of the conversation's input returned `value`: kept with the step being processed. */
+  call(fn: string, value: unknown): void {
+    const head = this.open[0];
+    const call = { fn, value: toPlain(value) };
+    if (head) (head.step.calls ??= []).push(call);
+    else this.early.push(call);
+  }
+
+  /** Steps sent but never processed (the actor stopped first) are not steps: they changed nothing. */
+  get pending(): number {
+    return this.open.length;
+  }
+
+  private close(open: Open, state: unknown, status: string): void {
+    const step: JournalStep = { ...open.step, seq: this.seq++, state, status };
+    this.onStep(step);
+  }
+
+  private fromOf(source: ActorRefLike | undefined, type: string): string {
+    if (type === 'xstate.init') return 'init';
+    if (!source) return 'edge';
+    if (source === this.ref) return 'self';
+    if ((source as { _parent?: ActorRefLike })._parent === this.ref) return `child:${(source as { id?: string }).id ?? '?'}`;
+    return 'edge';
+  }
+}
+
+function addAction(step: Open['step'], type: string, params: unknown): void {
+  if (type === 'xstate.spawnChild') {
+    const p = (params ?? {}) as { id?: unknown; src?: unknown; input?: unknown; actorRef?: { id?: string } };
+    const invoke: JournalInvoke = {
+      id: typeof p.id === 'string' ? p.id : p.actorRef?.id ?? '',
+      src: typeof p.src === 'string' ? p.src : p.actorRef?.id ?? 'inline',
+    };
+    if (p.input !== undefined) invoke.input = toPlain(p.input);
+    step.invoked.push(invoke);
+    return;
+  }
+  const action: JournalAction = { type };
+  if (params !== undefined) action.params = toPlain(params);
+  step.actions.push(action);
+}
