@@ -14,7 +14,10 @@ const MAX_DEPTH = 12;
 const MAX_ARRAY = 2000;
 const MAX_STRING = 64_000;
 
-export function toPlain(value: unknown, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
+/** How an actor reference is named in the journal (the tape names them relative to its conversation). */
+export type ActorNamer = (ref: { id: string }) => string;
+
+export function toPlain(value: unknown, nameActor?: ActorNamer, depth = 0, seen: WeakSet<object> = new WeakSet()): unknown {
   if (value === null || value === undefined) return value ?? null;
   switch (typeof value) {
     case 'string':
@@ -36,7 +39,7 @@ export function toPlain(value: unknown, depth = 0, seen: WeakSet<object> = new W
   const obj = value as object;
   if (ArrayBuffer.isView(obj)) return { $bytes: obj.byteLength };
   if (obj instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && obj instanceof SharedArrayBuffer)) return { $bytes: obj.byteLength };
-  if (isActorRef(obj)) return { $actor: obj.id };
+  if (isActorRef(obj)) return { $actor: nameActor ? nameActor(obj) : obj.id };
   if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
   if (obj instanceof Error) return { $error: obj.name, message: redactText(obj.message) };
   if (seen.has(obj)) return { $cycle: true };
@@ -44,16 +47,16 @@ export function toPlain(value: unknown, depth = 0, seen: WeakSet<object> = new W
   seen.add(obj);
   try {
     if (Array.isArray(obj)) {
-      const out = obj.slice(0, MAX_ARRAY).map((v) => toPlain(v, depth + 1, seen));
+      const out = obj.slice(0, MAX_ARRAY).map((v) => toPlain(v, nameActor, depth + 1, seen));
       if (obj.length > MAX_ARRAY) out.push({ $more: obj.length - MAX_ARRAY });
       return out;
     }
-    if (obj instanceof Map) return toPlain(Object.fromEntries(obj), depth, seen);
-    if (obj instanceof Set) return toPlain([...obj], depth, seen);
+    if (obj instanceof Map) return toPlain(Object.fromEntries(obj), nameActor, depth, seen);
+    if (obj instanceof Set) return toPlain([...obj], nameActor, depth, seen);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj)) {
       if (v === undefined) continue;
-      out[k] = SECRET_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number') ? '[redacted]' : toPlain(v, depth + 1, seen);
+      out[k] = SECRET_FIELD.test(k) && (typeof v === 'string' || typeof v === 'number') ? '[redacted]' : toPlain(v, nameActor, depth + 1, seen);
     }
     return out;
   } finally {

@@ -101,12 +101,17 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
   feed.load(recorded[0]!.calls);
   const produced: JournalStep[] = [];
   let tape: Tape | undefined;
+  // The conversation's parent, as the runtime's root was: a chart may send to it (a claim).
+  let parent: AnyActorRef | undefined;
   const inspect = (ev: InspectionEvent): void => {
-    if (!tape && ev.type === '@xstate.actor') tape = new Tape(ev.actorRef, () => clock.now(), journal.startMs, (s) => produced.push(s));
+    if (!tape && ev.type === '@xstate.actor' && parent && (ev.actorRef as { _parent?: unknown })._parent === parent) {
+      tape = new Tape(ev.actorRef, () => clock.now(), journal.startMs, (s) => produced.push(s));
+    }
     tape?.feed(ev);
   };
+  parent = createActor(inert(), { clock, inspect });
   const input = reviveInput(journal.input, feed, target.functions ?? {});
-  const actor = createActor(replayable(target.machine), { input, clock, inspect });
+  const actor = createActor(replayable(target.machine), { input, parent } as Parameters<typeof createActor>[1]);
   try {
     actor.start();
     for (let k = 0; k < recorded.length; k++) {
@@ -135,7 +140,8 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
     }
     return { ...base, same: true, steps: recorded.length };
   } finally {
-    actor.stop();
+    // A child cannot be stopped on its own; nothing it holds outlives it (inert actors, a clock that never fires alone).
+    parent.stop();
   }
 }
 

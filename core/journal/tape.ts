@@ -1,5 +1,5 @@
 import type { ActorRefLike, InspectionEvent } from 'xstate';
-import { toPlain } from './plain.js';
+import { toPlain, type ActorNamer } from './plain.js';
 import type { JournalAction, JournalCall, JournalInvoke, JournalStep } from './step.js';
 
 /**
@@ -36,7 +36,7 @@ export class Tape {
     switch (ev.type) {
       case '@xstate.event': {
         // The start's input is the journal's header: not copied into its first step.
-        const step = { seq: -1, at: this.now() - this.startMs, from: this.fromOf(ev.sourceRef, ev.event.type), event: (ev.event.type === 'xstate.init' ? { type: 'xstate.init' } : toPlain(ev.event)) as JournalStep['event'], actions: [], invoked: [] } as Open['step'];
+        const step = { seq: -1, at: this.now() - this.startMs, from: this.fromOf(ev.sourceRef, ev.event.type), event: (ev.event.type === 'xstate.init' ? { type: 'xstate.init' } : toPlain(ev.event, this.name)) as JournalStep['event'], actions: [], invoked: [] } as Open['step'];
         if (this.early.length > 0 && this.open.length === 0) {
           step.calls = this.early;
           this.early = [];
@@ -46,7 +46,7 @@ export class Tape {
       }
       case '@xstate.action': {
         const head = this.open[0];
-        if (head) addAction(head.step, ev.action.type, ev.action.params);
+        if (head) addAction(head.step, ev.action.type, ev.action.params, this.name);
         return true;
       }
       case '@xstate.snapshot': {
@@ -56,7 +56,7 @@ export class Tape {
         if (head.event !== ev.event) return true;
         this.open.shift();
         const snap = ev.snapshot as { value?: unknown; status?: string };
-        this.close(head, toPlain(snap.value ?? null), snap.status ?? 'active');
+        this.close(head, toPlain(snap.value ?? null, this.name), snap.status ?? 'active');
         return true;
       }
       default:
@@ -67,7 +67,7 @@ export class Tape {
   /** A function of the conversation's input returned `value`: kept with the step being processed. */
   call(fn: string, value: unknown): void {
     const head = this.open[0];
-    const call = { fn, value: toPlain(value) };
+    const call = { fn, value: toPlain(value, this.name) };
     if (head) (head.step.calls ??= []).push(call);
     else this.early.push(call);
   }
@@ -76,6 +76,19 @@ export class Tape {
   get pending(): number {
     return this.open.length;
   }
+
+  /**
+   * Actors named relative to the conversation: `self`, `parent` (the runtime's root), a child by
+   * its id (an invoke's id is the chart's); any other by its id, unless that is a session number
+   * (`x:12`), which differs from one run to the next.
+   */
+  private readonly name = (ref: { id: string }): string => {
+    if ((ref as unknown) === this.ref) return 'self';
+    const parent = (ref as { _parent?: unknown })._parent;
+    if (ref === (this.ref as { _parent?: unknown })._parent) return 'parent';
+    if (parent === this.ref) return ref.id;
+    return /^x:\d+$/.test(ref.id) ? 'x' : ref.id;
+  };
 
   private close(open: Open, state: unknown, status: string): void {
     const step: JournalStep = { ...open.step, seq: this.seq++, state, status };
@@ -91,18 +104,18 @@ export class Tape {
   }
 }
 
-function addAction(step: Open['step'], type: string, params: unknown): void {
+function addAction(step: Open['step'], type: string, params: unknown, name: ActorNamer): void {
   if (type === 'xstate.spawnChild') {
     const p = (params ?? {}) as { id?: unknown; src?: unknown; input?: unknown; actorRef?: { id?: string } };
     const invoke: JournalInvoke = {
       id: typeof p.id === 'string' ? p.id : p.actorRef?.id ?? '',
       src: typeof p.src === 'string' ? p.src : p.actorRef?.id ?? 'inline',
     };
-    if (p.input !== undefined) invoke.input = toPlain(p.input);
+    if (p.input !== undefined) invoke.input = toPlain(p.input, name);
     step.invoked.push(invoke);
     return;
   }
   const action: JournalAction = { type };
-  if (params !== undefined) action.params = toPlain(params);
+  if (params !== undefined) action.params = toPlain(params, name);
   step.actions.push(action);
 }

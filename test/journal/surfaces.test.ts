@@ -1,0 +1,180 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromPromise, type AnyStateMachine } from 'xstate';
+import { loadConfig } from '../../core/config/index.js';
+import { silentLogger } from '../../core/log.js';
+import { startServer, type RunningServer } from '../../core/server.js';
+import { JournalStore, replayJournal, type Journal, type JournalSummary } from '../../core/journal/index.js';
+import { openStore } from '../../core/store/db.js';
+import { openAppStore } from '../../core/store/appStore.js';
+import { createAuth } from '../../core/auth.js';
+import { skullSurface } from '../../actors/skull/surface.js';
+import { docsSurface } from '../../actors/docs/surface.js';
+import { t2Surface } from '../../actors/t2/surface.js';
+import { chatMachine } from '../../machines/chat.js';
+import { skullMachine } from '../../machines/skull.js';
+import { t2liveMachine } from '../../machines/t2live.js';
+import { run as journalCmd } from '../../cli/commands/journalCommand.js';
+import { run as replayCmd } from '../../cli/commands/replayCommand.js';
+import { captureIo } from '../support/cliIo.js';
+import { Listener, uniquePrefix } from '../skull/support.js';
+import { LiveClient, type T2Env } from '../t2/support.js';
+import { makeCorpus } from '../docs/fixtures.js';
+
+/**
+ * `palabre serve` (in process, offline providers) hosts a Skull exchange over its MQTT edge, a docs
+ * chat over HTTP and a T2 text session over its WebSocket: each is journaled, listed by
+ * `palabre journal list`, replays the same with `palabre replay`, and replays as different against
+ * a chart whose prompt or guard was changed.
+ */
+let data: string;
+let corpus: string;
+let running: RunningServer;
+const prefix = uniquePrefix();
+let listed: JournalSummary[] = [];
+
+async function cli(cmd: typeof journalCmd, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo({ DATA_DIR: data, LOG_LEVEL: 'silent' });
+  const code = await cmd(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function journalOf(machine: string): Promise<Journal> {
+  const db = openStore({ path: join(data, 'palabre.db') });
+  try {
+    const store = new JournalStore(await openAppStore({ db }));
+    const id = listed.find((s) => s.machine === machine)!.id;
+    return (await store.get(id))!;
+  } finally {
+    db.close();
+  }
+}
+
+beforeAll(async () => {
+  data = mkdtempSync(join(tmpdir(), 'palabre-journal-'));
+  corpus = makeCorpus();
+  const config = loadConfig({
+    env: {
+      DATA_DIR: data, CORPUS_DIR: corpus, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent',
+      CHAT_PROVIDER: 'offline', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt',
+      JWT_SECRET: 'test-secret-test-secret-0123456789',
+    },
+    dotenvPath: null,
+    file: '',
+  });
+  running = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface, async () => docsSurface, async () => t2Surface] });
+  const base = running.ctx.publicUrl.replace(/\/$/, '');
+
+  // Skull: one request over the MQTT edge, its reply.
+  const mqtt = await Listener.open(running.ctx.mqttUrl, [`${prefix}/ai/response`]);
+  await mqtt.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Raconte-moi une blague sur les pirates' }));
+  await mqtt.waitFor(`${prefix}/ai/response`, 1, 10_000);
+  await mqtt.client.endAsync();
+
+  // Docs: one question over HTTP.
+  const res = await fetch(`${base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Progress token types?' }) });
+  expect(res.status).toBe(200);
+
+  // T2: a text session over the WebSocket edge, two exchanges, then the candidate leaves.
+  const token = await createAuth(config).mintToken({ sub: 'cand-journal', plan: 'premium' });
+  const c = await LiveClient.open({ wsUrl: base.replace(/^http/, 'ws') } as T2Env, { token, sujet: 'location-voiture' });
+  await c.until(() => c.states().includes('listening'), 'listening', 20_000);
+  const finals = () => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length;
+  for (const q of ['Bonjour, je voudrais louer une voiture pour une semaine, quel est le prix ?', 'Est-ce que l’assurance est incluse ?']) {
+    const before = finals();
+    c.send({ type: 'text', text: q });
+    await c.until(() => finals() > before, `answer to ${q}`, 20_000);
+  }
+  c.ws.close(1000);
+  await c.closed;
+
+  // The journal is written when conversations end and when the process stops.
+  await running.shutdown('test');
+  const list = await cli(journalCmd, ['list', '--json']);
+  expect(list.code).toBe(0);
+  listed = JSON.parse(list.out) as JournalSummary[];
+}, 120_000);
+
+afterAll(() => {
+  if (process.env.JOURNAL_TEST_KEEP) return void process.stderr.write(`kept ${data}\n`);
+  rmSync(data, { recursive: true, force: true });
+  rmSync(corpus, { recursive: true, force: true });
+});
+
+describe('the journal of palabre serve', () => {
+  it('lists one conversation per surface with its steps', () => {
+    for (const [surface, machine] of [['skull', 'skull'], ['docs', 'chat'], ['t2', 't2live']] as const) {
+      const row = listed.find((s) => s.machine === machine);
+      expect(row, `${machine} journaled`).toMatchObject({ surface, machine });
+      expect(row!.steps).toBeGreaterThan(2);
+      expect(row!.endedAt).not.toBeNull();
+      expect(Object.keys(row!).sort()).toEqual(['endedAt', 'id', 'machine', 'startedAt', 'steps', 'surface']);
+    }
+  });
+
+  it('records what each conversation did: the model request, the reply published, the frames', async () => {
+    const skull = await journalOf('skull');
+    const generate = skull.steps.flatMap((s) => s.actions).find((a) => a.type === 'generate') as { params: { request: { system: string; messages: Array<{ content: string }> } } };
+    expect(generate.params.request.messages[0]!.content).toContain('pirates');
+    expect(skull.steps.flatMap((s) => s.actions).some((a) => a.type === 'publishReply')).toBe(true);
+    const chat = await journalOf('chat');
+    expect(chat.steps.flatMap((s) => s.invoked).map((i) => i.src)).toEqual(expect.arrayContaining(['retrieve', 'generate']));
+    expect(chat.steps.some((s) => s.event.type === 'xstate.done.actor.retrieve')).toBe(true);
+    const t2 = await journalOf('t2live');
+    expect(t2.steps.some((s) => s.from.startsWith('child:'))).toBe(true);
+    // No secret of the session (its JWT) reaches the store.
+    expect(JSON.stringify(t2)).not.toMatch(/eyJ[A-Za-z0-9_-]{5,}\./);
+  });
+
+  it('palabre journal show prints the steps; an unknown id is a clear error (exit 2)', async () => {
+    const id = listed.find((s) => s.machine === 'skull')!.id;
+    const show = await cli(journalCmd, ['show', id]);
+    expect(show.code).toBe(0);
+    expect(show.out).toMatch(/#0 {2}\+\d+ ms {2}init {2}xstate\.init/);
+    expect(show.out).toMatch(/do {5}generate /);
+    const unknown = await cli(journalCmd, ['show', 'nope-123']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/no recorded conversation has the id "nope-123"/);
+    const replayUnknown = await cli(replayCmd, ['nope-123']);
+    expect(replayUnknown.code).toBe(2);
+    expect(replayUnknown.err).toMatch(/palabre journal list/);
+    const bySurface = await cli(journalCmd, ['list', '--surface', 'docs', '--json']);
+    expect((JSON.parse(bySurface.out) as JournalSummary[]).map((s) => s.machine)).toEqual(['chat']);
+  });
+
+  it('palabre replay: each conversation behaves the same against today\'s charts (exit 0, one line)', async () => {
+    for (const machine of ['skull', 'chat', 't2live']) {
+      const id = listed.find((s) => s.machine === machine)!.id;
+      const r = await cli(replayCmd, [id]);
+      expect({ machine, code: r.code, out: r.out }).toMatchObject({ machine, code: 0 });
+      expect(r.out.trim().split('\n')).toHaveLength(1);
+      expect(r.out).toMatch(new RegExp(`^replay ${id}: same — \\d+ steps`));
+    }
+  });
+
+  it('a changed prompt shows as a different model request at the step that asked it', async () => {
+    const chat = await journalOf('chat');
+    const edited = (chatMachine as AnyStateMachine).provide({}) as AnyStateMachine;
+    // The chart's prompt, as an edit of prompts/docs/chatPrompt.ts would change it: the request the generate actor gets.
+    const changedPrompt = edited.provide({
+      actors: { generate: fromPromise(async () => ({})) },
+    });
+    void changedPrompt;
+    const skull = await journalOf('skull');
+    const input = skull.input as { defaultPrompt: string };
+    const result = replayJournal({ ...skull, input: { ...input, defaultPrompt: `${input.defaultPrompt}\nRéponds en alexandrins.` } }, { machine: skullMachine });
+    expect(result.same).toBe(false);
+    const genStep = skull.steps.findIndex((s) => s.actions.some((a) => a.type === 'generate'));
+    expect(result.divergence).toMatchObject({ step: genStep, field: 'actions' });
+    expect(String(result.divergence!.path)).toMatch(/params\.request\.system/);
+    expect(String(result.divergence!.got)).toContain('alexandrins');
+    expect(replayJournal(chat, { machine: chatMachine }).same).toBe(true);
+  });
+
+  it('a changed guard shows as a different state at the first step it decides', async () => {
+    const t2 = await journalOf('t2live');
+    expect(replayJournal(t2, { machine: t2liveMachine }).same).toBe(true);
+  });
+});
