@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromPromise, type AnyStateMachine } from 'xstate';
+import { createMachine, type AnyStateMachine } from 'xstate';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer, type RunningServer } from '../../core/server.js';
@@ -19,6 +19,7 @@ import { t2liveMachine } from '../../machines/t2live.js';
 import { run as journalCmd } from '../../cli/commands/journalCommand.js';
 import { run as replayCmd } from '../../cli/commands/replayCommand.js';
 import { captureIo } from '../support/cliIo.js';
+import { divergenceText } from '../../cli/journalText.js';
 import { Listener, uniquePrefix } from '../skull/support.js';
 import { LiveClient, type T2Env } from '../t2/support.js';
 import { makeCorpus } from '../docs/fixtures.js';
@@ -154,27 +155,63 @@ describe('the journal of palabre serve', () => {
     }
   });
 
-  it('a changed prompt shows as a different model request at the step that asked it', async () => {
+  it('a changed prompt shows as a different model request at the step that asked it (exit 4 names the step)', async () => {
     const chat = await journalOf('chat');
-    const edited = (chatMachine as AnyStateMachine).provide({}) as AnyStateMachine;
-    // The chart's prompt, as an edit of prompts/docs/chatPrompt.ts would change it: the request the generate actor gets.
-    const changedPrompt = edited.provide({
-      actors: { generate: fromPromise(async () => ({})) },
-    });
-    void changedPrompt;
+    // A copy of the chat chart whose system prompt gained a sentence, as an edit of prompts/docs/chatPrompt.ts would.
+    type Config = { states: Record<string, { invoke: { input: (a: unknown) => { request: { system: string } } } }> };
+    const config = chatMachine.config as unknown as Config;
+    const generating = config.states.generating!;
+    const edited = createMachine({
+      ...(config as object),
+      states: { ...config.states, generating: { ...generating, invoke: { ...generating.invoke, input: (a: unknown) => {
+        const i = generating.invoke.input(a);
+        return { ...i, request: { ...i.request, system: `${i.request.system}\nRéponds en une phrase.` } };
+      } } } },
+    } as never, chatMachine.implementations as never) as unknown as AnyStateMachine;
+    const result = replayJournal(chat, { machine: edited });
+    const asked = chat.steps.findIndex((s) => s.invoked.some((i) => i.src === 'generate'));
+    expect(result).toMatchObject({ same: false, divergence: { step: asked, field: 'invoked' } });
+    expect(result.divergence!.path).toMatch(/input\.request\.system$/);
+    expect(String(result.divergence!.got)).toContain('Réponds en une phrase.');
+    const text = divergenceText(chat.id, chat.steps.length, result.divergence!);
+    expect(text).toContain(`diverged at step ${asked} of ${chat.steps.length}`);
+    expect(text).toMatch(/invoked\[0\]\.input\.request\.system differs\n {2}expected: .*\n {2}got: {6}.*Réponds en une phrase\./);
+  });
+
+  it('a changed Skull prompt file shows as a different generate request', async () => {
     const skull = await journalOf('skull');
     const input = skull.input as { defaultPrompt: string };
     const result = replayJournal({ ...skull, input: { ...input, defaultPrompt: `${input.defaultPrompt}\nRéponds en alexandrins.` } }, { machine: skullMachine });
-    expect(result.same).toBe(false);
-    const genStep = skull.steps.findIndex((s) => s.actions.some((a) => a.type === 'generate'));
-    expect(result.divergence).toMatchObject({ step: genStep, field: 'actions' });
-    expect(String(result.divergence!.path)).toMatch(/params\.request\.system/);
+    const asked = skull.steps.findIndex((s) => s.actions.some((a) => a.type === 'generate'));
+    expect(result).toMatchObject({ same: false, divergence: { step: asked, field: 'actions' } });
+    expect(result.divergence!.path).toMatch(/params\.request\.system$/);
     expect(String(result.divergence!.got)).toContain('alexandrins');
-    expect(replayJournal(chat, { machine: chatMachine }).same).toBe(true);
   });
 
   it('a changed guard shows as a different state at the first step it decides', async () => {
     const t2 = await journalOf('t2live');
-    expect(replayJournal(t2, { machine: t2liveMachine }).same).toBe(true);
+    const edited = t2liveMachine.provide({ guards: { subjectFound: () => false } }) as unknown as AnyStateMachine;
+    const result = replayJournal(t2, { machine: edited });
+    const decided = t2.steps.findIndex((s) => s.event.type === 'xstate.done.actor.loadSubject');
+    expect(decided).toBeGreaterThan(0);
+    expect(result).toMatchObject({ same: false, steps: decided, divergence: { step: decided, field: 'state' } });
+  });
+
+  it('JOURNAL=off records nothing', async () => {
+    const off = mkdtempSync(join(tmpdir(), 'palabre-journal-off-'));
+    try {
+      const config = loadConfig({ env: { DATA_DIR: off, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: `${prefix}-off`, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt', JOURNAL: 'off' }, dotenvPath: null, file: '' });
+      const server = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface] });
+      const mqtt = await Listener.open(server.ctx.mqttUrl, [`${prefix}-off/ai/response`]);
+      await mqtt.publish(`${prefix}-off/ai/request`, JSON.stringify({ text: 'Bonjour' }));
+      await mqtt.waitFor(`${prefix}-off/ai/response`, 1, 10_000);
+      await mqtt.client.endAsync();
+      await server.shutdown('test');
+      const io = captureIo({ DATA_DIR: off, LOG_LEVEL: 'silent' });
+      expect(await journalCmd(['list', '--json'], io)).toBe(0);
+      expect(JSON.parse(io.out())).toEqual([]);
+    } finally {
+      rmSync(off, { recursive: true, force: true });
+    }
   });
 });
