@@ -4,9 +4,8 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import { wrapInput } from './inputCalls.js';
 import { toPlain } from './plain.js';
-import type { JournalStep } from './step.js';
 import type { JournalBatch, JournalStore } from './store.js';
-import { Tape } from './tape.js';
+import { Tape, type RawStep } from './tape.js';
 
 export interface RecorderOptions {
   store: JournalStore;
@@ -52,7 +51,7 @@ export class JournalRecorder {
   private readonly live = new Map<string, Live>();
   private readonly byRef = new Map<ActorRefLike, Live>();
   private readonly starting = new Map<string, Live>();
-  private buffer: JournalBatch['steps'] = [];
+  private buffer: Array<{ entry: Live; raw: RawStep }> = [];
   private readonly touched = new Set<Live>();
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
@@ -133,15 +132,15 @@ export class JournalRecorder {
     }
   };
 
-  private onStep(entry: Live, step: JournalStep): void {
-    entry.steps = step.seq + 1;
+  private onStep(entry: Live, raw: RawStep): void {
+    entry.steps = raw.seq + 1;
     entry.dirty = true;
     this.touched.add(entry);
     if (this.buffer.length >= MAX_BUFFERED) {
       this.buffer.shift();
       this.dropped++;
     }
-    this.buffer.push({ conversationId: entry.id, step });
+    this.buffer.push({ entry, raw });
   }
 
   private end(entry: Live): void {
@@ -174,7 +173,7 @@ export class JournalRecorder {
       return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
     });
     try {
-      await this.opts.store.write({ conversations, steps });
+      await this.opts.store.write({ conversations, steps: steps.map(({ entry, raw }) => ({ conversationId: entry.id, step: entry.tape!.plain(raw) })) });
     } catch (err) {
       // Kept for the next flush (bounded by MAX_BUFFERED): a store that is briefly away loses nothing.
       this.buffer = [...steps, ...this.buffer];

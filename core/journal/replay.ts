@@ -105,7 +105,7 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
   let parent: AnyActorRef | undefined;
   const inspect = (ev: InspectionEvent): void => {
     if (!tape && ev.type === '@xstate.actor' && parent && (ev.actorRef as { _parent?: unknown })._parent === parent) {
-      tape = new Tape(ev.actorRef, () => clock.now(), journal.startMs, (s) => produced.push(s));
+      tape = new Tape(ev.actorRef, () => clock.now(), journal.startMs, (s) => produced.push(tape!.plain(s)));
     }
     tape?.feed(ev);
   };

@@ -1,6 +1,6 @@
 import type { ActorRefLike, InspectionEvent } from 'xstate';
 import { toPlain, type ActorNamer } from './plain.js';
-import type { JournalAction, JournalCall, JournalInvoke, JournalStep } from './step.js';
+import type { JournalAction, JournalInvoke, JournalStep } from './step.js';
 
 /**
  * Turns one actor's inspection events into journal steps. The recorder (core/journal/recorder.ts)
@@ -13,21 +13,37 @@ import type { JournalAction, JournalCall, JournalInvoke, JournalStep } from './s
  * the oldest event not yet closed by its snapshot.
  */
 interface Open {
-  step: Omit<JournalStep, 'state' | 'status'>;
+  step: RawStep;
   event: unknown;
+}
+
+/**
+ * A step as XState handed it over: references to its event, params and state, made plain JSON
+ * later (`plain`), off the path of the reply: the recorder does it when it writes. XState's events,
+ * params and snapshots are not mutated once handed over, so a reference kept until then is safe.
+ */
+export interface RawStep {
+  seq: number;
+  at: number;
+  from: string;
+  event: { type: string };
+  actions: Array<{ type: string; params: unknown }>;
+  calls?: Array<{ fn: string; value: unknown }>;
+  state: unknown;
+  status: string;
 }
 
 export class Tape {
   private readonly open: Open[] = [];
   private seq = 0;
   /** Calls made before any event is open (the context built before `xstate.init`). */
-  private early: JournalCall[] = [];
+  private early: Array<{ fn: string; value: unknown }> = [];
 
   constructor(
     readonly ref: ActorRefLike,
     private readonly now: () => number,
     private readonly startMs: number,
-    private readonly onStep: (step: JournalStep) => void,
+    private readonly onStep: (step: RawStep) => void,
   ) {}
 
   /** True when the event concerns this tape's actor (it then consumed it). */
@@ -36,7 +52,8 @@ export class Tape {
     switch (ev.type) {
       case '@xstate.event': {
         // The start's input is the journal's header: not copied into its first step.
-        const step = { seq: -1, at: this.now() - this.startMs, from: this.fromOf(ev.sourceRef, ev.event.type), event: (ev.event.type === 'xstate.init' ? { type: 'xstate.init' } : toPlain(ev.event, this.name)) as JournalStep['event'], actions: [], invoked: [] } as Open['step'];
+        const event = ev.event.type === 'xstate.init' ? { type: 'xstate.init' } : ev.event;
+        const step: RawStep = { seq: -1, at: this.now() - this.startMs, from: this.fromOf(ev.sourceRef, ev.event.type), event, actions: [], state: null, status: 'active' };
         if (this.early.length > 0 && this.open.length === 0) {
           step.calls = this.early;
           this.early = [];
@@ -45,8 +62,7 @@ export class Tape {
         return true;
       }
       case '@xstate.action': {
-        const head = this.open[0];
-        if (head) addAction(head.step, ev.action.type, ev.action.params, this.name);
+        this.open[0]?.step.actions.push({ type: ev.action.type, params: ev.action.params });
         return true;
       }
       case '@xstate.snapshot': {
@@ -56,7 +72,10 @@ export class Tape {
         if (head.event !== ev.event) return true;
         this.open.shift();
         const snap = ev.snapshot as { value?: unknown; status?: string };
-        this.close(head, toPlain(snap.value ?? null, this.name), snap.status ?? 'active');
+        head.step.seq = this.seq++;
+        head.step.state = snap.value ?? null;
+        head.step.status = snap.status ?? 'active';
+        this.onStep(head.step);
         return true;
       }
       default:
@@ -67,7 +86,7 @@ export class Tape {
   /** A function of the conversation's input returned `value`: kept with the step being processed. */
   call(fn: string, value: unknown): void {
     const head = this.open[0];
-    const call = { fn, value: toPlain(value, this.name) };
+    const call = { fn, value };
     if (head) (head.step.calls ??= []).push(call);
     else this.early.push(call);
   }
@@ -75,6 +94,14 @@ export class Tape {
   /** Steps sent but never processed (the actor stopped first) are not steps: they changed nothing. */
   get pending(): number {
     return this.open.length;
+  }
+
+  /** The step as the journal keeps it: plain JSON, secrets redacted, actors named, spawns apart. */
+  plain(raw: RawStep): JournalStep {
+    const step: JournalStep = { seq: raw.seq, at: raw.at, from: raw.from, event: toPlain(raw.event, this.name) as JournalStep['event'], actions: [], invoked: [], state: toPlain(raw.state, this.name), status: raw.status };
+    for (const a of raw.actions) addAction(step, a.type, a.params, this.name);
+    if (raw.calls) step.calls = raw.calls.map((c) => ({ fn: c.fn, value: toPlain(c.value, this.name) }));
+    return step;
   }
 
   /**
@@ -90,11 +117,6 @@ export class Tape {
     return /^x:\d+$/.test(ref.id) ? 'x' : ref.id;
   };
 
-  private close(open: Open, state: unknown, status: string): void {
-    const step: JournalStep = { ...open.step, seq: this.seq++, state, status };
-    this.onStep(step);
-  }
-
   private fromOf(source: ActorRefLike | undefined, type: string): string {
     if (type === 'xstate.init') return 'init';
     if (!source) return 'edge';
@@ -104,7 +126,7 @@ export class Tape {
   }
 }
 
-function addAction(step: Open['step'], type: string, params: unknown, name: ActorNamer): void {
+function addAction(step: JournalStep, type: string, params: unknown, name: ActorNamer): void {
   if (type === 'xstate.spawnChild') {
     const p = (params ?? {}) as { id?: unknown; src?: unknown; input?: unknown; actorRef?: { id?: string } };
     const invoke: JournalInvoke = {
