@@ -1,5 +1,6 @@
 import { journalText, summaryLine } from '../journalText.js';
 import { openJournal } from '../journalStore.js';
+import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
 
@@ -12,8 +13,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   if (sub !== 'list' && sub !== 'show') return usageError('journal', io, `unknown subcommand "${sub}": expected list or show`);
   if (sub === 'show' && !id) return usageError('journal', io, 'journal show needs the id of a conversation (palabre journal list prints them)');
   if (sub === 'list' && id) return usageError('journal', io, `journal list takes no id (got ${id}); use --surface to filter`);
-  const opened = await openJournal(io, parsed.string('config'));
-  if ('exit' in opened) return opened.exit;
+  const config = parsed.string('config');
+  const loaded = loadConfigOrExit(io, config ? { file: config } : {});
+  if ('exit' in loaded) return loaded.exit;
+  const opened = await openJournal(loaded.config);
   try {
     const json = parsed.flag('json');
     if (sub === 'list') {

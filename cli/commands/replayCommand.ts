@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { journalFileSchema, replayJournal, type Journal } from '../../core/journal/index.js';
 import { divergenceText } from '../journalText.js';
 import { openJournal } from '../journalStore.js';
+import { loadConfigOrExit } from '../configArgs.js';
+import type { Config } from '../../core/config/index.js';
 import { replayTargets } from '../replayTargets.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
@@ -20,10 +22,13 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const [ref, dir, ...rest] = parsed.positionals;
   if (!ref) return usageError('replay', io, 'give the id of a recorded conversation (palabre journal list prints them) or a fixture file');
   if (rest.length > 0 || (dir && !parsed.flag('save-test'))) return usageError('replay', io, `too many arguments (${[dir, ...rest].filter(Boolean).join(' ')})`);
-  const loaded = await load(ref, io, parsed.string('config'));
+  const file = parsed.string('config');
+  const configured = loadConfigOrExit(io, file ? { file } : {});
+  if ('exit' in configured) return configured.exit;
+  const loaded = await load(ref, io, configured.config);
   if ('exit' in loaded) return loaded.exit;
   const journal = loaded.journal;
-  const target = await replayTargets(journal.machine);
+  const target = await replayTargets(configured.config)(journal.machine);
   if (!target) {
     io.stderr.write(`palabre replay: ${journal.id} was recorded by the machine "${journal.machine}", which this version does not have. \`palabre machines\` lists the machines.\n`);
     return EXIT.failure;
@@ -42,7 +47,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   return result.same ? EXIT.ok : DIVERGED;
 }
 
-async function load(ref: string, io: CliIo, config: string | undefined): Promise<{ journal: Journal } | { exit: number }> {
+async function load(ref: string, io: CliIo, config: Config): Promise<{ journal: Journal } | { exit: number }> {
   if (ref.endsWith('.json') && existsSync(ref)) {
     let data: unknown;
     try {
@@ -58,8 +63,7 @@ async function load(ref: string, io: CliIo, config: string | undefined): Promise
     }
     return { journal: journal.data };
   }
-  const opened = await openJournal(io, config);
-  if ('exit' in opened) return opened;
+  const opened = await openJournal(config);
   try {
     const journal = await opened.journal.get(ref);
     if (!journal) {

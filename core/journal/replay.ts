@@ -12,6 +12,8 @@ import { Tape } from './tape.js';
  */
 export interface ReplayTarget {
   machine: AnyStateMachine;
+  /** Today's version of what the recorded input carried from files (e.g. a prompt file's text). */
+  input?: (recorded: unknown) => unknown;
   functions?: Readonly<Record<string, (...args: unknown[]) => unknown>>;
 }
 
@@ -110,7 +112,7 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
     tape?.feed(ev);
   };
   parent = createActor(inert(), { clock, inspect });
-  const input = reviveInput(journal.input, feed, target.functions ?? {});
+  const input = reviveInput(target.input ? target.input(journal.input) : journal.input, feed, target.functions ?? {});
   const actor = createActor(replayable(target.machine), { input, parent } as Parameters<typeof createActor>[1]);
   try {
     actor.start();

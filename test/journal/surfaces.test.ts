@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,8 +36,8 @@ let running: RunningServer;
 const prefix = uniquePrefix();
 let listed: JournalSummary[] = [];
 
-async function cli(cmd: typeof journalCmd, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = captureIo({ DATA_DIR: data, LOG_LEVEL: 'silent' });
+async function cli(cmd: typeof journalCmd, args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = captureIo({ DATA_DIR: data, LOG_LEVEL: 'silent', SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt', ...env });
   const code = await cmd(args, io);
   return { code, out: io.out(), err: io.err() };
 }
@@ -178,14 +178,18 @@ describe('the journal of palabre serve', () => {
     expect(text).toMatch(/invoked\[0\]\.input\.request\.system differs\n {2}expected: .*\n {2}got: {6}.*Réponds en une phrase\./);
   });
 
-  it('a changed Skull prompt file shows as a different generate request', async () => {
+  it('an edit of the Skull prompt file shows as a different generate request (palabre replay exits 4)', async () => {
     const skull = await journalOf('skull');
-    const input = skull.input as { defaultPrompt: string };
-    const result = replayJournal({ ...skull, input: { ...input, defaultPrompt: `${input.defaultPrompt}\nRéponds en alexandrins.` } }, { machine: skullMachine });
+    const edited = join(data, 'prompt-edited.txt');
+    writeFileSync(edited, `${readFileSync('prompts/skull/prompt.txt', 'utf8').trim()}\nRéponds en alexandrins.\n`);
+    const r = await cli(replayCmd, [skull.id], { SKULL_PROMPT_FILE: edited });
     const asked = skull.steps.findIndex((s) => s.actions.some((a) => a.type === 'generate'));
-    expect(result).toMatchObject({ same: false, divergence: { step: asked, field: 'actions' } });
-    expect(result.divergence!.path).toMatch(/params\.request\.system$/);
-    expect(String(result.divergence!.got)).toContain('alexandrins');
+    expect(r.code).toBe(4);
+    expect(r.out).toContain(`replay ${skull.id}: diverged at step ${asked} of ${skull.steps.length} (edge ai.request`);
+    expect(r.out).toMatch(/actions\[0\]\.params\.request\.system differs\n {2}expected: .*\n {2}got: {6}.*alexandrins/);
+    const json = await cli(replayCmd, [skull.id, '--json'], { SKULL_PROMPT_FILE: edited });
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.out)).toMatchObject({ same: false, divergence: { step: asked, field: 'actions', path: '[0].params.request.system' } });
   });
 
   it('a changed guard shows as a different state at the first step it decides', async () => {
