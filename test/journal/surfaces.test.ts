@@ -5,14 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMachine, type AnyStateMachine } from 'xstate';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
+import { startServer } from '../../core/server.js';
 import { JournalStore, replayJournal, type Journal, type JournalSummary } from '../../core/journal/index.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
-import { createAuth } from '../../core/auth.js';
 import { skullSurface } from '../../actors/skull/surface.js';
-import { docsSurface } from '../../actors/docs/surface.js';
-import { t2Surface } from '../../actors/t2/surface.js';
 import { chatMachine } from '../../machines/chat.js';
 import { skullMachine } from '../../machines/skull.js';
 import { t2liveMachine } from '../../machines/t2live.js';
@@ -21,8 +18,8 @@ import { run as replayCmd } from '../../cli/commands/replayCommand.js';
 import { captureIo } from '../support/cliIo.js';
 import { divergenceText } from '../../cli/journalText.js';
 import { Listener, uniquePrefix } from '../skull/support.js';
-import { LiveClient, type T2Env } from '../t2/support.js';
 import { makeCorpus } from '../docs/fixtures.js';
+import { driveSurfaces } from './drive.js';
 
 /**
  * `palabre serve` (in process, offline providers) hosts a Skull exchange over its MQTT edge, a docs
@@ -32,7 +29,6 @@ import { makeCorpus } from '../docs/fixtures.js';
  */
 let data: string;
 let corpus: string;
-let running: RunningServer;
 const prefix = uniquePrefix();
 let listed: JournalSummary[] = [];
 
@@ -56,43 +52,7 @@ async function journalOf(machine: string): Promise<Journal> {
 beforeAll(async () => {
   data = mkdtempSync(join(tmpdir(), 'palabre-journal-'));
   corpus = makeCorpus();
-  const config = loadConfig({
-    env: {
-      DATA_DIR: data, CORPUS_DIR: corpus, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent',
-      CHAT_PROVIDER: 'offline', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt',
-      JWT_SECRET: 'test-secret-test-secret-0123456789',
-    },
-    dotenvPath: null,
-    file: '',
-  });
-  running = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface, async () => docsSurface, async () => t2Surface] });
-  const base = running.ctx.publicUrl.replace(/\/$/, '');
-
-  // Skull: one request over the MQTT edge, its reply.
-  const mqtt = await Listener.open(running.ctx.mqttUrl, [`${prefix}/ai/response`]);
-  await mqtt.publish(`${prefix}/ai/request`, JSON.stringify({ text: 'Raconte-moi une blague sur les pirates' }));
-  await mqtt.waitFor(`${prefix}/ai/response`, 1, 10_000);
-  await mqtt.client.endAsync();
-
-  // Docs: one question over HTTP.
-  const res = await fetch(`${base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ question: 'Progress token types?' }) });
-  expect(res.status).toBe(200);
-
-  // T2: a text session over the WebSocket edge, two exchanges, then the candidate leaves.
-  const token = await createAuth(config).mintToken({ sub: 'cand-journal', plan: 'premium' });
-  const c = await LiveClient.open({ wsUrl: base.replace(/^http/, 'ws') } as T2Env, { token, sujet: 'location-voiture' });
-  await c.until(() => c.states().includes('listening'), 'listening', 20_000);
-  const finals = () => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor' && m.final).length;
-  for (const q of ['Bonjour, je voudrais louer une voiture pour une semaine, quel est le prix ?', 'Est-ce que l’assurance est incluse ?']) {
-    const before = finals();
-    c.send({ type: 'text', text: q });
-    await c.until(() => finals() > before, `answer to ${q}`, 20_000);
-  }
-  c.ws.close(1000);
-  await c.closed;
-
-  // The journal is written when conversations end and when the process stops.
-  await running.shutdown('test');
+  await driveSurfaces({ data, corpus, prefix });
   const list = await cli(journalCmd, ['list', '--json']);
   expect(list.code).toBe(0);
   listed = JSON.parse(list.out) as JournalSummary[];
