@@ -17,8 +17,8 @@ export function stateText(state: unknown): string {
   return String(state);
 }
 
-export function summaryLine(s: JournalSummary): string {
-  return `${s.id}  ${s.surface.padEnd(11)} ${s.machine.padEnd(10)} ${s.startedAt}  ${s.endedAt ? 'ended' : 'live '}  ${String(s.steps).padStart(5)} steps`;
+export function summaryLine(s: JournalSummary, idWidth = s.id.length): string {
+  return `${s.id.padEnd(idWidth)}  ${s.surface.padEnd(11)} ${s.machine.padEnd(10)} ${s.startedAt}  ${s.endedAt ? 'ended' : 'live '}  ${String(s.steps).padStart(5)} steps`;
 }
 
 export function stepLines(step: JournalStep): string[] {

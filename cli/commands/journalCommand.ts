@@ -23,7 +23,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       const rows = await opened.journal.list({ surface: parsed.string('surface') });
       if (json) io.stdout.write(`${JSON.stringify(rows.map(({ id: rid, surface, machine, startedAt, endedAt, steps }) => ({ id: rid, surface, machine, startedAt, endedAt, steps })))}\n`);
       else if (rows.length === 0) io.stdout.write('no recorded conversation (JOURNAL=on records them as they happen)\n');
-      else io.stdout.write(`${rows.map(summaryLine).join('\n')}\n`);
+      else {
+        const width = Math.max(...rows.map((r) => r.id.length));
+        io.stdout.write(`${rows.map((r) => summaryLine(r, width)).join('\n')}\n`);
+      }
       return EXIT.ok;
     }
     const journal = await opened.journal.get(id!);

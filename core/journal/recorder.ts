@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import { wrapInput } from './inputCalls.js';
 import { toPlain } from './plain.js';
-import type { JournalBatch, JournalStore } from './store.js';
+import type { JournalStore } from './store.js';
 import { Tape, type RawStep } from './tape.js';
 
 export interface RecorderOptions {

@@ -104,14 +104,15 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
   const produced: JournalStep[] = [];
   let tape: Tape | undefined;
   // The conversation's parent, as the runtime's root was: a chart may send to it (a claim).
-  let parent: AnyActorRef | undefined;
+  const root: { ref?: AnyActorRef } = {};
   const inspect = (ev: InspectionEvent): void => {
-    if (!tape && ev.type === '@xstate.actor' && parent && (ev.actorRef as { _parent?: unknown })._parent === parent) {
+    if (!tape && ev.type === '@xstate.actor' && root.ref && (ev.actorRef as { _parent?: unknown })._parent === root.ref) {
       tape = new Tape(ev.actorRef, () => clock.now(), journal.startMs, (s) => produced.push(tape!.plain(s)));
     }
     tape?.feed(ev);
   };
-  parent = createActor(inert(), { clock, inspect });
+  const parent = createActor(inert(), { clock, inspect });
+  root.ref = parent;
   const input = reviveInput(target.input ? target.input(journal.input) : journal.input, feed, target.functions ?? {});
   const actor = createActor(replayable(target.machine), { input, parent } as Parameters<typeof createActor>[1]);
   try {

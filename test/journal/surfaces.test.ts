@@ -11,7 +11,6 @@ import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
 import { skullSurface } from '../../actors/skull/surface.js';
 import { chatMachine } from '../../machines/chat.js';
-import { skullMachine } from '../../machines/skull.js';
 import { t2liveMachine } from '../../machines/t2live.js';
 import { run as journalCmd } from '../../cli/commands/journalCommand.js';
 import { run as replayCmd } from '../../cli/commands/replayCommand.js';
