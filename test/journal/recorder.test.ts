@@ -4,6 +4,7 @@ import { openStore } from '../../core/store/db.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
 import { JOURNAL_MIGRATIONS, JournalRecorder, JournalStore, replayJournal } from '../../core/journal/index.js';
 import { Runtime } from '../../core/runtime.js';
+import { divergenceText } from '../../cli/journalText.js';
 
 const toy = setup({
   types: { input: {} as { now: () => number; prompt: string }, context: {} as { n: number; prompt: string; at: number } },
@@ -92,6 +93,36 @@ describe('journal on a small chart', () => {
     // The recorder runs it when it starts.
     const rec = new JournalRecorder(new Runtime(), { store, retentionDays: 3, wallClock: () => new Date('2026-12-02T00:00:00Z') }).start();
     await expect.poll(async () => (await store.list()).length).toBe(0);
+    await rec.close();
+  });
+
+  it('replays timers on the replay clock: a changed delay or a timer no longer set is the first differing step', async () => {
+    const clock = new SimulatedClock();
+    const rt = new Runtime({ clock });
+    const db = openStore({ path: ':memory:' });
+    const store = new JournalStore(sqliteStore(db, JOURNAL_MIGRATIONS));
+    const rec = new JournalRecorder(rt, { store, flushMs: 60_000 }).start();
+    const timed = setup({ delays: { wait: 1000 } }).createMachine({ initial: 'a', states: { a: { on: { go: 'b' } }, b: { after: { wait: 'c' } }, c: { on: { go: 'a' } } } });
+    const ref = rt.start('timed', 'timed-1', timed);
+    ref.send({ type: 'go' });
+    clock.increment(1000);
+    ref.send({ type: 'go' });
+    rt.stop('timed-1');
+    await rec.flush();
+    const j = (await store.get((await store.list())[0]!.id))!;
+    expect(j.steps.map((s) => [s.from, s.event.type, s.at, s.state])).toEqual([['init', 'xstate.init', 0, 'a'], ['edge', 'go', 0, 'b'], ['self', 'xstate.after.wait.(machine).b', 1000, 'c'], ['edge', 'go', 1000, 'a']]);
+    expect(replayJournal(j, { machine: timed })).toMatchObject({ same: true, steps: 4 });
+    // The delay changed: the step that arms the timer says so (its raise carries the delay).
+    const longer = replayJournal(j, { machine: timed.provide({ delays: { wait: 5000 } }) });
+    expect(longer.divergence).toMatchObject({ step: 1, field: 'actions', path: '[0].params.delay', expected: 1000, got: 5000 });
+    // No timer any more: the recorded timer step has no counterpart.
+    const noTimer = setup({}).createMachine({ initial: 'a', states: { a: { on: { go: 'b' } }, b: { on: { go: 'c' } }, c: { on: { go: 'a' } } } });
+    const gone = replayJournal(j, { machine: noTimer });
+    expect(gone.divergence).toMatchObject({ step: 1, field: 'actions' });
+    // A recorded timer with no timer pending today: nothing processed at that step.
+    const orphan = replayJournal({ ...j, steps: [j.steps[0]!, j.steps[2]!] }, { machine: timed });
+    expect(orphan.divergence).toMatchObject({ step: 1, expected: 'xstate.after.wait.(machine).b', gotStep: undefined });
+    expect(divergenceText(j.id, 2, orphan.divergence!)).toContain("today's chart took no step");
     await rec.close();
   });
 });
