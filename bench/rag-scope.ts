@@ -7,7 +7,9 @@
  *   npx tsx bench/rag-scope.ts --split tune      # what the rules were tuned on
  *   npx tsx bench/rag-scope.ts --split heldout   # run once, at the end
  *
- * Options: --corpus DIR (default ../../shared/corpus, or CORPUS_DIR), --details (one line per question).
+ * Options: --corpus DIR (default ../../shared/corpus, or CORPUS_DIR), --details (one line per question),
+ * --ids odd|even (the questions whose id number is odd or even: a spent set split into a tuning
+ * half and a checking half).
  * Prints, per kind: refused / answered "low" / answered "high" (and, for answerable ones, whether a
  * relevant file is among the answer's sources). The whole assistant runs (chat chart, offline
  * provider), as `palabre ask` does with no key.
@@ -29,7 +31,10 @@ const opt = (name: string): string | undefined => {
 };
 const split = z.enum(['tune', 'heldout', 'all']).parse(opt('split') ?? 'tune');
 const corpus = existingCorpus(opt('corpus') ?? process.env.CORPUS_DIR ?? '../../shared/corpus');
-const items = readSet(opt('eval') ?? SETS.scope).filter((x) => split === 'all' || x.split === split);
+// --ids odd|even: half a set by the number in its ids, to tune on one half and check on the other.
+const half = z.enum(['odd', 'even', 'all']).parse(opt('ids') ?? 'all');
+const inHalf = (id: string): boolean => half === 'all' || Number(id.replace(/\D/g, '')) % 2 === (half === 'odd' ? 1 : 0);
+const items = readSet(opt('eval') ?? SETS.scope).filter((x) => (split === 'all' || x.split === split) && inHalf(x.id));
 
 const config = loadConfig({
   env: { ...process.env, CORPUS_DIR: corpus, DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-scope-')), CHAT_PROVIDER: 'offline' },
@@ -69,6 +74,6 @@ const table = [...rows.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k
   highPct: pct(r.high, r.n),
   relevantSourcePct: kind.startsWith('answerable') ? pct(r.relevant, r.answered) : '',
 }));
-console.log(JSON.stringify({ bench: 'rag-scope', split, corpus, passages: assistant.retriever.passageCount, rows: table }));
+console.log(JSON.stringify({ bench: 'rag-scope', split, ids: half, corpus, passages: assistant.retriever.passageCount, rows: table }));
 console.table(table);
 if (args.includes('--details')) console.table(details);

@@ -11,8 +11,9 @@
  *   npx tsx bench/skull-ratio.ts [rounds=5] [block=200] [--no-build] [--cpu-prof DIR] [--node-flags=FLAGS]
  *
  * `--node-flags=…` adds node flags to the latency process only (`--node-flags=--interrupt-budget=67584`, V8's
- * default: `palabre skull` without its own JIT setting, core/jitTuning.ts, which a command-line
- * value overrides).
+ * default: `palabre skull` without its own JIT setting, core/tuning/jitBudgetForSkull.ts, which a command-line
+ * value overrides). `TUNING_OFF=…` in the environment is passed to both palabre processes
+ * (docs/runtime-tuning.md): `TUNING_OFF=mqtt-writes-per-turn` measures without the write holding.
  *
  * Targets: ratio ≤ 2, RSS after 1,000 requests ≤ 70 MB (deploy flags).
  */
@@ -48,7 +49,7 @@ function spawnSkull(url: string, prefix: string, flags: string[]): ChildProcess 
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
   return spawn(process.execPath, [...flags, ...prof, '--input-type=module', '-e', entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-skull-ratio-')), MQTT_URL: url, SKULL_TOPIC_PREFIX: prefix, SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_DEVICE_ID: `skull-${prefix}` },
+    env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-skull-ratio-')), MQTT_URL: url, SKULL_TOPIC_PREFIX: prefix, SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_DEVICE_ID: `skull-${prefix}`, ...(process.env.TUNING_OFF ? { TUNING_OFF: process.env.TUNING_OFF } : {}) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

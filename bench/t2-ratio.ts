@@ -8,7 +8,7 @@
  *
  * `--stagger S`: the sessions start streaming spread over the first S seconds (both sides alike),
  * instead of all on the same tick; `--no-gc-tuning`: palabre without `palabre serve`'s GC settings
- * (core/gcTuning.ts); `--warmup W`: both sides stream W seconds before the measured seconds (V8's
+ * (core/tuning/gcFlagsForServe.ts); `--warmup W`: both sides stream W seconds before the measured seconds (V8's
  * optimizing compiler has then done most of its work, on either side). All are passed to
  * bench/t2-sessions.ts.
  *

@@ -9,7 +9,7 @@
  *   … --baseline   the same load against bench/support/t2BaselineProxy.ts (the irreducible relay)
  *   … --stagger S  the sessions start streaming spread over the first S seconds (default 0: all on
  *                  the same 20 ms tick, so all their Gemini replies arrive together every 3 s)
- *   … --no-gc-tuning  palabre without `palabre serve`'s GC settings (core/gcTuning.ts)
+ *   … --no-gc-tuning  palabre without `palabre serve`'s GC settings (core/tuning/gcFlagsForServe.ts)
  *   … --warmup W   the sessions stream W seconds before the measured `seconds` start (default 0):
  *                  CPU, lag and latencies are then those of a warmed process (V8 optimizes the
  *                  hot code on its helper threads in the first seconds — about 5 µs per chunk
@@ -24,7 +24,8 @@ import { forkLoad, type LoadMsg as Msg } from './support/loadChild.js';
 import { startT2 } from '../test/t2/support.js';
 import { startBaselineProxy } from './support/t2BaselineProxy.js';
 import { threadCpuPer, threadTicks } from './support/threadCpu.js';
-import { tuneGcForServe } from '../core/gcTuning.js';
+import { tuneGcForServe } from '../core/tuning/gcFlagsForServe.js';
+import { applyTuningOff } from '../core/tuning/switches.js';
 
 const staggerAt = process.argv.indexOf('--stagger');
 const STAGGER_S = staggerAt > 0 ? Number(process.argv[staggerAt + 1]) : 0;
@@ -38,7 +39,9 @@ const SECONDS = Number(args[1] ?? 20);
 /** `--inspect`: with an /inspect page open (the hub inspects only while a page listens). */
 const INSPECT = process.argv.includes('--inspect');
 const BASELINE = process.argv.includes('--baseline');
-// palabre as `palabre serve` runs it (the relay keeps Node's defaults: it is the reference).
+// palabre as `palabre serve` runs it (the relay keeps Node's defaults: it is the reference);
+// TUNING_OFF in the environment turns pieces of the runtime tuning off, as it does for serve.
+applyTuningOff(process.env.TUNING_OFF ?? 'none');
 const GC_TUNED = !BASELINE && !process.argv.includes('--no-gc-tuning') ? tuneGcForServe() : [];
 
 const { child, next } = forkLoad(new URL('./t2-sessions-load.ts', import.meta.url));

@@ -8,7 +8,7 @@ import { createApp, type App } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
 import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaceList.js';
 import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
-import { collectAfterWarmUp } from './settle.js';
+import { collectAfterWarmUp } from './tuning/gcAfterWarmUp.js';
 import type { AppContext, HttpContext, RunningSurface, Surface } from './surfaceContract.js';
 import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
 import { errorMessage, errorStatus, notFoundPage, sendErrorPage, wantsPage } from '../web/errorPage.js';

@@ -54,11 +54,19 @@ export interface RelevanceSignals {
  *   « world » on an MCP page): refused, no model called.
  * - `unknownThings`: what the question names (« RGAA 5 », `claude_desktop_config.json`, a version,
  *   an amount, a capitalised name) that no passage mentions: never answered "high".
+ * - `absentNames`: the capitalised names of the question (« Eiffel », « Android ») that no retrieved
+ *   passage holds and that the corpus never or seldom uses (a specific name, not its own topic
+ *   such as « MCP »): what the question is about, missing from what was found. None when the
+ *   question also names one of the corpus's own subjects that the passages hold (« RGAA »).
+ * - `unseenWords`: how many of the question's informative words the corpus never uses.
+ * A compound's parts (« Wi-Fi ») count as one word in `contentWords`, `heldTogether`, `unseenWords`.
  */
 export interface ScopeSignals {
   contentWords: number;
   heldTogether: number;
   unknownThings: string[];
+  absentNames?: string[];
+  unseenWords?: number;
 }
 
 export interface Retrieved {
@@ -272,20 +280,35 @@ export function declined(text: string): boolean {
   return REFUSALS.has(norm(text));
 }
 
-/** Two informative words or more, and no retrieved passage holds two of them together. */
-export const scattered = (s: RelevanceSignals): boolean => s.scope !== undefined && s.scope.contentWords >= 2 && s.scope.heldTogether <= 1;
+/**
+ * Two informative words or more, and no retrieved passage holds two of them together; or no more
+ * than two together while most of the question's weight is in words the corpus never uses, two of
+ * them at least: two ordinary words meeting in a passage (« make » and « starter ») are chance when
+ * the question's own subject (« sourdough », « scratch ») is nowhere in the docs. One unknown word
+ * is often the asker's synonym of the docs' own (« lancer » for « démarrer »), not another subject.
+ */
+export const scatteredRule = { held: 1, heldWhenUnseen: 2, unseenShare: 0.55, unseenWords: 2 };
+export const scattered = (s: RelevanceSignals): boolean =>
+  s.scope !== undefined &&
+  s.scope.contentWords >= 2 &&
+  (s.scope.heldTogether <= scatteredRule.held ||
+    (s.scope.heldTogether <= scatteredRule.heldWhenUnseen && s.unseenShare >= scatteredRule.unseenShare && (s.scope.unseenWords ?? 0) >= scatteredRule.unseenWords));
 
 /**
- * A short question (at most six informative words) naming something the corpus never uses
- * (« Louvre », « Verizon »), of which at most two words meet in one passage: the question is about
+ * A short question (at most seven informative words) naming something the corpus never uses
+ * (« Louvre », « Verizon »), or seldom uses and none of the retrieved passages holds (`absentNames`:
+ * « Android », « Eiffel »), of which at most two words meet in one passage: the question is about
  * that name, and two ordinary words meeting in a passage (« time » and « close » on a transport
  * page) are chance, not a topic. In a longer question an unknown product is context (« our
- * self-hosted GitLab », « a YouTube player in an iframe »), and an answerable short one still
- * shares three words with the page that answers it (docs/docs-assistant.md § Scope).
+ * self-hosted GitLab »), and an answerable short one still shares three words with the page that
+ * answers it (docs/docs-assistant.md § Scope).
  */
-export const namedElsewhereRule = { held: 3, maxWords: 6 };
+export const namedElsewhereRule = { held: 3, maxWords: 7 };
 export const namedElsewhere = (s: RelevanceSignals): boolean =>
-  s.scope !== undefined && s.unknownNames.length > 0 && s.scope.heldTogether < namedElsewhereRule.held && s.scope.contentWords <= namedElsewhereRule.maxWords;
+  s.scope !== undefined &&
+  (s.scope.absentNames ?? s.unknownNames).length > 0 &&
+  s.scope.heldTogether < namedElsewhereRule.held &&
+  s.scope.contentWords <= namedElsewhereRule.maxWords;
 
 const bestScore = (passages: Passage[]): number => passages.reduce((m, p) => Math.max(m, p.score), 0);
 

@@ -16,9 +16,10 @@ import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../llm/types.js';
 import { createGeminiEmbedder, createOpenAiEmbedder, type Embedder } from '../retrieval/embeddings.js';
 import { analyzeQuery, detectLang } from '../retrieval/analyze.js';
-import { namedThings } from '../retrieval/scope.js';
+import { namedThings, SPECIFIC_NAME, wordGroups } from '../retrieval/scope.js';
 import { documentMarkdown } from '../retrieval/ingest.js';
 import { questionSignals } from '../retrieval/confidence.js';
+import { capitalisedNames } from '../retrieval/relevance.js';
 import { loadConfiguredLexicons, type LexiconLoad } from '../retrieval/lexicons/lexicon.js';
 import { Retriever, type ScoredPassage, type SyncReport } from '../retrieval/retriever.js';
 import type { GenerateResult } from '../llm/types.js';
@@ -241,7 +242,19 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const explained = read.map((p) => retriever.explain(question, p.id));
     const { signals } = questionSignals(question, read, explained);
     const unknownThings = [...new Set([...namedThings(question).filter((t) => !retriever.mentions(t)), ...signals.unknownNames])];
-    const scope = { contentWords: analyzeQuery(question).length, heldTogether: retriever.heldTogether(question, judged.map((p) => p.id)), unknownThings };
+    // A name no retrieved passage holds is what the question is about only when it is specific to
+    // it: the corpus's own names (« MCP », « URL ») are missing from many a right passage. And a
+    // question that names one of the corpus's own subjects, found in the passages (« according to
+    // RGAA »), is about the docs: the absent product it also names is its context (« a YouTube
+    // player »).
+    const weightOf = new Map((explained[0] ?? []).map((w) => [w.word, w.weight]));
+    const ownSubject = capitalisedNames(question).some((n) => weightOf.has(n) && weightOf.get(n)! < SPECIFIC_NAME && !signals.namesNotRetrieved.includes(n));
+    const absentNames = ownSubject ? [] : [...new Set([...signals.unknownNames, ...signals.namesNotRetrieved.filter((n) => (weightOf.get(n) ?? 0) >= SPECIFIC_NAME)])];
+    const tokens = analyzeQuery(question);
+    const groups = wordGroups(question, tokens);
+    const dfOf = new Map((explained[0] ?? []).map((w) => [w.word, w.df]));
+    const unseenWords = new Set(groups.filter((_, i) => dfOf.get(tokens[i]!.word) === 0)).size;
+    const scope = { contentWords: new Set(groups).size, heldTogether: retriever.heldTogether(question, judged.map((p) => p.id)), unknownThings, absentNames, unseenWords };
     return { passages: passages.map(toPassage), signals: { ...signals, scope } };
   }
 

@@ -1,14 +1,17 @@
 import type { PassageRecord } from '../retrieval/ingest.js';
 
 /**
- * CHANGES (DOCS-CORE → DOCS-PAGES), all backward compatible:
- * - Added `DocsAssistant.retrieve(query, k, signal?)`: async search, hybrid (BM25 + embeddings,
- *   RRF) when EMBEDDINGS_PROVIDER is set; `search` stays synchronous and lexical. Scores mean the
- *   same in both (docs/docs-assistant.md § Score).
+ * Contract between the docs assistant's core (retrieval + chat machine, `actors/docs/`,
+ * `actors/retrieval/`) and its surfaces (pages in `web/`, JSON API and CLI). The core implements
+ * `DocsAssistant`; pages and API only call it.
+ *
+ * - `DocsAssistant.retrieve(query, k, signal?)`: async search, hybrid (BM25 + embeddings, RRF)
+ *   when EMBEDDINGS_PROVIDER is set; `search` stays synchronous and lexical. Scores mean the same
+ *   in both (docs/docs-assistant.md, "The score the guard trusts").
  * - Who builds what: `createDocsAssistant(deps)` in actors/docs/assistant.ts builds the assistant;
- *   the docs surface (actors/docs/surface.ts, DOCS-CORE) creates it once, mounts the JSON API
+ *   the docs surface (actors/docs/surface.ts) creates it once, mounts the JSON API
  *   (transports/http/docsApi.ts) and calls `mountDocsPages({app, db, config, logger, assistant})`
- *   from web/docs/mount.ts. `getDocsAssistant()` (docsSurface.ts) returns the running
+ *   from web/docs/mount.ts. `getDocsAssistant()` (actors/docs/surface.ts) returns the running
  *   instance for anything else in the process.
  * - Anchors: `slugify`/`createSlugger` in actors/docs/slug.ts, applied to marked heading tokens'
  *   `.text` in document order after stripping a leading `---` front matter block.
@@ -17,10 +20,6 @@ import type { PassageRecord } from '../retrieval/ingest.js';
  *   `error` {message}; a `reset` event (from `onReset`) means a retried model call starts over, so
  *   the page drops the text streamed so far. `onDelta` receives the model's text as it comes; with the offline provider
  *   the whole extractive answer comes in word deltas.
- *
- * Contract between the docs assistant's core (retrieval + chat machine, `actors/docs/`,
- * `actors/retrieval/`) and its surfaces (pages in `web/`, JSON API and CLI). The core implements
- * `DocsAssistant`; pages and API only call it.
  */
 
 /** Settings one answer is produced with (visitor session on /assistant, ChatConfig on /docs). */

@@ -73,10 +73,12 @@ export function analyzeText(text: string, lang: Lang): string[] {
  * searched as « durée » (the docs' word, with its glossary translations) and weighed as that word.
  * Left as « temps », a word rare in English docs, it carried a question's heaviest weight alone: a
  * passage quoting « Combien de temps… » as an example matched half a question about medical files.
+ * « Combien de temps dure… » is the same form: its verb is the noun's own word, not a second word
+ * of the question (« durée » and « dure » held together made a question on cooking look covered).
  * (« how long » already meets « durée » through the glossary.)
  */
 function answerTypes(query: string): string {
-  return fold(query).replace(/\bcombien de temps\b/g, 'duree');
+  return fold(query).replace(/\bcombien de temps(?: (?:dure|durent|durera|dureront))?\b/g, 'duree');
 }
 
 /** One word of a query with the index terms it may match (French and English stems). */

@@ -436,7 +436,7 @@ export class LexicalIndex {
    * translations. A question none of whose passages holds two of its
    * words is not about anything the corpus talks about: its words are there, scattered.
    */
-  heldTogether(tokens: QueryToken[], ids: readonly string[]): number {
+  heldTogether(tokens: QueryToken[], ids: readonly string[], groups: readonly number[] = tokens.map((_, i) => i)): number {
     // Translations only: a synonym from the thesauri is too loose a reading of a word to say the
     // corpus carries it (« tour » → « tower », « roue » → « cycle »), a translation is the same word.
     const forms = tokens.map((t) => {
@@ -446,7 +446,7 @@ export class LexicalIndex {
     let most = 0;
     for (const id of ids) {
       const terms = new Set(this.termsOf.get(id) ?? []);
-      const held = forms.filter((f) => f.some((v) => terms.has(v))).length;
+      const held = new Set(groups.filter((_, i) => forms[i]!.some((v) => terms.has(v)))).size;
       most = Math.max(most, held);
     }
     return most;

@@ -6,7 +6,7 @@ import { analyzeQuery } from './analyze.js';
 import { dot, reciprocalRankFusion, vectorFromBase64, vectorToBase64, type Embedder } from './embeddings.js';
 import { hashContent, ingestSource, listCorpusFiles, type DocRecord, type PassageRecord } from './ingest.js';
 import { LexicalIndex, type LexicalIndexJSON } from './lexicalIndex.js';
-import { foldPhrase, phrasePattern } from './scope.js';
+import { foldPhrase, phrasePattern, wordGroups } from './scope.js';
 import type { Lexicon } from './lexicons/lexicon.js';
 
 /**
@@ -287,7 +287,8 @@ export class Retriever {
 
   /** See LexicalIndex.heldTogether. */
   heldTogether(query: string, ids: readonly string[]): number {
-    return this.lexical.heldTogether(analyzeQuery(query), ids);
+    const tokens = analyzeQuery(query);
+    return this.lexical.heldTogether(tokens, ids, wordGroups(query, tokens));
   }
 
   /**

@@ -3,7 +3,7 @@ import { fromCallback } from 'xstate';
 import type { Logger } from '../../core/log.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { GeminiLiveLink } from './geminiLiveLink.js';
-import { SessionEvents } from '../../core/deferredEvents.js';
+import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
 import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
 
 /**
@@ -35,7 +35,7 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
   const now = deps.now ?? Date.now;
   return fromCallback<ToInterlocutor, InterlocutorInput>(({ sendBack, receive, input }) => {
     // Chart events leave after the audio of the loop iteration, in this session's order
-    // (core/deferredEvents.ts). The model's audio delivers them first, unless all that is
+    // (core/tuning/chartEventsAfterAudio.ts). The model's audio delivers them first, unless all that is
     // pending is transcript fragments and usage: bookkeeping the page and the chart do not need
     // before the audio (a turn's end, an interruption, the link's events are delivered first).
     const events = new SessionEvents<InterlocutorEvent>(sendBack, mayFollowAudio, mergeFragments);

@@ -32,8 +32,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const corpus = chooseCorpus(parsed.config, { load: { env: io.env, ...(file ? { file } : {}) } });
   if (corpus.note) io.stderr.write(`${corpus.note}\n`);
   const config = { ...parsed.config, CORPUS_DIR: corpus.dir };
-  // Fewer major collections under load (core/gcTuning.ts: why, and what it costs).
-  const { tuneGcForServe } = await import('../../core/gcTuning.js');
+  // The runtime tuning TUNING_OFF leaves on (docs/runtime-tuning.md), then fewer major
+  // collections under load (core/tuning/gcFlagsForServe.ts: why, and what it costs).
+  const [{ applyTuningOff }, { tuneGcForServe }] = await Promise.all([import('../../core/tuning/switches.js'), import('../../core/tuning/gcFlagsForServe.js')]);
+  const tuningOff = applyTuningOff(config.TUNING_OFF);
   tuneGcForServe();
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
@@ -86,6 +88,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   });
   const startMs = Math.round(performance.now());
   logger.info({ version: VERSION, urls: server.urls, providers, mqtt: server.mqttMode, startMs, timings: server.timings }, 'palabre serving');
+  if (tuningOff.length > 0) logger.info({ off: tuningOff }, 'runtime tuning off (TUNING_OFF)');
 
   return new Promise<number>((resolve) => {
     let exitCode = EXIT.ok as number;

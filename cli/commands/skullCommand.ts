@@ -14,8 +14,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
 
   const t0 = performance.now();
   // Before the service's modules load: the reply path's functions get optimised after a quarter
-  // of V8's default budget (core/jitTuning.ts says why).
-  const { tuneJitForSkull } = await import('../../core/jitTuning.js');
+  // of V8's default budget (core/tuning/jitBudgetForSkull.ts says why).
+  // TUNING_OFF turns that, and the MQTT write holding, off (docs/runtime-tuning.md).
+  const [{ applyTuningOff }, { tuneJitForSkull }] = await Promise.all([import('../../core/tuning/switches.js'), import('../../core/tuning/jitBudgetForSkull.js')]);
+  const tuningOff = applyTuningOff(config.TUNING_OFF);
   tuneJitForSkull();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
   // The Skull's composition root wires the chart and hands it to the MQTT edge.
@@ -68,6 +70,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
       `provider ${provider.name}${provider.name === 'offline' ? ' (persona script, no network)' : ''}, ${topics}\n`,
   );
   logger.info({ mqttUrl: redactUrl(mqttUrl), embedded: Boolean(broker), provider: provider.name, startMs }, 'palabre skull ready');
+  if (tuningOff.length > 0) logger.info({ off: tuningOff }, 'runtime tuning off (TUNING_OFF)');
   models.start();
   void models.firstCheck.then((statuses) => {
     const lines = modelProblemLines(statuses);

@@ -6,6 +6,7 @@ import { docsSection } from './sections/docsSection.js';
 import { correctionsSection } from './sections/correctionsSection.js';
 import { t2Section } from './sections/t2Section.js';
 import { inspectSection } from './sections/inspectSection.js';
+import { tuningSection } from './sections/tuningSection.js';
 
 /**
  * The one configuration schema. Each surface owns a section file; keys are environment variable
@@ -20,6 +21,7 @@ export const configShape = {
   ...correctionsSection,
   ...t2Section,
   ...inspectSection,
+  ...tuningSection,
 };
 
 /** The sections in documentation order, with the title the generated tables use. */
@@ -31,6 +33,7 @@ export const CONFIG_SECTIONS: ReadonlyArray<{ title: string; shape: Record<strin
   { title: 'Corrections', shape: correctionsSection },
   { title: 'T2 live', shape: t2Section },
   { title: 'Inspector', shape: inspectSection },
+  { title: 'Runtime tuning', shape: tuningSection },
 ];
 
 export const configSchema = z.object(configShape);

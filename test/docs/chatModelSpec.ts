@@ -76,10 +76,15 @@ export function expectChat({ events, controls, snapshot, end, check, input: give
   const sig = got?.signals;
   // Past the guard every retrieved passage goes on, under the low bound too (§ Sixth round).
   const relevant = got?.passages ?? [];
-  // Two words or more and no passage holding two of them together: refused too (§ Scope).
-  const scattered = sig?.scope !== undefined && sig.scope.contentWords >= 2 && sig.scope.heldTogether <= 1;
-  // A name the corpus never uses and at most two words held together: refused (§ Scope).
-  const namedElsewhere = sig?.scope !== undefined && sig.unknownNames.length > 0 && sig.scope.heldTogether < 3 && sig.scope.contentWords <= 6;
+  // Two words or more and no passage holding two of them together, or two at most while most of
+  // the weight is in two words or more the corpus never uses: refused too (§ Scope).
+  const scattered =
+    sig?.scope !== undefined &&
+    sig.scope.contentWords >= 2 &&
+    (sig.scope.heldTogether <= 1 || (sig.scope.heldTogether <= 2 && sig.unseenShare >= 0.55 && (sig.scope.unseenWords ?? 0) >= 2));
+  // A name the corpus never uses (or a specific one no passage found holds), a short question and
+  // at most two words held together: refused (§ Scope).
+  const namedElsewhere = sig?.scope !== undefined && (sig.scope.absentNames ?? sig.unknownNames).length > 0 && sig.scope.heldTogether < 3 && sig.scope.contentWords <= 7;
   // A question about the world now is refused: docs are not a live source.
   const refuse = got !== undefined && (best < threshold || sig!.unseenShare >= 0.75 || scattered || namedElsewhere || sig!.liveData);
   // A named thing no passage mentions keeps the answer from "high".
@@ -224,6 +229,12 @@ export const samples = {
     // A short question about a name the corpus never uses, two words held together: refused
     // (three words held, or a longer question: test/docs/scope.test.ts).
     { output: retrieved([passage('p1', 0.6)], { inScope: 0.9, unknownNames: ['louvre'], scope: { contentWords: 3, heldTogether: 2, unknownThings: ['louvre'] } }) },
+    // Two words held together while most of the weight is in two words the corpus never uses:
+    // refused; a single unknown word (the asker's synonym) is not (test/docs/scope.test.ts).
+    { output: retrieved([passage('p1', 0.6)], { inScope: 0.9, unseenShare: 0.6, scope: { contentWords: 4, heldTogether: 2, unknownThings: [], unseenWords: 2 } }) },
+    { output: retrieved([passage('p1', 0.6)], { inScope: 0.9, unseenShare: 0.6, scope: { contentWords: 3, heldTogether: 2, unknownThings: [], unseenWords: 1 } }) },
+    // A specific name the corpus knows but no retrieved passage holds, two words held: refused.
+    { output: retrieved([passage('p1', 0.6)], { inScope: 0.9, namesNotRetrieved: ['android'], scope: { contentWords: 5, heldTogether: 2, unknownThings: [], absentNames: ['android'] } }) },
     // A named thing no passage mentions: never "high", whatever the probability.
     { output: retrieved([passage('p1', 0.9), passage('p2', 0.4, 'autre')], { inScope: 0.95, scope: { contentWords: 3, heldTogether: 3, unknownThings: ['RGAA 5'] } }) },
     { output: retrieved([]) },

@@ -77,6 +77,35 @@ describe('the sentences closest to the question', () => {
     expect(tool('For audits the RGAA recommends the Ara tool.')).toBe(0);
   });
 
+  it('reads the asked answer behind « quel est le … », a French « quand » with inversion, a unit and a fine', () => {
+    expect(expectedAnswer("Quel est le délai d'expiration par défaut d'une requête ?")).toBe('duration');
+    expect(expectedAnswer('Quel est le nombre maximal de critères ?')).toBe('number');
+    // A unit named for the answer asks for a figure, before the duration the words suggest.
+    expect(expectedAnswer("Quel est le délai d'expiration, en secondes, d'une requête ?")).toBe('number');
+    expect(expectedAnswer('What is the size limit in megabytes for a blob?')).toBe('number');
+    expect(expectedAnswer("Quel est le montant maximal de l'amende pour un bandeau non conforme ?")).toBe('amount');
+    expect(expectedAnswer('What is the maximum fine for a late breach notification?')).toBe('amount');
+    // "fine" as an adjective asks for no sum.
+    expect(expectedAnswer('Is it fine for our admins to use the root account?')).toBeNull();
+    expect(expectedAnswer('Quand la quatrième édition du guide a-t-elle été publiée ?')).toBe('date');
+    expect(expectedAnswer('Quand le RGAA 5 entrera-t-il en vigueur ?')).toBe('date');
+    // A condition (« quand … a-t-il le droit »), not a date.
+    expect(expectedAnswer('Quand un serveur a-t-il le droit de désigner une ressource par une URL ?')).toBeNull();
+  });
+
+  it('does not take the question\'s own figures, the digits of a name or a figure without currency for the answer', () => {
+    const q = 'À quelle date la version 2024-11-05 du protocole ne sera-t-elle plus prise en charge ?';
+    expect(expectedAnswer(q)).toBe('date');
+    expect(holdsAnswer('date', 'La version 2024-11-05 du protocole utilise HTTP+SSE.', q)).toBe(false);
+    expect(holdsAnswer('date', 'La version 2024-11-05 ne sera plus prise en charge après mars 2026.', q)).toBe(true);
+    expect(holdsAnswer('number', 'Either text content or base64-encoded blob data.')).toBe(false);
+    expect(holdsAnswer('number', 'Le hachage SHA-256 est recommandé.')).toBe(false);
+    expect(holdsAnswer('number', 'Un blob ne dépasse pas 10 Mo.')).toBe(true);
+    expect(holdsAnswer('amount', 'Les traceurs sont conservés vingt-cinq mois au plus.')).toBe(false);
+    expect(holdsAnswer('amount', "L'amende peut atteindre 20 millions d'euros.")).toBe(true);
+    expect(holdsAnswer('amount', 'A fine of up to €10,000,000 may be imposed.')).toBe(true);
+  });
+
   it('flags a specific name the corpus knows that none of the closest sentences holds, not a name the whole corpus repeats', () => {
     const q = 'What is the CNIL IBAN for paying a fine?';
     const tokens = analyzeQuery(q);

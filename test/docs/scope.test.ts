@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as runAsk } from '../../cli/commands/askCommand.js';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
-import { namedThings } from '../../actors/retrieval/scope.js';
+import { analyzeQuery } from '../../actors/retrieval/analyze.js';
+import { namedThings, wordGroups } from '../../actors/retrieval/scope.js';
 import { OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { captureIo } from '../support/cliIo.js';
 import { recordingProvider, registryOf, testConfig } from './fixtures.js';
@@ -105,6 +106,9 @@ describe('named things the corpus never mentions', () => {
     expect(namedThings('What does WCAG 3.0 change?')).toEqual(['WCAG 3.0', '3.0']);
     expect(namedThings('Une amende de 20 000 € ?')).toEqual(['20 000 €']);
     expect(namedThings('Comment changer le port HTTP ?')).toEqual([]);
+    // A leading underscore makes a code name (a cookie, a variable), whatever follows it.
+    expect(namedThings('Quelle est la durée de vie du cookie _ga ?')).toEqual(['_ga']);
+    expect(namedThings('Where is __dirname set?')).toEqual(['__dirname']);
   });
 
   it('« RGAA 5 » caps the confidence at "low" where « RGAA 4.1 », which the docs name, is "high"', async () => {
@@ -123,5 +127,65 @@ describe('named things the corpus never mentions', () => {
     expect(npm).toMatchObject({ state: 'answered', confidence: 'high' });
     const pip = await a.ask({ question: 'What is the pip command to start with another HTTP port?', settings: a.defaults() });
     expect(pip).toMatchObject({ state: 'answered', confidence: 'low' });
+  });
+});
+
+describe('what the corpus carries of a question', () => {
+  let own: string;
+  beforeAll(() => {
+    own = mkdtempSync(join(tmpdir(), 'palabre-scope-carry-'));
+    writeFileSync(join(own, 'setup.md'), '# Setup\n\nMake the starter script executable before the first run.\n');
+    // « starter script » on several pages: a common pair, not a rare one.
+    for (const page of ['deploy', 'upgrade', 'backup']) writeFileSync(join(own, `${page}.md`), `# ${page}\n\nThe starter script runs the ${page} step on the server.\n`);
+    writeFileSync(join(own, 'network.md'), '# Network\n\nThe Wi-Fi of the office is not used by the server; the wired network is.\n');
+    writeFileSync(join(own, 'cookies.md'), '# Cookies\n\nLe cookie de mesure d’audience a une durée de vie de 13 mois au plus.\n');
+  });
+  afterAll(() => rmSync(own, { recursive: true, force: true }));
+
+  async function ownAssistant(extra: Record<string, string> = {}) {
+    const provider = recordingProvider(() => ({ text: 'Réponse du modèle [1].' }));
+    const a = createDocsAssistant({ config: testConfig({ CORPUS_DIR: own, CHAT_SCORE_THRESHOLD: '0.05', CHAT_CLAIM_CHECK: 'off', ...extra }), providers: registryOf(provider), persist: false });
+    await a.ready();
+    return { a, provider };
+  }
+
+  it('counts the parts of a hyphenated compound as one word', () => {
+    const q = 'My home Wi-Fi router keeps dropping';
+    const groups = wordGroups(q, analyzeQuery(q));
+    const words = analyzeQuery(q).map((t) => t.word);
+    expect(groups[words.indexOf('wi')]).toBe(groups[words.indexOf('fi')]);
+    expect(new Set(groups).size).toBe(words.length - 1);
+  });
+
+  it('refuses an unrelated English question whose two ordinary words meet in a passage while its subject is nowhere in the docs', async () => {
+    const { a, provider } = await ownAssistant();
+    // « make » and « starter » meet on the setup page; « sourdough » and « scratch » are nowhere.
+    const bread = await a.ask({ question: 'How do I make sourdough starter from scratch?', settings: a.defaults() });
+    expect(bread).toMatchObject({ state: 'outOfScope', answer: OUT_OF_SCOPE_ANSWERS.en, sources: [] });
+    // « Wi-Fi » on a page is one word there, not two held together.
+    const router = await a.ask({ question: 'Why does my Wi-Fi router drop?', settings: a.defaults() });
+    expect(router).toMatchObject({ state: 'outOfScope' });
+    expect(provider.requests).toHaveLength(0);
+    const network = a.search('Wi-Fi router', 5).filter((p) => p.path === 'network.md').map((p) => p.id);
+    expect(network).not.toHaveLength(0);
+    expect(a.retriever.heldTogether('Wi-Fi router', network)).toBe(1);
+    expect(a.retriever.heldTogether('Wi-Fi server', network)).toBe(2);
+  });
+
+  it('answers a question with one word the docs do not use (the asker\'s synonym) when its other words are held together', async () => {
+    const { a } = await ownAssistant();
+    // « launch » is nowhere: the docs say « runs »; « starter script » is held together.
+    const launch = await a.ask({ question: 'How do I launch the starter script?', settings: a.defaults() });
+    expect(launch.state).toBe('answered');
+    expect(launch.sources.length).toBeGreaterThan(0);
+  });
+
+  it('caps at "low" a question naming a code name the docs never mention (« _ga »), not the same question without it', async () => {
+    // A high bound every answer reaches: only the named thing can keep one from "high".
+    const { a } = await ownAssistant({ CHAT_SCORE_CONFIDENT: '0', CHAT_PROVIDER: 'offline' });
+    const known = await a.ask({ question: 'Quelle est la durée de vie du cookie de mesure d’audience ?', settings: a.defaults() });
+    expect(known).toMatchObject({ state: 'answered', confidence: 'high' });
+    const named = await a.ask({ question: 'Quelle est la durée de vie du cookie _ga de mesure d’audience ?', settings: a.defaults() });
+    expect(named).toMatchObject({ state: 'answered', confidence: 'low' });
   });
 });

@@ -78,6 +78,25 @@ describe('palabre skull (child process)', () => {
     expect(forbidden).toEqual([]);
   }, 60_000);
 
+  it('TUNING_OFF=all: every queued request answered with the runtime tuning off (and the log says which)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'palabre-skull-cli-'));
+    const started = startCli(dir, { TUNING_OFF: 'all' });
+    child = started.child;
+    const url = await started.ready;
+    const l = await Listener.open(url, ['ai/#']);
+    await l.waitFor('ai/capabilities');
+    for (const text of ['Question 1', 'Question 2', 'Question 3']) await l.publish('ai/request', JSON.stringify({ text }));
+    await l.waitFor('ai/usage', 3);
+    expect(l.on('ai/response')).toHaveLength(3);
+    expect(l.on('ai/usage').map((u) => u.model)).toEqual(['offline', 'offline', 'offline']);
+    await l.close();
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const log = readFileSync(join(dir, 'ai.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(log.find((e) => e.msg === 'runtime tuning off (TUNING_OFF)')?.off).toEqual(['gc-flags', 'jit-budget', 'gc-after-warmup', 'chart-events-after-audio', 'ws-writes-per-tick', 'mqtt-writes-per-turn']);
+  }, 60_000);
+
   it('SKULL_FLEET_PREFIX: one process serves any device under the prefix, with its health under _service; exits 0 on SIGTERM', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'palabre-skull-cli-'));
     const started = startCli(dir, { SKULL_FLEET_PREFIX: 'maison', SKULL_FLEET_INSTANCE: 'cli-1' });

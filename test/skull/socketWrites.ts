@@ -1,5 +1,5 @@
 /**
- * Socket writes of an MQTT connection (transports/mqtt/coalesceWrites.ts): what each
+ * Socket writes of an MQTT connection (core/tuning/holdWritesPerTurn.ts): what each
  * write hands to the kernel is recorded by wrapping the socket's own `_write`/`_writev` (the bytes
  * still go out).
  */

@@ -9,6 +9,7 @@ import { subjectInputSchema, type Subject } from '../../actors/t2/subjects.js';
 import { silentLogger } from '../../core/log.js';
 import { fakeTone, startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js';
 import { LiveClient, pcm16k, startT2, type T2Env } from './support.js';
+import { setTuningOff } from '../../core/tuning/switches.js';
 
 const REPLY = 'Le loyer est de 1 150 dollars par mois, sans les charges, et il est payable le premier de chaque mois.';
 
@@ -201,6 +202,33 @@ describe('the model audio against the chart events before it', () => {
     conn.sendAudio(pcm);
     await c.until(() => c.binary.length === 2 && c.order.includes('interrupted'), 'interrupted and the second audio');
     expect(c.order.indexOf('interrupted')).toBeLessThan(c.order.lastIndexOf('audio'));
+    c.ws.close();
+  });
+});
+
+describe('with TUNING_OFF=chart-events-after-audio,ws-writes-per-tick', () => {
+  afterEach(() => setTuningOff([]));
+
+  it('every frame reaches the page in Gemini’s order: events as they arrive, nothing merged, nothing held', async () => {
+    setTuningOff(['chart-events-after-audio', 'ws-writes-per-tick']);
+    env = await startT2({ gemini: true });
+    const c = await LiveClient.open(env, { token: await env.mint('premium'), sujet: 'garderie' });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    const conn = env.fake!.connections[0]!;
+    const pcm = Buffer.alloc(5760, 1);
+    conn.inputTranscription('Bonjour, il reste des places');
+    conn.sendAudio(pcm);
+    await c.until(() => c.order.includes('audio') && c.order.includes('transcript'), 'audio and transcript');
+    expect(c.order.filter((k) => k === 'audio' || k === 'transcript')).toEqual(['transcript', 'audio']);
+    conn.outputTranscription('Il reste deux places ');
+    conn.outputTranscription('dans le groupe des deux ans à partir de');
+    await c.until(() => c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor').length === 2, 'two fragments');
+    expect(c.json.filter((m) => m.type === 'transcript' && m.speaker === 'interlocutor').map((m) => m.text)).toEqual(['Il reste deux places ', 'dans le groupe des deux ans à partir de']);
+    conn.interrupted();
+    conn.sendAudio(pcm);
+    await c.until(() => c.binary.length === 2 && c.order.includes('interrupted'), 'interrupted and the second audio');
+    expect(c.order.indexOf('interrupted')).toBeLessThan(c.order.lastIndexOf('audio'));
+    expect(Buffer.concat(c.binary).equals(Buffer.concat([pcm, pcm]))).toBe(true);
     c.ws.close();
   });
 });

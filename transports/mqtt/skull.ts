@@ -9,7 +9,7 @@ import type { SkullActorRef, SkullEvent } from '../../machines/skull.js';
 import type { FleetHooks, skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import { connectMqtt } from './client.js';
-import { coalesceWritesOfThisTurn } from './coalesceWrites.js';
+import { coalesceWritesOfThisTurn } from '../../core/tuning/holdWritesPerTurn.js';
 import { ackedPublisher } from './replyChannel.js';
 import { decodeSkullInput, InputLedger, type EdgeRejectReason } from './skullCodec.js';
 import { SkullDevices } from './skullDevices.js';

@@ -7,7 +7,7 @@ import { isBreakerOpen } from '../../machines/breaker.js';
 import { deviceBreaker, inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
 import type { SkullWiring } from '../../actors/skull/skullWiring.js';
 import type { Outgoing, SkullSettings } from '../../actors/skull/types.js';
-import { releaseHeldWrites } from './coalesceWrites.js';
+import { releaseHeldWrites } from '../../core/tuning/holdWritesPerTurn.js';
 import type { OutboxMessage } from './outbox.js';
 import { ReplyChannel } from './replyChannel.js';
 import { capabilitiesOf } from './skullSchemas.js';
@@ -75,7 +75,7 @@ export class SkullDevices {
       const sent = edge ? edge.replies.send(messages) : sendAll(messages, o.publish);
       // ai/response is handed to mqtt.js by now (send publishes before its first await): the
       // request's PUBACK and the reply, held for this turn, leave together without waiting for the
-      // rest of the turn (coalesceWrites.ts).
+      // rest of the turn (core/tuning/holdWritesPerTurn.ts).
       releaseHeldWrites(o.client);
       await sent;
     };

@@ -7,10 +7,10 @@ import type { AnyActorLogic, AnyActorRef } from 'xstate';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { SessionEvents } from '../../core/deferredEvents.js';
+import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
-import { batchTickWrites, rememberRawSocket } from './tickWrites.js';
+import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
 
 export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
@@ -360,7 +360,7 @@ function routeSocket(hub: Hub, ws: WebSocket, own: Session): void {
   let bound: Session = own;
   const send = (e: T2Event): void => bound.ref.send(e);
   // Idle detection needs to know frames arrive, not each one: one activity event per second,
-  // after the loop's reads (core/deferredEvents.ts) rather than in the frame's handler: the chunk
+  // after the loop's reads (core/tuning/chartEventsAfterAudio.ts) rather than in the frame's handler: the chunk
   // that triggers it, and every session's chunk read after it, need not wait for a chart step —
   // and sessions that started together send theirs on the same tick, a burst of them each second.
   let lastActivity = 0;

@@ -1,8 +1,9 @@
 import { performance as perfHooks } from 'node:perf_hooks';
+import { tuningOn } from './switches.js';
 
 /**
  * A session's chart events that ride along its audio, delivered after the audio of the same loop
- * iteration instead of in the middle of it (bench/journal/2026-12-bench-waves.md, on "T2: Gemini's chart events after the audio"): Gemini's (transcript
+ * iteration instead of in the middle of it (docs/runtime-tuning.md): Gemini's (transcript
  * fragments, turn boundaries, usage, the link's own events: actors/t2/geminiInterlocutor.ts) and
  * the T2 socket's once-a-second `client.activity` (transports/ws/t2liveSocket.ts).
  *
@@ -21,7 +22,10 @@ import { performance as perfHooks } from 'node:perf_hooks';
  * overtaken by the audio that came after them, by one slice at most: the first audio of a reply
  * no longer waits for the bookkeeping of the candidate's transcript that precedes it (a chart
  * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies, made
- * the later sessions' first audio wait for all the earlier sessions' (bench/journal/2026-12-bench-waves.md, on "T2: what the first audio of a reply and the candidates' chunks still waited for").
+ * the later sessions' first audio wait for all the earlier sessions'.
+ *
+ * With `TUNING_OFF=chart-events-after-audio` each event is delivered when pushed (in order; an
+ * event pushed while one is being delivered follows it), as without this queue.
  */
 
 /** How long one slice of queued events may hold the loop before the sockets are read again. */
@@ -31,7 +35,7 @@ export const SLICE_MS = 2;
  * it spent more than {@link BUSY_MS} and most of its time on other callbacks. In a burst of
  * replies each loop iteration reads tens of milliseconds of Gemini messages and candidate chunks;
  * a 2 ms slice after each made every chunk read in the next iteration wait for it too, and the
- * candidates' chunk latency p99 is made of those bursts (bench/journal/2026-12-bench-waves.md, T2). The events are
+ * candidates' chunk latency p99 is made of those bursts. The events are
  * then delivered once the burst is over, at the full slice; a session's own audio still flushes
  * its events first, so they never fall behind it.
  */
@@ -115,6 +119,7 @@ export class SessionEvents<E> {
   /** How many pending events must reach the chart before the session's next audio. */
   private beforeAudioCount = 0;
   private closed = false;
+  private delivering = false;
 
   /**
    * @param mayFollowAudio events the session's later audio may overtake (default: none).
@@ -131,6 +136,11 @@ export class SessionEvents<E> {
 
   push(event: E): void {
     if (this.closed) return;
+    if (!tuningOn('chart-events-after-audio')) {
+      this.pending.push(event);
+      if (!this.delivering) this.flush();
+      return;
+    }
     const n = this.pending.length;
     if (n === 0) {
       this.queue.add(this);
@@ -154,14 +164,19 @@ export class SessionEvents<E> {
 
   /** Delivers what is pending now, in order (events a delivery pushes are delivered too). */
   flush(): void {
-    while (this.pending.length > 0 && !this.closed) {
-      const events = this.pending;
-      this.pending = [];
-      this.beforeAudioCount = 0;
-      for (const e of events) {
-        if (this.closed) return;
-        this.deliver(e);
+    this.delivering = true;
+    try {
+      while (this.pending.length > 0 && !this.closed) {
+        const events = this.pending;
+        this.pending = [];
+        this.beforeAudioCount = 0;
+        for (const e of events) {
+          if (this.closed) return;
+          this.deliver(e);
+        }
       }
+    } finally {
+      this.delivering = false;
     }
   }
 

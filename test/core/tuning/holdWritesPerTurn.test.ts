@@ -1,17 +1,18 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coalesceWritesOfThisTurn, releaseHeldWrites } from '../../transports/mqtt/coalesceWrites.js';
-import { recordWrites } from './socketWrites.js';
-import { embeddedBroker, type TestBroker } from './support.js';
+import { coalesceWritesOfThisTurn, releaseHeldWrites } from '../../../core/tuning/holdWritesPerTurn.js';
+import { recordWrites } from '../../skull/socketWrites.js';
+import { setTuningOff } from '../../../core/tuning/switches.js';
+import { embeddedBroker, type TestBroker } from '../../skull/support.js';
 
 /**
- * The edge's write holding (transports/mqtt/coalesceWrites.ts) on a real connection to a real
+ * The edge's write holding (core/tuning/holdWritesPerTurn.ts) on a real connection to a real
  * broker: what a turn writes is held until the end of the turn, or until the edge releases it.
  */
 const nextTick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('coalesceWrites', () => {
+describe('holdWritesPerTurn', () => {
   let broker: TestBroker;
   let client: MqttClient;
   beforeAll(async () => {
@@ -59,5 +60,30 @@ describe('coalesceWrites', () => {
     expect(writes).toHaveLength(3);
     releaseHeldWrites(client); // nothing held: no-op
     expect((client.stream as unknown as { writableCorked: number }).writableCorked).toBe(0);
+  });
+
+  it('with TUNING_OFF=mqtt-writes-per-turn holds nothing past mqtt-packet’s own tick, and the packets arrive in order', async () => {
+    setTuningOff(['mqtt-writes-per-turn']);
+    try {
+      const sub = await mqtt.connectAsync(broker.url, { reconnectPeriod: 0 });
+      const got: string[] = [];
+      const all = new Promise<void>((resolve) => sub.on('message', (_t, p) => got.push(p.toString()) === 3 && resolve()));
+      await sub.subscribeAsync('coalesce/off', { qos: 1 });
+      const writes = recordWrites(client.stream);
+      coalesceWritesOfThisTurn(client);
+      client.publish('coalesce/off', '1');
+      client.publish('coalesce/off', '2');
+      await nextTick(); // mqtt-packet's per-packet cork ends: the packets are written before the end of the turn
+      expect(writes.length).toBeGreaterThan(0);
+      expect((client.stream as unknown as { writableCorked: number }).writableCorked).toBe(0);
+      client.publish('coalesce/off', '3');
+      releaseHeldWrites(client); // nothing held: no-op
+      await nextTick();
+      await all;
+      expect(got).toEqual(['1', '2', '3']);
+      await sub.endAsync();
+    } finally {
+      setTuningOff([]);
+    }
   });
 });

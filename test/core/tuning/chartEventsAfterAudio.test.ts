@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { BUSY_SLICE_MS, DeferredQueue, SLICE_MS, SessionEvents, sliceMs, type LoopSignal } from '../../core/deferredEvents.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { setTuningOff } from '../../../core/tuning/switches.js';
+import { BUSY_SLICE_MS, DeferredQueue, SLICE_MS, SessionEvents, sliceMs, type LoopSignal } from '../../../core/tuning/chartEventsAfterAudio.js';
 
 /** One turn of the loop: the queue's setImmediate, scheduled before this one, has run. */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -174,5 +175,43 @@ describe('a session’s chart events from Gemini, after the audio of the loop it
     expect(got).toEqual([0, 1]);
     await nextTurn();
     expect(got).toEqual([0, 1, 2]);
+  });
+});
+
+describe('TUNING_OFF=chart-events-after-audio', () => {
+  afterEach(() => setTuningOff([]));
+
+  it('delivers each event when pushed, in order, nothing merged, nothing left for the queue', async () => {
+    setTuningOff(['chart-events-after-audio']);
+    const got: string[] = [];
+    const queue = new DeferredQueue({ now: () => 0, sinceMark: () => ({ active: 0, utilization: 0 }), mark: () => undefined });
+    const s = new SessionEvents<string>((e) => {
+      got.push(e);
+      // A delivery that pushes an event: it follows the one being delivered, it does not cut in.
+      if (e === 'turnComplete') s.push('usage');
+      got.push(`/${e}`);
+    }, () => true, (last, next) => `${last}+${next}`, queue);
+    s.push('transcript');
+    expect(got).toEqual(['transcript', '/transcript']); // before any audio of the same task
+    s.push('turnComplete');
+    s.push('interrupted');
+    expect(got).toEqual(['transcript', '/transcript', 'turnComplete', '/turnComplete', 'usage', '/usage', 'interrupted', '/interrupted']);
+    s.beforeAudio();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(got).toHaveLength(8); // the queue delivered nothing a second time
+    s.close();
+    s.push('late');
+    expect(got).toHaveLength(8);
+  });
+
+  it('on again, events wait for the queue', async () => {
+    setTuningOff(['chart-events-after-audio']);
+    setTuningOff([]);
+    const got: string[] = [];
+    const s = new SessionEvents<string>((e) => got.push(e));
+    s.push('transcript');
+    expect(got).toEqual([]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(got).toEqual(['transcript']);
   });
 });

@@ -1,25 +1,28 @@
 import type { Duplex } from 'node:stream';
-import type { WebSocket } from 'ws';
+import { tuningOn } from './switches.js';
 
 /**
  * A page socket's frames written within one tick leave in one `writev` instead of one syscall
  * each. When Gemini's reply arrives, one read of its socket carries several messages (model audio,
  * transcriptions, turn boundaries), each of which sends the page a frame or two: corked until
  * the end of the tick (`process.nextTick`), they go out together — same bytes, same order, same
- * tick, fewer system calls (bench/journal/2026-12-bench-waves.md, on "T2: the per-reply work"). ws corks around a frame's header and
+ * tick, fewer system calls (docs/runtime-tuning.md). ws corks around a frame's header and
  * payload itself; corks nest, so its uncork no longer flushes and ours does.
  *
  * The raw socket is the one the HTTP server's `upgrade` handed to `handleUpgrade`: ws keeps its
- * own reference private, so the transport records it here when the upgrade completes.
+ * own reference private, so the transport records it here, keyed by its WebSocket, when the
+ * upgrade completes. With `TUNING_OFF=ws-writes-per-tick` nothing is corked: each frame is
+ * written when sent, as ws does on its own.
  */
-const rawSockets = new WeakMap<WebSocket, Duplex>();
+const rawSockets = new WeakMap<object, Duplex>();
 
-export function rememberRawSocket(ws: WebSocket, socket: Duplex): void {
+export function rememberRawSocket(ws: object, socket: Duplex): void {
   rawSockets.set(ws, socket);
 }
 
 /** Holds `ws`'s writes until the end of the current tick (once per tick; nothing if unknown). */
-export function batchTickWrites(ws: WebSocket): void {
+export function batchTickWrites(ws: object): void {
+  if (!tuningOn('ws-writes-per-tick')) return;
   const socket = rawSockets.get(ws);
   if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
   socket.cork();

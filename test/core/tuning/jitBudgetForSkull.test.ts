@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INTERRUPT_BUDGET, tuneJitForSkull } from '../../core/jitTuning.js';
+import { INTERRUPT_BUDGET, tuneJitForSkull } from '../../../core/tuning/jitBudgetForSkull.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /**
  * Calls a small function until V8 has optimised it and prints how many calls that took, in a
@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
  */
 function callsUntilOptimised(tuned: boolean): number {
   const script = `
-    const { tuneJitForSkull } = await import(${JSON.stringify(join(ROOT, 'core', 'jitTuning.ts'))});
+    const { tuneJitForSkull } = await import(${JSON.stringify(join(ROOT, 'core', 'tuning', 'jitBudgetForSkull.ts'))});
     if (${tuned}) tuneJitForSkull();
     function turn(o) { return o.a * 2 + o.b.length - (o.c ? 1 : 0); }
     const OPTIMIZED = 1 << 4; // V8's OptimizationStatus::kOptimized

@@ -1,10 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
+import { tuningOn } from './switches.js';
 
 /**
  * The two V8 garbage-collection settings of `palabre serve`, each applied unless node's own
  * command line sets that flag (then the operator's value wins).
  *
- * 1. **No allocation-site pretenuring** (bench/journal/2026-12-bench-waves.md, on "T2: the promotion was V8 pretenuring `ws`'s per-message array"). V8 watches each object
+ * 1. **No allocation-site pretenuring**. V8 watches each object
  *    and array literal: when one scavenge finds ≥ 100 of a literal's objects still alive and
  *    ≥ 85 % of those it created, every later object of that literal is allocated straight in the
  *    old generation — for good. `ws`'s receiver makes one array per message
@@ -18,7 +19,7 @@ import { setFlagsFromString } from 'node:v8';
  *    (the relay in bench/ 0.1 %), the marking work of V8's helper threads. The SDK's message
  *    events from Gemini went the same way. Without pretenuring: 0.9–1.0 %. Nothing of palabre's
  *    is long-lived *and* allocated in bulk after start, which is what pretenuring is for.
- * 2. **Old-generation growing factor 2** (bench/README.md, "T2: why V8's helper threads work"): the next major collection starts once the
+ * 2. **Old-generation growing factor 2**: the next major collection starts once the
  *    old generation has grown to (1 + HEAP_GROWING_PERCENT / 100) × what the last one left. V8's
  *    own factor follows the promotion rate against its marking speed; at the promotion above it
  *    came out at 1.1–1.2 and restarted incremental marking right after each mark-compact. The
@@ -26,7 +27,8 @@ import { setFlagsFromString } from 'node:v8';
  *
  * Set at run time, before any surface starts (both flags are read when V8 uses them, at each
  * allocation-site decision and each collection): V8 refuses the growing factor in NODE_OPTIONS,
- * and `palabre serve` is started in more ways than one script.
+ * and `palabre serve` is started in more ways than one script. `TUNING_OFF=gc-flags` sets neither
+ * (V8's defaults then hold), as does giving both flags' default values on node's command line.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
@@ -39,6 +41,7 @@ export const SERVE_GC_FLAGS: ReadonlyArray<{ name: RegExp; flag: string }> = [
 /** Applies the settings node's command line leaves open; returns the flags it set. */
 export function tuneGcForServe(execArgv: readonly string[] = process.execArgv): string[] {
   const applied: string[] = [];
+  if (!tuningOn('gc-flags')) return applied;
   for (const { name, flag } of SERVE_GC_FLAGS) {
     if (execArgv.some((a) => name.test(a))) continue;
     setFlagsFromString(flag);

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HEAP_GROWING_PERCENT, tuneGcForServe } from '../../core/gcTuning.js';
+import { HEAP_GROWING_PERCENT, tuneGcForServe } from '../../../core/tuning/gcFlagsForServe.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /**
- * What ws's receiver does with its `this._fragments = []` (core/gcTuning.ts), in a fresh node:
+ * What ws's receiver does with its `this._fragments = []` (core/tuning/gcFlagsForServe.ts), in a fresh node:
  * 200 sockets each keep the array of their last message. First a few scavenges that each find all
  * 200 current arrays alive (as while sessions start), then 200,000 messages whose arrays are dead
  * one message later. Returns how much the old generation grew during those messages: with the
@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
  */
 function oldGenerationGrowth(tuned: boolean): number {
   const script = `
-    const { tuneGcForServe } = await import(${JSON.stringify(join(ROOT, 'core', 'gcTuning.ts'))});
+    const { tuneGcForServe } = await import(${JSON.stringify(join(ROOT, 'core', 'tuning', 'gcFlagsForServe.ts'))});
     const { getHeapSpaceStatistics } = await import('node:v8');
     if (${tuned}) tuneGcForServe([]);
     const oldUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;

@@ -1,4 +1,5 @@
 import * as v8 from 'node:v8';
+import { tuningOn } from './switches.js';
 
 /**
  * Once the warm-up is over (every surface started, the docs index built): one memory-reducing
@@ -14,12 +15,15 @@ import * as v8 from 'node:v8';
  * generation and compacts. Its search is for a class nothing instantiates, so it finds nothing
  * and holds nothing. It costs ≈ 50–150 ms once, after `/readyz` turned ready. The API is marked
  * experimental: its one-time ExperimentalWarning is not printed (that line would only alarm).
+ * `TUNING_OFF=gc-after-warmup` skips it: V8 then gives the memory back whenever it decides to.
+ * Returns whether the collection ran.
  */
 class NeverInstantiated {}
 
-export function collectAfterWarmUp(): void {
+export function collectAfterWarmUp(): boolean {
+  if (!tuningOn('gc-after-warmup')) return false;
   const query = (v8 as { queryObjects?: (ctor: new () => unknown, options: { format: 'count' }) => number }).queryObjects;
-  if (typeof query !== 'function') return;
+  if (typeof query !== 'function') return false;
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;
@@ -31,4 +35,5 @@ export function collectAfterWarmUp(): void {
   } finally {
     process.emitWarning = emitWarning;
   }
+  return true;
 }

@@ -1,4 +1,9 @@
-import type { MqttClient } from 'mqtt';
+import { tuningOn } from './switches.js';
+
+/** An MQTT client (mqtt.js's `MqttClient`): only its current socket stream is used here. */
+export interface StreamHolder {
+  readonly stream?: unknown;
+}
 
 /**
  * Holds the connection's socket writes until the end of this event-loop turn (setImmediate), so
@@ -13,8 +18,12 @@ import type { MqttClient } from 'mqtt';
  * The edge that writes the reply lets the held writes go as soon as the reply is handed to
  * mqtt.js (`releaseHeldWrites`): what the turn does after that (the chart's end of step) no
  * longer delays the reply's write — ≈ 20 µs of the request → reply path of `palabre skull`.
+ *
+ * With `TUNING_OFF=mqtt-writes-per-turn` nothing is held: mqtt-packet's own per-packet cork
+ * stays, and the release finds nothing to let go.
  */
-export function coalesceWritesOfThisTurn(client: MqttClient): void {
+export function coalesceWritesOfThisTurn(client: StreamHolder): void {
+  if (!tuningOn('mqtt-writes-per-turn')) return;
   const stream = client.stream as Corkable | undefined;
   if (!stream?.cork || !stream.uncork) return;
   if (holds.get(client)?.stream === stream) return; // already held for this turn
@@ -34,7 +43,7 @@ export function coalesceWritesOfThisTurn(client: MqttClient): void {
  * mqtt-packet has scheduled still balance, and a packet written later in this tick is still held
  * until then, as mqtt-packet means it to be.
  */
-export function releaseHeldWrites(client: MqttClient): void {
+export function releaseHeldWrites(client: StreamHolder): void {
   const hold = holds.get(client);
   if (!hold) return;
   release(client, hold);
@@ -56,7 +65,7 @@ interface Hold {
   released: boolean;
 }
 
-function release(client: MqttClient, hold: Hold): void {
+function release(client: StreamHolder, hold: Hold): void {
   if (hold.released) return;
   hold.released = true;
   if (holds.get(client) === hold) holds.delete(client);
@@ -64,4 +73,4 @@ function release(client: MqttClient, hold: Hold): void {
   hold.stream.uncork!();
 }
 
-const holds = new WeakMap<MqttClient, Hold>();
+const holds = new WeakMap<StreamHolder, Hold>();

@@ -3,10 +3,12 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { batchTickWrites, rememberRawSocket } from '../../transports/ws/tickWrites.js';
+import { batchTickWrites, rememberRawSocket } from '../../../core/tuning/batchWritesPerTick.js';
+import { setTuningOff } from '../../../core/tuning/switches.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  setTuningOff([]);
   for (const c of cleanups.splice(0)) await c();
 });
 
@@ -35,7 +37,7 @@ async function pair(): Promise<{ ws: WebSocket; raw: Duplex; client: WebSocket; 
   return { ws, raw, client, received };
 }
 
-describe('page socket writes batched per tick (transports/ws/tickWrites.ts)', () => {
+describe('page socket writes batched per tick (core/tuning/batchWritesPerTick.ts)', () => {
   it('holds the frames of one tick and lets them go together at its end: same frames, same order', async () => {
     const { ws, raw, client, received } = await pair();
     const all = new Promise<void>((resolve) => client.on('message', () => received.length === 4 && resolve()));
@@ -62,5 +64,22 @@ describe('page socket writes batched per tick (transports/ws/tickWrites.ts)', ()
     ws.close(4000, 'bye');
     expect(await closed).toBe(4000);
     expect(raw.writableCorked).toBe(0);
+  });
+});
+
+describe('TUNING_OFF=ws-writes-per-tick', () => {
+  it('corks nothing: each frame is written when sent, and all arrive in order', async () => {
+    setTuningOff(['ws-writes-per-tick']);
+    const { ws, raw, client, received } = await pair();
+    const all = new Promise<void>((resolve) => client.on('message', () => received.length === 3 && resolve()));
+    batchTickWrites(ws);
+    expect(raw.writableCorked).toBe(0);
+    ws.send(JSON.stringify({ type: 'transcript', text: 'Le club' }));
+    ws.send(Buffer.from([1, 2, 3, 4]), { binary: true });
+    ws.send(JSON.stringify({ type: 'state', value: 'listening' }));
+    expect(raw.writableCorked).toBe(0);
+    expect(raw.writableLength).toBeLessThan(20); // handed to the kernel, not held for the tick's end
+    await all;
+    expect(received).toEqual([JSON.stringify({ type: 'transcript', text: 'Le club' }), [1, 2, 3, 4], JSON.stringify({ type: 'state', value: 'listening' })]);
   });
 });
