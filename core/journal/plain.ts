@@ -45,7 +45,11 @@ export function toPlain(value: unknown, nameActor?: ActorNamer, depth = 0, seen:
   if (obj instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && obj instanceof SharedArrayBuffer)) return { $bytes: obj.byteLength };
   if (isActorRef(obj)) return { $actor: nameActor ? nameActor(obj) : obj.id };
   if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
-  if (obj instanceof Error) return { $error: obj.name, message: redactText(obj.message) };
+  if (obj instanceof Error) {
+    // Its own fields too (a provider error's kind, status, retry-after): charts branch on them.
+    const fields = toPlain({ ...obj }, nameActor, depth + 1, seen) as Record<string, unknown>;
+    return { ...fields, $error: obj.name, message: redactText(obj.message) };
+  }
   if (seen.has(obj)) return { $cycle: true };
   if (depth >= MAX_DEPTH) return { $depth: true };
   seen.add(obj);
@@ -71,4 +75,21 @@ export function toPlain(value: unknown, nameActor?: ActorNamer, depth = 0, seen:
 function isActorRef(obj: object): obj is { id: string } {
   const o = obj as { send?: unknown; getSnapshot?: unknown; sessionId?: unknown; id?: unknown };
   return typeof o.send === 'function' && typeof o.getSnapshot === 'function' && typeof o.sessionId === 'string' && typeof o.id === 'string';
+}
+
+/**
+ * An event of the journal as a chart receives it again: errors (`{ $error }`) become Error objects
+ * with their name, message and fields, so that a chart reading `event.error` sees what it saw.
+ */
+export function revive(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revive);
+  if (!value || typeof value !== 'object') return value;
+  const o = value as Record<string, unknown>;
+  if (typeof o.$error === 'string') {
+    const { $error, message, ...fields } = o;
+    const err = new Error(typeof message === 'string' ? message : '');
+    err.name = $error;
+    return Object.assign(err, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, revive(v)])));
+  }
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, revive(v)]));
 }

@@ -1,6 +1,7 @@
 import { createActor, fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { compareSteps, type StepDifference } from './compare.js';
 import { CallFeed, reviveInput } from './inputCalls.js';
+import { revive } from './plain.js';
 import { ReplayClock } from './replayClock.js';
 import type { Journal, JournalStep } from './step.js';
 import { Tape } from './tape.js';
@@ -128,7 +129,7 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
           while (produced.length <= k && (clock.nextDue() ?? Infinity) <= due) clock.fireNext();
           if (produced.length <= k) {
             clock.set(journal.startMs + r.at);
-            actor.send(r.event);
+            actor.send(revive(r.event) as JournalStep['event']);
           }
         }
       }

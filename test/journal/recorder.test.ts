@@ -125,4 +125,31 @@ describe('journal on a small chart', () => {
     expect(divergenceText(j.id, 2, orphan.divergence!)).toContain("today's chart took no step");
     await rec.close();
   });
+
+  it('an actor\'s error is recorded with its fields and replayed as an Error the chart can read', async () => {
+    const rt = new Runtime();
+    const db = openStore({ path: ':memory:' });
+    const store = new JournalStore(sqliteStore(db, JOURNAL_MIGRATIONS));
+    const rec = new JournalRecorder(rt, { store }).start();
+    const failing = setup({
+      actors: { call: fromPromise<string>(async () => 'x') },
+      actions: { report: (_, _p: { message: string; kind: string }) => {} },
+      guards: { rateLimited: ({ event }) => (event as { error?: { status?: number } }).error instanceof Error && (event as { error: { status?: number } }).error.status === 429 },
+    }).createMachine({
+      initial: 'calling',
+      states: {
+        calling: { invoke: { src: 'call', onError: [{ guard: 'rateLimited', target: 'waiting', actions: { type: 'report', params: ({ event }) => ({ message: (event.error as Error).message, kind: (event.error as Error).name }) } }, { target: 'failed' }] } },
+        waiting: {},
+        failed: {},
+      },
+    });
+    rt.start('failing', 'f-1', failing.provide({ actors: { call: fromPromise(async () => { throw Object.assign(new Error('too many requests'), { name: 'LlmError', status: 429 }); }) } }));
+    await new Promise((r) => setTimeout(r, 5));
+    rt.stop('f-1');
+    await rec.flush();
+    const j = (await store.get((await store.list())[0]!.id))!;
+    expect(j.steps[1]).toMatchObject({ from: 'child:0.(machine).calling', event: { error: { $error: 'LlmError', message: 'too many requests', status: 429 } }, state: 'waiting' });
+    expect(replayJournal(j, { machine: failing })).toMatchObject({ same: true, steps: 2 });
+    await rec.close();
+  });
 });
