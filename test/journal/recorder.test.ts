@@ -134,7 +134,7 @@ describe('journal on a small chart', () => {
     const failing = setup({
       actors: { call: fromPromise<string>(async () => 'x') },
       actions: { report: (_, _p: { message: string; kind: string }) => {} },
-      guards: { rateLimited: ({ event }) => (event as { error?: { status?: number } }).error instanceof Error && (event as { error: { status?: number } }).error.status === 429 },
+      guards: { rateLimited: ({ event }) => { const error = (event as unknown as { error?: unknown }).error; return error instanceof Error && (error as Error & { status?: number }).status === 429; } },
     }).createMachine({
       initial: 'calling',
       states: {
@@ -143,7 +143,7 @@ describe('journal on a small chart', () => {
         failed: {},
       },
     });
-    rt.start('failing', 'f-1', failing.provide({ actors: { call: fromPromise(async () => { throw Object.assign(new Error('too many requests'), { name: 'LlmError', status: 429 }); }) } }));
+    rt.start('failing', 'f-1', failing.provide({ actors: { call: fromPromise<string>(async () => { throw Object.assign(new Error('too many requests'), { name: 'LlmError', status: 429 }); }) } }));
     await new Promise((r) => setTimeout(r, 5));
     rt.stop('f-1');
     await rec.flush();
