@@ -165,6 +165,40 @@ export const COMMAND_DEFS = {
     positionals: { max: 0 },
     exits: { 0: 'printed', 2: `${USAGE_EXIT}, or neither or both of --candidate and --autre` },
   },
+  journal: {
+    file: 'journalCommand',
+    usage: ['journal list [--surface S] [--json]', 'journal show ID [--json]'],
+    summary: 'The recorded conversations (JOURNAL=on): list them, or print one step by step',
+    description: 'Reads the conversation journal of the store (DATABASE_URL, else DB_PATH or DATA_DIR/palabre.db). ' +
+      '`list` prints one line per conversation, latest first; `show` prints each step: the event received, what was done, the state reached. See docs/journal.md.',
+    options: {
+      surface: { type: 'string', value: 'S', help: 'only the conversations of this surface (skull, docs, t2, corrections)' },
+      json: { type: 'boolean', help: 'JSON: an array of {id, surface, machine, startedAt, endedAt, steps}, or the whole journal' },
+      config: CONFIG_OPTION,
+    },
+    positionals: { max: 2, help: '`list` (default), or `show` and a conversation id' },
+    exits: { 0: 'printed', 2: `${USAGE_EXIT}, or no recorded conversation has this id` },
+  },
+  replay: {
+    file: 'replayCommand',
+    usage: ['replay ID|FILE.json [--json] [--save-test [DIR]]'],
+    summary: 'Replay a recorded conversation against today\'s charts and prompts, step by step',
+    description: 'Rebuilds the conversation from its journal with today\'s chart, fed the recorded events and actor outcomes (no network, no provider), ' +
+      'time on a replay clock, and compares each step: state, actions and their params, actors started and their input (a model request). ' +
+      'With --save-test, also writes the journal as a fixture into DIR (default test/recorded/), which the test suite replays. See docs/journal.md.',
+    options: {
+      json: { type: 'boolean', help: 'the result as one JSON object ({same, steps, divergence})' },
+      'save-test': { type: 'boolean', help: 'write the journal as a regression fixture into DIR (default test/recorded/)' },
+      config: CONFIG_OPTION,
+    },
+    positionals: { max: 2, help: 'ID: a conversation id (palabre journal list), or a fixture file; DIR: where --save-test writes' },
+    exits: {
+      0: 'the conversation behaves the same today',
+      1: 'the machine that recorded it no longer exists',
+      2: `${USAGE_EXIT}, or no recorded conversation has this id`,
+      4: 'it diverges: the first differing step is printed, expected against got',
+    },
+  },
 } as const satisfies Record<string, CommandDef>;
 
 export type CommandName = keyof typeof COMMAND_DEFS;

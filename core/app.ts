@@ -7,6 +7,8 @@ import { openAppStore } from './store/appStore.js';
 import type { Store } from './store/sqlStore.js';
 import { Runtime } from './runtime.js';
 import { EngineSet } from './sharedEngines.js';
+import { startJournal } from './journal/start.js';
+import type { JournalRecorder } from './journal/recorder.js';
 import type { AppContext } from './surfaceContract.js';
 import { createProviders } from '../actors/llm/providers.js';
 
@@ -18,6 +20,8 @@ export interface App extends CoreContext {
   store: Store;
   /** Engines shared by surfaces: `palabre serve` stops them once every surface has drained. */
   engines: EngineSet;
+  /** The conversation journal (JOURNAL=on), for `journal.flush()` and `journal.idOf(systemId)`. */
+  journal?: JournalRecorder;
   /** Stops every conversation and shared engine, closes the store and flushes the logs. Idempotent. */
   close(): Promise<void>;
 }
@@ -53,6 +57,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   }
   logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
+  const journal = startJournal(config, runtime, store, logger);
   const metrics = createMetrics();
   // SDKs load lazily on a provider's first call: building the registry costs nothing.
   const providers = createProviders(config, { logger, metrics });
@@ -68,9 +73,11 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
     metrics,
     providers,
     engines,
+    ...(journal ? { journal } : {}),
     close() {
       closed ??= (async () => {
         runtime.shutdown();
+        await journal?.close();
         await engines.stop();
         await store.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'store close failed'));
         if (db.open) db.close();

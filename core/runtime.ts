@@ -4,6 +4,8 @@ type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
 import { rootMachine, type ConversationEntry } from '../machines/root.js';
 
 export type InspectListener = (event: InspectionEvent) => void;
+/** The journal's hook (core/journal/recorder.ts): told of each start, it returns the input the actor gets. */
+export type JournalHook = (kind: string, systemId: string, input: unknown) => unknown;
 
 export interface RuntimeOptions {
   /** SimulatedClock in tests. */
@@ -22,6 +24,7 @@ export class Runtime {
   private readonly listeners = new Set<InspectListener>();
   /** The system-level inspection subscription, held only while there are listeners. */
   private inspection: { unsubscribe(): void } | undefined;
+  private journal: JournalHook | undefined;
 
   constructor(opts: RuntimeOptions = {}) {
     // No `inspect` option: XState then builds no inspection event at all (its system checks its
@@ -45,6 +48,7 @@ export class Runtime {
   /** Spawns a conversation; returns its actor. Throws if the systemId is taken. */
   start<TLogic extends AnyActorLogic>(kind: string, systemId: string, logic: TLogic, input?: unknown): AnyActorRef {
     if (this.get(systemId)) throw new Error(`conversation ${systemId} already exists`);
+    if (this.journal) input = this.journal(kind, systemId, input);
     this.root.send({ type: 'conversation.start', systemId, kind, logic, input, at: Date.now() });
     const ref = this.get(systemId);
     if (!ref) throw new Error(`conversation ${systemId} did not start`);
@@ -79,6 +83,14 @@ export class Runtime {
         this.inspection.unsubscribe();
         this.inspection = undefined;
       }
+    };
+  }
+
+  /** Records every conversation started from now on (one journal per runtime); returns the detach. */
+  attachJournal(hook: JournalHook): () => void {
+    this.journal = hook;
+    return () => {
+      if (this.journal === hook) this.journal = undefined;
     };
   }
 

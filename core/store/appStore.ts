@@ -7,13 +7,14 @@ import { GAP_MIGRATIONS } from '../../actors/docs/gapStore.js';
 import { ADMIN_MIGRATIONS } from '../../transports/http/adminStore.js';
 import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
 import { T2_MIGRATIONS } from '../../actors/t2/migrations.js';
+import { JOURNAL_MIGRATIONS } from '../journal/store.js';
 
 /**
  * Every migration of the stores that run on the store port (SQLite or Postgres). Listed here, not
  * registered at module load, so that a Postgres instance can apply them all before it serves.
  * Not on the port: core's kv (it stays in the instance's SQLite file even with DATABASE_URL).
  */
-export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...GAP_MIGRATIONS, ...ADMIN_MIGRATIONS, ...VISITOR_MIGRATIONS, ...T2_MIGRATIONS];
+export const PORTABLE_MIGRATIONS: readonly PortableMigration[] = [...CORRECTION_MIGRATIONS, ...chatConfigMigrations, ...GAP_MIGRATIONS, ...ADMIN_MIGRATIONS, ...VISITOR_MIGRATIONS, ...T2_MIGRATIONS, ...JOURNAL_MIGRATIONS];
 
 /** DATABASE_URL=postgres://… → Postgres; otherwise the embedded SQLite file the app already opened. */
 export async function openAppStore(opts: { databaseUrl?: string | undefined; db: Db; logger?: Logger }): Promise<Store> {

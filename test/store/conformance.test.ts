@@ -38,8 +38,8 @@ describe.each(ENGINES)('store conformance: $name', (engine) => {
       const b = await f.open();
       expect(a.store.dialect).toBe(engine.name);
       for (const s of [a.store, b.store]) expect(await s.ping()).toBeGreaterThanOrEqual(0);
-      const versions = await a.store.db.withTables<{ schema_migrations: { version: number } }>()
-        .selectFrom('schema_migrations').select('version').where('version', '>=', 200).orderBy('version').execute();
+      const versions = await a.store.db.withTables<{ schema_migrations: { version: number; name: string } }>()
+        .selectFrom('schema_migrations').select('version').where('name', '!=', 'core_kv').orderBy('version').execute();
       expect(versions.map((v) => Number(v.version))).toEqual(PORTABLE_MIGRATIONS.map((m) => m.version).sort((x, y) => x - y));
     });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ms, port } from './shared.js';
+import { ms, nonNegativeInt, port } from './shared.js';
 
 /**
  * express `trust proxy`: a number is the count of proxies in front (the address is taken that many
@@ -36,6 +36,9 @@ export const coreSection = {
   SHUTDOWN_TIMEOUT_MS: ms.default(5000).describe('Graceful shutdown deadline'),
   SURFACES: z.string().regex(/^\s*(all|none|[a-z0-9_-]+(\s*,\s*[a-z0-9_-]+)*)\s*$/, 'expected `all`, `none` or a comma list of surface names').default('all')
     .describe('Surfaces `palabre serve` starts: `all`, `none`, or a comma list of names (e.g. `docs,t2`)'),
+  JOURNAL: z.enum(['on', 'off']).default('on')
+    .describe('Record every conversation (events in, actions, state after each step) in the store, for `palabre journal` and `palabre replay` (docs/journal.md)'),
+  JOURNAL_RETENTION_DAYS: nonNegativeInt.default(30).describe('Recorded conversations whose last step is older than this many days are deleted (0 = kept forever)'),
   INSPECT: z.enum(['off', 'stately']).default('off').describe('`stately` attaches @statelyai/inspect'),
   ADMIN_PASSWORD: z.string().min(8).optional().describe('Admin login for /admin and /inspect (unset = admin pages disabled)'),
   SESSION_SECRET: z.string().min(16).optional().describe('Cookie signing secret (default: random per process)'),

@@ -1,0 +1,23 @@
+import type { Config } from '../core/config/index.js';
+import type { ReplayLookup, ReplayTarget } from '../core/journal/index.js';
+import { loadMachine } from '../core/machineRegistry.js';
+import { BUILTIN_PROMPT } from '../actors/skull/prompt.js';
+import { readPromptFile } from '../actors/skull/promptFile.js';
+
+/**
+ * Today's chart for a recorded conversation, by machine kind: the registry of the production
+ * charts. Every function of the recorded input hands back its recorded results (core/journal).
+ * What a conversation's input carried from a file is read again today, so that an edit of that
+ * file shows in the replay: the Skull's prompt file (SKULL_PROMPT_FILE).
+ */
+export function replayTargets(config: Pick<Config, 'SKULL_PROMPT_FILE'>): ReplayLookup {
+  const inputs: Record<string, ReplayTarget['input']> = {
+    skull: (recorded) => ({ ...(recorded as object), defaultPrompt: readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT).text }),
+  };
+  return async (kind) => {
+    const machine = await loadMachine(kind);
+    if (!machine) return undefined;
+    const input = Object.hasOwn(inputs, kind) ? inputs[kind] : undefined;
+    return input ? { machine, input } : { machine };
+  };
+}

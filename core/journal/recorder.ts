@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { ActorRefLike, InspectionEvent } from 'xstate';
+import type { Logger } from '../log.js';
+import type { Runtime } from '../runtime.js';
+import { wrapInput } from './inputCalls.js';
+import { toPlain } from './plain.js';
+import type { JournalStore } from './store.js';
+import { Tape, type RawStep } from './tape.js';
+
+export interface RecorderOptions {
+  store: JournalStore;
+  /** The runtime's clock in ms (its SimulatedClock in tests); step times are measured on it. */
+  now?: () => number;
+  /** Wall clock for the ISO times of the header and the retention sweep. */
+  wallClock?: () => Date;
+  /** The surface a machine kind belongs to, for `palabre journal list --surface`; default: the kind. */
+  surfaceOf?: (kind: string) => string;
+  /** Steps are written at least this often (ms), and when their conversation ends. */
+  flushMs?: number;
+  /** Conversations whose last step is older than this are deleted by the sweep (0: never). */
+  retentionDays?: number;
+  /** How often the sweep runs (ms); it also runs once at attach. */
+  sweepEveryMs?: number;
+  logger?: Logger;
+}
+
+interface Live {
+  id: string;
+  systemId: string;
+  kind: string;
+  startMs: number;
+  startedAt: string;
+  input: unknown;
+  tape?: Tape;
+  steps: number;
+  lastAt: string;
+  endedAt: string | null;
+  /** The header changed since the last flush. */
+  dirty: boolean;
+}
+
+/** Most steps held in memory while the store does not take them (then the oldest are dropped and counted). */
+const MAX_BUFFERED = 50_000;
+
+/**
+ * Records every conversation of a runtime: one Tape per conversation actor (a direct child of the
+ * root), steps buffered in memory and written in batches (every `flushMs`, when a conversation
+ * ends, on close): never a write per step on the path of a reply.
+ */
+export class JournalRecorder {
+  private readonly live = new Map<string, Live>();
+  private readonly byRef = new Map<ActorRefLike, Live>();
+  private readonly starting = new Map<string, Live>();
+  private buffer: Array<{ entry: Live; raw: RawStep }> = [];
+  private readonly touched = new Set<Live>();
+  private flushing: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeper: NodeJS.Timeout | undefined;
+  private detach: Array<() => void> = [];
+  /** Steps dropped because the store did not take them in time. */
+  dropped = 0;
+  private readonly now: () => number;
+  private readonly wall: () => Date;
+
+  constructor(private readonly runtime: Runtime, private readonly opts: RecorderOptions) {
+    const clock = runtime.clock as { now?: () => number } | undefined;
+    this.now = opts.now ?? (clock?.now ? () => clock.now!() : Date.now);
+    this.wall = opts.wallClock ?? (() => new Date());
+  }
+
+  start(): this {
+    this.detach.push(this.runtime.attachJournal((kind, systemId, input) => this.begin(kind, systemId, input)));
+    this.detach.push(this.runtime.onInspect(this.onInspect));
+    this.timer = setInterval(() => void this.flush(), this.opts.flushMs ?? 1000);
+    this.timer.unref();
+    const days = this.opts.retentionDays ?? 0;
+    if (days > 0) {
+      const sweep = (): void => {
+        this.opts.store.sweep(days, this.wall()).then(
+          (n) => { if (n > 0) this.opts.logger?.info({ deleted: n, retentionDays: days }, 'journal: old conversations deleted'); },
+          (err: unknown) => this.opts.logger?.warn({ err: (err as Error).message }, 'journal: retention sweep failed; it runs again later'),
+        );
+      };
+      sweep();
+      this.sweeper = setInterval(sweep, this.opts.sweepEveryMs ?? 6 * 3_600_000);
+      this.sweeper.unref();
+    }
+    return this;
+  }
+
+  /** The journal id of a live or just-ended conversation, by systemId (tests, logs). */
+  idOf(systemId: string): string | undefined {
+    return this.live.get(systemId)?.id;
+  }
+
+  /** Called by the runtime before it starts a conversation: returns the input the actor gets. */
+  private begin(kind: string, systemId: string, input: unknown): unknown {
+    const startMs = this.now();
+    const at = this.wall().toISOString();
+    const entry: Live = { id: newId(kind), systemId, kind, startMs, startedAt: at, input: toPlain(input), steps: 0, lastAt: at, endedAt: null, dirty: true };
+    this.starting.set(systemId, entry);
+    return wrapInput(input, (fn, value) => entry.tape?.call(fn, value));
+  }
+
+  private readonly onInspect = (ev: InspectionEvent): void => {
+    const ref = ev.actorRef;
+    const entry = this.byRef.get(ref);
+    if (entry) {
+      entry.tape!.feed(ev);
+      if (ev.type === '@xstate.snapshot') {
+        const status = (ev.snapshot as { status?: string }).status;
+        if (status === 'done' || status === 'error') this.end(entry);
+      }
+      return;
+    }
+    if (ev.type === '@xstate.actor' && this.starting.size > 0) {
+      const systemId = (ref as { options?: { systemId?: string } }).options?.systemId;
+      const pending = systemId === undefined ? undefined : this.starting.get(systemId);
+      if (pending && (ref as { _parent?: ActorRefLike })._parent === this.runtime.root) {
+        this.starting.delete(systemId!);
+        pending.tape = new Tape(ref, this.now, pending.startMs, (step) => this.onStep(pending, step));
+        this.live.set(systemId!, pending);
+        this.byRef.set(ref, pending);
+        this.touched.add(pending);
+      }
+      return;
+    }
+    // The root's snapshot after a stop: conversations no longer in it have ended.
+    if (ev.type === '@xstate.snapshot' && ref === this.runtime.root && this.live.size > 0) {
+      const conversations = (ev.snapshot as { context?: { conversations?: Record<string, unknown> } }).context?.conversations ?? {};
+      for (const [systemId, entry] of this.live) if (!(systemId in conversations)) this.end(entry);
+    }
+  };
+
+  private onStep(entry: Live, raw: RawStep): void {
+    entry.steps = raw.seq + 1;
+    entry.dirty = true;
+    this.touched.add(entry);
+    if (this.buffer.length >= MAX_BUFFERED) {
+      this.buffer.shift();
+      this.dropped++;
+    }
+    this.buffer.push({ entry, raw });
+  }
+
+  private end(entry: Live): void {
+    if (entry.endedAt) return;
+    entry.endedAt = this.wall().toISOString();
+    entry.dirty = true;
+    this.touched.add(entry);
+    if (this.live.get(entry.systemId) === entry) this.live.delete(entry.systemId);
+    if (entry.tape) this.byRef.delete(entry.tape.ref);
+    void this.flush();
+  }
+
+  /** Writes what is buffered; resolves once written (or once the failure is logged). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writeOnce());
+    return this.flushing;
+  }
+
+  private async writeOnce(): Promise<void> {
+    if (this.buffer.length === 0 && this.touched.size === 0) return;
+    const steps = this.buffer;
+    const touched = [...this.touched];
+    this.buffer = [];
+    this.touched.clear();
+    const wallNow = this.wall().toISOString();
+    const conversations = touched.filter((e) => e.dirty).map((e) => {
+      e.dirty = false;
+      if (!e.endedAt) e.lastAt = wallNow;
+      else e.lastAt = e.endedAt;
+      return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
+    });
+    try {
+      await this.opts.store.write({ conversations, steps: steps.map(({ entry, raw }) => ({ conversationId: entry.id, step: entry.tape!.plain(raw) })) });
+    } catch (err) {
+      // Kept for the next flush (bounded by MAX_BUFFERED): a store that is briefly away loses nothing.
+      this.buffer = [...steps, ...this.buffer];
+      for (const e of touched) {
+        e.dirty = true;
+        this.touched.add(e);
+      }
+      this.opts.logger?.warn({ err: (err as Error).message, steps: steps.length }, 'journal: write failed; retrying at the next flush');
+    }
+  }
+
+  /** Stops recording and writes everything buffered. */
+  async close(): Promise<void> {
+    for (const d of this.detach.splice(0)) d();
+    if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.flush();
+  }
+}
+
+function newId(kind: string): string {
+  return `${kind.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 12) || 'c'}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+}

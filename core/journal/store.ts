@@ -1,0 +1,134 @@
+import { sql } from 'kysely';
+import type { PortableMigration, Store } from '../store/sqlStore.js';
+import { journalStepSchema, type Journal, type JournalStep, type JournalSummary } from './step.js';
+
+/**
+ * The journal's tables, on the store port (SQLite file or Postgres). A conversation is one row of
+ * `journal_conversations`; its steps are rows of `journal_steps`, one JSON document each.
+ * Times are ISO strings (both dialects sort them alike); `last_at` drives the retention sweep, so a
+ * Skull device's conversation, which lives for days, is kept while it still talks.
+ */
+type JournalTables = {
+  journal_conversations: {
+    id: string;
+    system_id: string;
+    surface: string;
+    machine: string;
+    started_at: string;
+    start_ms: number;
+    ended_at: string | null;
+    last_at: string;
+    steps: number;
+    input: string;
+  };
+  journal_steps: { conversation_id: string; seq: number; at_ms: number; body: string };
+};
+
+export const JOURNAL_MIGRATIONS: PortableMigration[] = [
+  {
+    version: 20,
+    name: 'journal',
+    up: (k) => [
+      k.schema.createTable('journal_conversations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('system_id', 'text', (c) => c.notNull())
+        .addColumn('surface', 'text', (c) => c.notNull())
+        .addColumn('machine', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('start_ms', 'double precision', (c) => c.notNull())
+        .addColumn('ended_at', 'text')
+        .addColumn('last_at', 'text', (c) => c.notNull())
+        .addColumn('steps', 'integer', (c) => c.notNull())
+        .addColumn('input', 'text', (c) => c.notNull()),
+      k.schema.createIndex('journal_conversations_last_at').on('journal_conversations').column('last_at'),
+      k.schema.createIndex('journal_conversations_started_at').on('journal_conversations').column('started_at'),
+      k.schema.createTable('journal_steps')
+        .addColumn('conversation_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('at_ms', 'double precision', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('journal_steps_pk', ['conversation_id', 'seq']),
+    ],
+  },
+];
+
+/** What the recorder writes in one flush. */
+export interface JournalBatch {
+  /** Conversations seen since the last flush: their header as it stands now. */
+  conversations: Array<Omit<JournalSummary, 'steps'> & { startMs: number; lastAt: string; steps: number; input: unknown }>;
+  steps: Array<{ conversationId: string; step: JournalStep }>;
+}
+
+/** Rows per INSERT: well under SQLite's bound on parameters (4 per row). */
+const ROWS_PER_INSERT = 400;
+
+export class JournalStore {
+  private readonly db;
+
+  constructor(private readonly store: Store) {
+    this.db = store.db.withTables<JournalTables>();
+  }
+
+  /** Writes one batch in one transaction: the steps and their conversations' headers. */
+  async write(batch: JournalBatch): Promise<void> {
+    if (batch.conversations.length === 0 && batch.steps.length === 0) return;
+    const queries = [];
+    for (const c of batch.conversations) {
+      const row = { id: c.id, system_id: c.systemId, surface: c.surface, machine: c.machine, started_at: c.startedAt, start_ms: c.startMs, ended_at: c.endedAt, last_at: c.lastAt, steps: c.steps, input: JSON.stringify(c.input ?? null) };
+      queries.push(this.db.insertInto('journal_conversations').values(row).onConflict((oc) => oc.column('id').doUpdateSet({ ended_at: row.ended_at, last_at: row.last_at, steps: row.steps })));
+    }
+    for (let i = 0; i < batch.steps.length; i += ROWS_PER_INSERT) {
+      const rows = batch.steps.slice(i, i + ROWS_PER_INSERT).map(({ conversationId, step }) => ({ conversation_id: conversationId, seq: step.seq, at_ms: step.at, body: JSON.stringify(step) }));
+      queries.push(this.db.insertInto('journal_steps').values(rows).onConflict((oc) => oc.columns(['conversation_id', 'seq']).doNothing()));
+    }
+    await this.store.writeAll(queries);
+  }
+
+  /** Recorded conversations, latest first. */
+  async list(opts: { surface?: string | undefined; limit?: number } = {}): Promise<JournalSummary[]> {
+    let q = this.db.selectFrom('journal_conversations').select(['id', 'system_id', 'surface', 'machine', 'started_at', 'ended_at', 'steps']);
+    if (opts.surface) q = q.where('surface', '=', opts.surface);
+    const rows = await q.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 1000).execute();
+    return rows.map((r) => ({ id: r.id, systemId: r.system_id, surface: r.surface, machine: r.machine, startedAt: r.started_at, endedAt: r.ended_at, steps: Number(r.steps) }));
+  }
+
+  /** One conversation with its steps in order, or undefined when no conversation has this id. */
+  async get(id: string): Promise<Journal | undefined> {
+    const head = await this.db.selectFrom('journal_conversations').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!head) return undefined;
+    const rows = await this.db.selectFrom('journal_steps').select(['body']).where('conversation_id', '=', id).orderBy('seq').execute();
+    return {
+      id: head.id,
+      systemId: head.system_id,
+      surface: head.surface,
+      machine: head.machine,
+      startedAt: head.started_at,
+      endedAt: head.ended_at,
+      startMs: Number(head.start_ms),
+      input: JSON.parse(head.input) as unknown,
+      steps: rows.map((r) => journalStepSchema.parse(JSON.parse(r.body))),
+    };
+  }
+
+  /** Deletes the conversations whose last step is older than `days` days; returns how many. */
+  async sweep(days: number, now: Date = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - days * 86_400_000).toISOString();
+    const old = await this.db.selectFrom('journal_conversations').select(['id']).where('last_at', '<', cutoff).execute();
+    if (old.length === 0) return 0;
+    const ids = old.map((r) => r.id);
+    const queries = [];
+    for (let i = 0; i < ids.length; i += ROWS_PER_INSERT) {
+      const chunk = ids.slice(i, i + ROWS_PER_INSERT);
+      queries.push(this.db.deleteFrom('journal_steps').where('conversation_id', 'in', chunk));
+      queries.push(this.db.deleteFrom('journal_conversations').where('id', 'in', chunk));
+    }
+    await this.store.writeAll(queries);
+    return ids.length;
+  }
+
+  /** Bytes of step JSON stored for one conversation (the bench's "bytes per conversation"). */
+  async bytesOf(id: string): Promise<number> {
+    const r = await this.db.selectFrom('journal_steps').select(sql<number>`coalesce(sum(length(body)), 0)`.as('n')).where('conversation_id', '=', id).executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+}
