@@ -1,7 +1,7 @@
 import type { Config } from '../core/config/index.js';
 import type { ReplayLookup, ReplayTarget } from '../core/journal/index.js';
 import { loadMachine } from '../core/machineRegistry.js';
-import { BUILTIN_PROMPT } from '../actors/skull/prompt.js';
+import { BUILTIN_PROMPT } from '../prompts/skull/contextPrompt.js';
 import { readPromptFile } from '../actors/skull/promptFile.js';
 
 /**
