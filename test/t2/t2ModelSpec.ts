@@ -64,6 +64,7 @@ export const wiredForModel = t2liveMachine.provide({
     persistOpen: (_, { candidateId }: { candidateId: string }) => void recorder.world.persisted.push(`open:${candidateId}`),
     persistTurn: (_, { turn }: { turn: Turn }) => void recorder.world.persisted.push(`turn:${turn.speaker}:${turn.text}`),
     persistDiscard: (_, { keep }: { keep: boolean }) => void recorder.world.persisted.push(keep ? 'discard:keep' : 'discard'),
+    persistAway: () => void recorder.world.persisted.push('away'),
   },
 });
 

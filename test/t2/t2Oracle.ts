@@ -44,7 +44,7 @@ interface Turn {
   final: boolean;
 }
 
-type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled' | 'handedOver';
+type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled' | 'handedOver' | 'handedOff';
 
 /** `client.resume` as the page gets it: the transcript without the turns' timestamps. */
 interface Resume {
@@ -214,7 +214,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
   for (const event of events) {
     const e = event as Payload;
     const t = event.type;
-    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOver';
+    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOver' || x.phase === 'handedOff';
     if (final) continue;
     // Before the dialogue there is nothing to save: a vanished client, or the server stopping,
     // cancels (docs/operations.md: a session still connecting is cancelled).
@@ -330,6 +330,14 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         else if (t === 'conversation.replaced') finish('replaced');
         // The drain: as if the candidate had pressed « Terminer ».
         else if (t === 'server.shutdown') finish('server_shutdown');
+        // The drain with other instances running: nothing graded or saved here; the row is marked
+        // as awaiting a taker (after the turns), the page told to reconnect (4503).
+        else if (t === 'server.handover') {
+          x.phase = 'handedOff';
+          x.away = false;
+          x.recorded.push('close');
+          x.persisted.push('away');
+        }
         else if (t.startsWith('xstate.after.idleTimeout')) finish('idle');
         else if (t.startsWith('xstate.after.untilWarning')) {
           x.warned = true;
@@ -433,7 +441,7 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   }
   check(same(w.recorded, x.recorded), `the recording is asked ${JSON.stringify(x.recorded)}, got ${JSON.stringify(w.recorded)}`);
   check(same(w.persisted, x.persisted), `the store is asked ${JSON.stringify(x.persisted)}, got ${JSON.stringify(w.persisted)}`);
-  const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
+  const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOff';
   // A session handed over closes nothing itself: the socket lives on with the older session. At the
   // edge no older session is running (the path's `t2:older` is made up): the edge closes 1011.
   const handedOverAtEdge = x.phase === 'handedOver' && w.edge === true;
@@ -444,6 +452,9 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
     // The message tells the candidate what happened, never the generic fallback.
     check(errors[0]!.message.length > 0 && errors[0]!.message !== 'Erreur interne.', `a specific message for ${x.error!.name}, got ${errors[0]!.message}`);
     check(closes[0]?.code === x.error!.code, `closed with ${x.error!.code}`);
+  } else if (x.phase === 'handedOff') {
+    check(errors.length === 1 && errors[0]!.code === CLOSE.RECONNECT && errors[0]!.name === 'RECONNECT', `handed over: RECONNECT (4503), got ${JSON.stringify(errors)}`);
+    check(closes[0]?.code === CLOSE.RECONNECT, 'handed over: closed 4503, the page reconnects');
   } else check(errors.length === 0, 'no error sent');
   if (x.phase === 'ended' || x.phase === 'cancelled') check(closes[0]?.code === CLOSE.NORMAL && closes[0].reason === x.phase, `closed normally (${x.phase})`);
   if (end) check(!(final || x.phase === 'handedOver') || !controls.invocations.some((inv) => !inv.settled && !inv.signal.aborted), 'nothing is left running once the session is over');
