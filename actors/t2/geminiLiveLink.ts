@@ -116,7 +116,7 @@ export class GeminiLiveLink {
     if (!from) return this.connect();
     if (from.handle) {
       try {
-        const s = await this.connect(from.handle);
+        const s = await this.connect(from.handle, true);
         this.handle = from.handle;
         this.o.log.info({ turns: from.transcript.length }, 't2 session taken over: Gemini Live resumed with the stored handle');
         return s;
@@ -183,9 +183,15 @@ export class GeminiLiveLink {
     } else this.o.send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
   }
 
-  private async connect(resumeHandle?: string): Promise<Session> {
+  /**
+   * `awaitSetup`: resolve only once Gemini answered the setup (a handle from another instance
+   * may be refused after the socket opened: that close then fails the connect).
+   */
+  private async connect(resumeHandle?: string, awaitSetup = false): Promise<Session> {
     // The callbacks can fire before connect() resolves: they compare against this holder.
-    const mine: { session?: Session } = {};
+    const mine: { session?: Session; answered?: boolean } = {};
+    let answered: () => void = () => undefined;
+    const setup = new Promise<void>((resolve) => (answered = resolve));
     // A socket closed before the setup completes (a refused handle) fails the connect here: SDK
     // releases before 3.x wait for a setupComplete that never comes.
     let closedEarly: (err: Error) => void = () => undefined;
@@ -195,11 +201,15 @@ export class GeminiLiveLink {
       config: liveConfig(this.o.systemPrompt, resumeHandle),
       callbacks: {
         onmessage: (m) => {
+          if (!mine.answered) {
+            mine.answered = true;
+            answered();
+          }
           if (!this.stopped && mine.session === this.current) this.received(m);
         },
         onerror: (e) => this.o.log.warn({ err: e.message }, 'gemini live socket error'),
         onclose: (e) => {
-          if (!mine.session) closedEarly(new Error(`Live connection closed before setup completed (code ${e.code}): ${e.reason || 'no reason'}`));
+          if (!mine.session || (awaitSetup && !mine.answered)) closedEarly(new Error(`Live connection closed before setup completed (code ${e.code}): ${e.reason || 'no reason'}`));
           else if (!this.stopped && mine.session === this.current) this.closed(e);
         },
       },
@@ -208,6 +218,7 @@ export class GeminiLiveLink {
     connecting.catch(() => undefined);
     early.catch(() => undefined);
     mine.session = await Promise.race([connecting, early]);
+    if (awaitSetup) await Promise.race([setup, early]);
     return mine.session;
   }
 

@@ -111,7 +111,9 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   let recorder: ThreadRecording | undefined;
   /** The close of a recording the session did not wait for (a drain): the save hands it on. */
   let deferred: Promise<ClosedRecording> | undefined;
-  const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
+  // A session taken over records into a file of its own: the one its first instance wrote (its
+  // journal, on the shared folder) is never overwritten.
+  const recordingPath = join(deps.recordingsDir, params.restore ? `${params.sessionId}.${(deps.now ?? Date.now)().toString(36)}.wav` : `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
   const recordingFailed = (err: Error): void => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded');
   const writes = new OrderedWrites(log);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../../core/store/sqlStore.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
-import { LiveClient, RecordingCorrections, startT2, type ClientMessage, type T2Env } from './support.js';
+import { startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js';
+import { LiveClient, pcm16k, RecordingCorrections, startT2, type ClientMessage, type T2Env } from './support.js';
 
 /**
  * A live T2 session outlives its instance (docs/scaling.md § A live session survives its
@@ -29,16 +30,19 @@ describe('T2 failover: a live session taken over by another instance', () => {
   const envs: T2Env[] = [];
   let dir = '';
   let now = 1_000_000;
+  let fake: GeminiLiveFake | undefined;
 
   afterEach(async () => {
     for (const e of envs.splice(0).reverse()) await e.close().catch(() => undefined);
+    await fake?.close();
+    fake = undefined;
     vi.useRealTimers();
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = '';
   });
 
   /** Instances on one SQLite file; `dying` ones can be cut from the store (what a kill leaves). */
-  const start = async (names: string[]): Promise<{ envs: T2Env[]; cut: Map<string, boolean> }> => {
+  const start = async (names: string[], geminiBaseUrl?: string): Promise<{ envs: T2Env[]; cut: Map<string, boolean> }> => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     dir = mkdtempSync(join(tmpdir(), 'palabre-t2-failover-'));
     const corrections = new RecordingCorrections();
@@ -52,6 +56,7 @@ describe('T2 failover: a live session taken over by another instance', () => {
         corrections,
         env: { INSTANCE_ID: name, T2_LEASE_TTL_MS: String(TTL), T2_RESUME_GRACE_MS: String(GRACE), T2_EXAM_DURATION_MS: String(EXAM), SHUTDOWN_TIMEOUT_MS: '20000' },
         surface: { now: () => now, store },
+        ...(geminiBaseUrl ? { geminiBaseUrl } : {}),
       });
       envs.push(env);
       started.push(env);
@@ -206,5 +211,109 @@ describe('T2 failover: a live session taken over by another instance', () => {
     expect((await late.closed).code).toBe(4410);
     // A second look at the store: still one row, graded once.
     expect(await new SessionStore(storeOf(b!.ctx), 'x').liveElsewhere('cand-gone')).toEqual([]);
+  });
+});
+
+describe('T2 failover in audio mode: Gemini Live resumed with the stored handle, or primed with the transcript (wire fake)', () => {
+  const envs: T2Env[] = [];
+  let dir = '';
+  let now = 2_000_000;
+  let fake: GeminiLiveFake | undefined;
+  const REPLY = 'Le club est ouvert de six heures à vingt-trois heures en semaine.';
+
+  afterEach(async () => {
+    for (const e of envs.splice(0).reverse()) await e.close().catch(() => undefined);
+    await fake?.close();
+    fake = undefined;
+    vi.useRealTimers();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = '';
+  });
+
+  const advance = async (ms: number): Promise<void> => {
+    for (let left = ms; left > 0; left -= PERIOD) {
+      now += Math.min(PERIOD, left);
+      await vi.advanceTimersByTimeAsync(Math.min(PERIOD, left));
+    }
+  };
+  const finals = (c: LiveClient, speaker: string): ClientMessage[] => c.json.filter((m) => m.type === 'transcript' && m.speaker === speaker && m.final === true);
+
+  /** Two instances on one fake and one SQLite file; a spoken session on `a` with one exchange, `a` then dies. */
+  const sessionOnDeadA = async (): Promise<{ a: T2Env; b: T2Env; before: ClientMessage[] }> => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    fake = await startGeminiLiveFake({
+      onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: (t) => `Question ${conn.index}-${t}`, replyText: REPLY, resumption: true }),
+    });
+    dir = mkdtempSync(join(tmpdir(), 'palabre-t2-failover-audio-'));
+    const corrections = new RecordingCorrections();
+    let cutA = false;
+    for (const name of ['a', 'b']) {
+      const store = (s: Store): Store => ({ ...s, writeAll: (q) => (name === 'a' && cutA ? Promise.reject(new Error('gone')) : s.writeAll(q)) });
+      envs.push(await startT2({ dir, corrections, geminiBaseUrl: fake.baseUrl, env: { INSTANCE_ID: name, T2_LEASE_TTL_MS: String(TTL), T2_RESUME_GRACE_MS: String(GRACE) }, surface: { now: () => now, store } }));
+    }
+    const [a, b] = envs as [T2Env, T2Env];
+    const c = await LiveClient.open(a, { token: await a.mint('premium', 'cand-audio'), sujet: SUJET });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    c.ws.send(pcm16k(100, 1));
+    await c.until(() => finals(c, 'interlocutor').length === 1, 'the first reply');
+    // The handle Gemini gave with the reply is on the row.
+    await vi.waitFor(async () => expect((await storeOf(b.ctx).db.withTables<{ t2_sessions: Row & { live_handle: string | null } }>().selectFrom('t2_sessions').select('live_handle').executeTakeFirst())?.live_handle).toBe('handle-0-1'), { timeout: 2000, interval: 10 });
+    await vi.waitFor(async () => expect((await storeOf(b.ctx).db.withTables<{ t2_sessions: Row }>().selectFrom('t2_sessions').select('transcript').executeTakeFirst())?.transcript).toContain(REPLY), { timeout: 2000, interval: 10 });
+    const before = c.json.filter((m) => m.type === 'transcript' && m.final === true);
+    cutA = true;
+    c.ws.terminate();
+    await advance(TTL + PERIOD);
+    return { a, b, before };
+  };
+
+  /** The page reconnects to `b`, is resumed, speaks once more and ends. */
+  const resumeSpeakEnd = async (b: T2Env, gemini: number): Promise<LiveClient> => {
+    const r = await LiveClient.open(b, { token: await b.mint('premium', 'cand-audio'), sujet: SUJET, resume: '1' });
+    await r.until(() => r.find('resume') !== undefined, 'resume');
+    expect((r.find('resume')!.transcript as Array<{ text: string }>).map((t) => t.text)).toEqual(['Question 0-0', REPLY]);
+    r.ws.send(pcm16k(100, 2));
+    await r.until(() => finals(r, 'interlocutor').length === 1, 'a reply through the new Gemini connection');
+    expect(fake!.connections[gemini]!.audioBytes()).toBe(3200);
+    r.send({ type: 'end' });
+    await r.until(() => r.find('report') !== undefined, 'the report');
+    expect((await r.closed).code).toBe(1000);
+    const graded = b.corrections.oral;
+    expect(graded).toHaveLength(1);
+    expect(graded[0]!.transcript.map((t) => t.text)).toEqual(['Question 0-0', REPLY, `Question ${gemini}-0`, REPLY]);
+    const [row] = await storeOf(b.ctx).db.withTables<{ t2_sessions: Row }>().selectFrom('t2_sessions').selectAll().execute();
+    expect(row).toMatchObject({ instance_id: 'b', status: 'graded', end_reason: 'candidate' });
+    return r;
+  };
+
+  it('handle accepted: the instance taking over resumes the Live session from the handle the dead one stored', async () => {
+    const { b } = await sessionOnDeadA();
+    const setups = fake!.connections.length;
+    const resumed = resumeSpeakEnd(b, setups);
+    const conns = await fake!.waitForSetups(setups + 1);
+    expect(conns[setups]!.setup!.sessionResumption).toEqual({ handle: 'handle-0-1' });
+    expect(conns[setups]!.resumedFrom).toBe('handle-0-1');
+    // Resumed, nothing replayed: the model has the context.
+    expect(conns[setups]!.messages.some((m) => 'clientContent' in m)).toBe(false);
+    await resumed;
+  });
+
+  it('handle refused: a new Live session is opened and primed with the transcript so far', async () => {
+    const { b } = await sessionOnDeadA();
+    // As an expired handle: one the Live API never gave out is refused (close 1008).
+    await storeOf(b.ctx).db.withTables<{ t2_sessions: { live_handle: string | null } }>().updateTable('t2_sessions').set({ live_handle: 'expired-handle' }).execute();
+    const setups = fake!.connections.length;
+    const resumed = resumeSpeakEnd(b, setups + 1);
+    // The refused connection never completes its setup: one more completed setup, two more connections.
+    const conns = await fake!.waitForSetups(setups + 1);
+    expect(conns).toHaveLength(setups + 2);
+    expect(conns[setups]!.setup!.sessionResumption).toEqual({ handle: 'expired-handle' });
+    expect(conns[setups]!.closed).toBe(true);
+    const fresh = conns[setups + 1]!;
+    expect(fresh.setup!.sessionResumption).toEqual({});
+    await vi.waitFor(() => expect(fresh.messages.some((m) => 'clientContent' in m)).toBe(true), { timeout: 2000, interval: 10 });
+    expect(fresh.messages.find((m) => 'clientContent' in m)).toEqual({
+      clientContent: { turns: [{ role: 'user', parts: [{ text: 'Question 0-0' }] }, { role: 'model', parts: [{ text: REPLY }] }], turnComplete: false },
+    });
+    await resumed;
   });
 });

@@ -34,7 +34,8 @@ interface Expected {
 /** The rule, from the events alone. */
 function expected(events: E[]): Expected {
   const calls = ['acquire'];
-  let phase: 'claim' | 'find' | 'take' | 'release' | 'done' = 'claim';
+  type Phase = 'claim' | 'find' | 'take' | 'release' | 'done';
+  let phase = 'claim' as Phase;
   let outcome: TakeoverOutcome | null = null;
   let afterRelease: 'retry' | 'failed' = 'retry';
   let taking: ElsewhereRow | undefined;
