@@ -86,6 +86,8 @@ export interface RestoredSession {
   transcript: Turn[];
   examEndsAt: number | null;
   handle: string | null;
+  /** What the first instance recorded (audio mode): joined to this instance's recording at the end. */
+  audioPath: string | null;
 }
 
 export interface T2Input {

@@ -60,6 +60,7 @@ export function restoredFromRow(row: SessionRow): RestoredSession {
     transcript: turnsOf(row.transcript),
     examEndsAt: epochOrNull(row.exam_ends_at),
     handle: row.live_handle,
+    audioPath: row.audio_path,
   };
 }
 

@@ -7,7 +7,8 @@ import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type Re
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
-import { journalPathOf } from './recordingJournal.js';
+import { journalPathOf, recoverRecording } from './recordingJournal.js';
+import { appendRecording } from './recordingJoin.js';
 import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import { backgroundOf } from './factSheetResponder.js';
@@ -145,7 +146,13 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle(), params.restore),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
         const facts = { rules: monitor.report(), usage: { ...usage } };
-        if (!recorder) return { audioPath: null, audioBytes: 0, ...facts };
+        // Taken over: what the first instance recorded, made a valid WAV (its journal assembled).
+        const first = params.restore?.audioPath ?? null;
+        const firstBytes = first ? await (deps.recordings ? deps.recordings.recover(first) : recoverRecording(first)).catch((err: unknown) => {
+          log.warn({ err: (err as Error).message }, 't2 the first instance\'s recording could not be assembled: the WAV holds this instance\'s part only');
+          return null;
+        }) : null;
+        if (!recorder) return { audioPath: firstBytes !== null ? first : null, audioBytes: firstBytes ?? 0, ...facts };
         const closing = recorder.close();
         if (deps.deferRecording?.()) {
           // A drain: assemblies run one after another on the one recording thread, so waiting
@@ -154,6 +161,14 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           return { audioPath: recordingPath, audioBytes: 0, audioPending: true, ...facts };
         }
         const closed = await closing;
+        if (first && firstBytes !== null && closed.path) {
+          // One WAV for the session: the first instance's part, then this one's.
+          try {
+            return { audioPath: first, audioBytes: await appendRecording(first, closed.path), ...facts };
+          } catch (err) {
+            log.warn({ err: (err as Error).message }, 't2 recordings of a session taken over not joined: the WAV holds this instance\'s part');
+          }
+        }
         return { audioPath: closed.path, audioBytes: closed.bytes, ...facts };
       }),
       evaluate: fromPromise<Graded, EvaluateInput>(async ({ input }) => gradeT2(deps.corrections, input, params.mode, await deps.subjects.get(input.sujetId))),
@@ -227,6 +242,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         writes.run('t2 exam end not written: a takeover would restart the clock', () => deps.sessions.setExamEnd(params.sessionId, endsAt));
       },
       persistAway: () => {
+        // The recording so far is assembled here (the instance taking over joins its own to it).
+        if (recorder) void recorder.close().catch(() => undefined);
         // After the turns queued before it: an instance that takes the session over reads them all.
         writes.run('t2 hand-over not written: the session is closed `interrupted` by another instance', () => deps.sessions.markAway(params.sessionId, (deps.claimsNow ?? Date.now)()));
       },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -295,6 +295,35 @@ describe('T2 failover in audio mode: Gemini Live resumed with the stored handle,
     // Resumed, nothing replayed: the model has the context.
     expect(conns[setups]!.messages.some((m) => 'clientContent' in m)).toBe(false);
     await resumed;
+  });
+
+  it('a stop hands a spoken session over: one WAV for the session, the first instance\'s recording then the second\'s', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    fake = await startGeminiLiveFake({
+      onConnection: (conn) => conn.autoReply({ afterAudioBytes: 3200, candidateText: (t) => `Question ${conn.index}-${t}`, replyText: REPLY, resumption: true }),
+    });
+    dir = mkdtempSync(join(tmpdir(), 'palabre-t2-failover-audio-'));
+    const corrections = new RecordingCorrections();
+    for (const name of ['a', 'b']) envs.push(await startT2({ dir, corrections, geminiBaseUrl: fake.baseUrl, env: { INSTANCE_ID: name, T2_LEASE_TTL_MS: String(TTL), T2_RESUME_GRACE_MS: String(GRACE) }, surface: { now: () => now } }));
+    const [a, b] = envs as [T2Env, T2Env];
+    const c = await LiveClient.open(a, { token: await a.mint('premium', 'cand-audio'), sujet: SUJET });
+    await c.until(() => c.states().includes('listening'), 'listening');
+    c.ws.send(pcm16k(100, 1));
+    await c.until(() => finals(c, 'interlocutor').length === 1, 'the first reply');
+    await a.surface.stop();
+    expect(c.closeCode).toBe(4503);
+    const [opened] = await storeOf(b.ctx).db.withTables<{ t2_sessions: Row & { audio_path: string } }>().selectFrom('t2_sessions').selectAll().execute();
+    // The stopping instance assembled what it recorded (the candidate's 100 ms and the reply's audio).
+    const firstPart = statSync(opened!.audio_path).size - 44;
+    expect(firstPart).toBeGreaterThan(0);
+    const r = await resumeSpeakEnd(b, fake.connections.length);
+    expect(r.find('report')!.audioUrl).toEqual(expect.any(String));
+    const [row] = await storeOf(b.ctx).db.withTables<{ t2_sessions: Row & { audio_path: string; audio_bytes: number } }>().selectFrom('t2_sessions').selectAll().execute();
+    expect(row!.audio_path).toBe(opened!.audio_path);
+    expect(row!.audio_bytes).toBeGreaterThan(firstPart);
+    expect(statSync(row!.audio_path).size).toBe(44 + row!.audio_bytes);
+    // The second instance's own file was joined, then removed.
+    expect(readdirSync(join(dir, 't2-audio')).filter((f) => f.startsWith(row!.id))).toEqual([`${row!.id}.wav`]);
   });
 
   it('handle refused: a new Live session is opened and primed with the transcript so far', async () => {
