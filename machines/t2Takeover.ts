@@ -62,7 +62,7 @@ type Done<T> = { output?: T };
 const newest = (rows: readonly ElsewhereRow[] | undefined): ElsewhereRow | undefined => rows?.[0];
 
 /** Awaits a taker and the grace has not run out, or its instance is gone (no sweep marked it yet). */
-export function takeable(row: ElsewhereRow, now: number, graceMs: number): boolean {
+function takeable(row: ElsewhereRow, now: number, graceMs: number): boolean {
   if (row.awaySince !== null) return now < row.awaySince + graceMs;
   return !row.instanceAlive;
 }

@@ -21,7 +21,7 @@ export interface TakeoverPorts {
 }
 
 /** The chart with its actors, for one reconnect of `candidateId` admitted as `sessionId`. */
-export function provideTakeover(ports: TakeoverPorts, candidateId: string, sessionId: string) {
+function provideTakeover(ports: TakeoverPorts, candidateId: string, sessionId: string) {
   const { claims, sessions } = ports;
   const key = candidateKey(candidateId);
   return t2TakeoverMachine.provide({
@@ -53,7 +53,7 @@ export async function restoredSession(sessions: SessionStore, id: string): Promi
   return row ? restoredFromRow(row) : null;
 }
 
-export function restoredFromRow(row: SessionRow): RestoredSession {
+function restoredFromRow(row: SessionRow): RestoredSession {
   return {
     sujetId: row.sujet_id,
     mode: row.mode === 'audio' ? 'audio' : 'text',
@@ -83,7 +83,7 @@ function turnsOf(text: string): Turn[] {
 }
 
 /** What a reconnect that cannot be served now gets: the page reconnects again (docs/t2-live.md#close-codes). */
-export const RECONNECT_FRAME = { code: CLOSE.RECONNECT, name: 'RECONNECT', message: 'Votre séance est en cours de reprise sur un autre serveur : reconnexion…' } as const;
+const RECONNECT_FRAME = { code: CLOSE.RECONNECT, name: 'RECONNECT', message: 'Votre séance est en cours de reprise sur un autre serveur : reconnexion…' } as const;
 
 /**
  * The admission of a reconnect (`resume=1`) with several instances on one database: it takes over
