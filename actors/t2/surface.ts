@@ -260,14 +260,15 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
             if (stranded.interrupted > 0) await grading();
             await finalise(alive);
           },
-          drainSessions: async ({ startedAt, deadlineAt }) => {
+          // Sessions are handed over only when a reconnect may take them over (a grace period).
+          otherInstances: async () => (graceMs > 0 ? (await claims.alive()).filter((id) => id !== instanceId).length : 0),
+          drainSessions: async ({ startedAt, deadlineAt, handOver }) => {
             // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
             const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
             const live = socket.sessions();
-            // Other instances running: each live session is handed over (its page reconnects to
-            // one of them, which takes it over) instead of ended. Alone, it drains as always.
-            const others = graceMs > 0 ? (await claims.alive().catch(() => [] as string[])).filter((id) => id !== instanceId) : [];
-            const outcome = await socket.drain({ gradeBy, deadlineAt, handOver: others.length > 0 });
+            // Other instances running (the chart asked): each live session is handed over (its page
+            // reconnects to one of them, which takes it over) instead of ended.
+            const outcome = await socket.drain({ gradeBy, deadlineAt, handOver });
             const level = outcome.cut > 0 ? 'warn' : 'info';
             log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
             await socket.close();

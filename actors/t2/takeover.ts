@@ -113,7 +113,13 @@ export async function admitReconnect(ports: TakeoverPorts & { log: Logger }, can
         return { ok: false, code: CLOSE.INTERNAL, name: 'INTERNAL', message: 'Le service est momentanément indisponible. Réessayez dans un instant.' };
       }
       ports.log.info({ session: outcome.sessionId, turns: restore.transcript.length, examEndsAt: restore.examEndsAt, handle: restore.handle !== null }, 't2 session taken over from another instance');
-      return { ok: true, done, takenOver: { sessionId: outcome.sessionId, restore } };
+      // Let go (the session ended, or never started: the socket went before the upgrade, the edge
+      // refused it): a row still live awaits a taker again instead of staying this instance's.
+      const letGo = async (): Promise<void> => {
+        await ports.sessions.markAway(outcome.sessionId, ports.now()).catch((err: unknown) => ports.log.warn({ err: (err as Error).message, session: outcome.sessionId }, 't2 taken-over row not released: closed `interrupted` by the next start'));
+        await done();
+      };
+      return { ok: true, done: letGo, takenOver: { sessionId: outcome.sessionId, restore } };
     }
   }
 }

@@ -32,7 +32,7 @@ describe.each(ENGINES)('T2 takeover store conformance: $name', (engine) => {
       const [ca, cb, cc] = [claims(x.store, 'a'), claims(y.store, 'b'), claims(z.store, 'c')];
       for (const c of [ca, cb, cc]) await c.register();
       const onA = new SessionStore(x.store, 'a');
-      await onA.open({ id: 's1', candidateId: 'cand', sujetId: 'club-de-sport', mode: 'audio', audioPath: null });
+      await onA.open({ id: 's1', candidateId: 'cand', sujetId: 'club-de-sport', mode: 'audio', audioPath: '/recordings/s1.wav' });
       await onA.appendTurn('s1', { speaker: 'candidate', text: 'Bonjour, les horaires ?', atMs: 5, final: true });
       await onA.setExamEnd('s1', 1_234_567);
       await onA.setHandle('s1', 'handle-7');
@@ -56,7 +56,7 @@ describe.each(ENGINES)('T2 takeover store conformance: $name', (engine) => {
       const winner = outcomes[0]!.kind === 'takenOver' ? 'b' : 'c';
       expect(await onB.get('s1')).toMatchObject({ instance_id: winner, away_since: null, status: 'live' });
       expect(await restoredSession(onB, 's1')).toEqual({
-        sujetId: 'club-de-sport', mode: 'audio', examEndsAt: 1_234_567, handle: 'handle-7',
+        sujetId: 'club-de-sport', mode: 'audio', examEndsAt: 1_234_567, handle: 'handle-7', audioPath: '/recordings/s1.wav',
         transcript: [{ speaker: 'candidate', text: 'Bonjour, les horaires ?', atMs: 5, final: true }],
       });
       // Held again: a later sweep leaves it alone, past the grace too.
