@@ -225,12 +225,14 @@ export class SessionStore {
   }
 
   /**
-   * The candidate's live sessions held elsewhere (not by this instance), newest first: each is
-   * takeable when it awaits a taker (`away_since` set) or its instance is not in `alive`.
+   * The candidate's live sessions not run here, newest first: held by another instance, or
+   * awaiting a taker (`away_since` set: never a session this process runs — one handed over by
+   * this instance's previous run, restarted with the same INSTANCE_ID, is one). Each is takeable
+   * when it awaits a taker or its instance is not alive.
    */
   liveElsewhere(candidateId: string): Promise<SessionRow[]> {
     return this.db.selectFrom('t2_sessions').selectAll().where('candidate_id', '=', candidateId).where('status', '=', 'live')
-      .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', this.instanceId)])).orderBy('started_at', 'desc').execute();
+      .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', this.instanceId), eb('away_since', 'is not', null)])).orderBy('started_at', 'desc').execute();
   }
 
   /**

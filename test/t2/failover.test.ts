@@ -175,6 +175,20 @@ describe('T2 failover: a live session taken over by another instance', () => {
     await expectGradedWithAllTurns(b!, 'b', b!.corrections);
   });
 
+  it('a stop hands the session over and the same instance, restarted with its INSTANCE_ID, takes it back', async () => {
+    const { envs: [a, b] } = await start(['a', 'b']);
+    const c = await twoTurns(a!, 'cand-restart');
+    await a!.surface.stop();
+    expect(c.closeCode).toBe(4503);
+    // `a` comes back (a deploy) before the page reconnects, and the balancer's cookie sends it there.
+    const again = await startT2({ dir, corrections: b!.corrections, env: { INSTANCE_ID: 'a', T2_LEASE_TTL_MS: String(TTL), T2_RESUME_GRACE_MS: String(GRACE), T2_EXAM_DURATION_MS: String(EXAM) }, surface: { now: () => now } });
+    envs.push(again);
+    const { client: r } = await resumeOn(again, 'cand-restart');
+    expect((r.find('resume')!.transcript as unknown[]).length).toBe(4);
+    await finish(r);
+    await expectGradedWithAllTurns(again, 'a', b!.corrections);
+  });
+
   it('two instances race to take one session over: exactly one resumes it, the other answers 4503', async () => {
     const { envs: [a, b, c3], cut } = await start(['a', 'b', 'c']);
     const c = await twoTurns(a!, 'cand-race');
