@@ -2,7 +2,7 @@ import { assign, fromPromise, setup } from 'xstate';
 
 /**
  * Whether a reconnect (`resume=1`) on this instance takes over a live T2 session another instance
- * held (docs/scaling.md § A session survives its instance). Run once per such admission, before
+ * held (docs/scaling.md § A live T2 session survives its instance). Run once per such admission, before
  * the socket's session starts:
  *
  *   claimingCandidate → findingSession → takingSession → takenOver

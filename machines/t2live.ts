@@ -76,9 +76,10 @@ export const CLOSE = {
 } as const;
 
 /**
- * A session another instance ran, rebuilt from what it persisted (docs/scaling.md § When an
- * instance dies): the subject, the transcript written so far, the exam's absolute end on the
- * instances' clock (null: it never went live), the last Gemini Live resumption handle.
+ * A session another instance ran, rebuilt from what it persisted (docs/scaling.md § A live T2
+ * session survives its instance): the subject, the transcript written so far, the exam's
+ * absolute end on the instances' clock (null: it never went live), the last Gemini Live
+ * resumption handle.
  */
 export interface RestoredSession {
   sujetId: string;

@@ -92,9 +92,10 @@ export const T2_MIGRATIONS: PortableMigration[] = [
     up: (k) => [k.schema.alterTable('t2_sessions').addColumn('recording_pending', 'integer')],
   },
   {
-    // A live session outlives its instance (docs/scaling.md § When an instance dies): what another
-    // instance needs to take it over — the exam's absolute end (epoch ms), the last Gemini Live
-    // resumption handle — and since when it awaits a taker (epoch ms; null while its instance holds it).
+    // A live session outlives its instance (docs/scaling.md § A live T2 session survives its
+    // instance): what another instance needs to take it over — the exam's absolute end (epoch
+    // ms), the last Gemini Live resumption handle — and since when it awaits a taker (epoch ms;
+    // null while its instance holds it).
     version: 406,
     name: 't2_sessions_takeover',
     up: (k) => [

@@ -7,7 +7,7 @@ import { candidateKey, type Claims } from './claims.js';
 import type { SessionRow, SessionStore } from './sessionStore.js';
 
 /**
- * A live T2 session outlives its instance (docs/scaling.md § A session survives its instance):
+ * A live T2 session outlives its instance (docs/scaling.md § A live T2 session survives its instance):
  * the takeover chart (machines/t2Takeover.ts) wired to the claims and the session rows, and the
  * session rebuilt from its row.
  */

@@ -9,8 +9,8 @@ import { startGeminiLiveFake, type GeminiLiveFake } from '../fakes/geminiLive.js
 import { LiveClient, pcm16k, RecordingCorrections, startT2, type ClientMessage, type T2Env } from './support.js';
 
 /**
- * A live T2 session outlives its instance (docs/scaling.md § A live session survives its
- * instance): instances in this process on one SQLite file, real sockets, the claims' clock
+ * A live T2 session outlives its instance (docs/scaling.md § A live T2 session survives
+ * its instance): instances in this process on one SQLite file, real sockets, the claims' clock
  * simulated (handed in) with the renewal interval a fake timer. An instance "dies" by losing the
  * store and its sockets at once (it writes nothing more, renews nothing: from the others' side a
  * kill); its candidate reconnects (`resume=1`) to another instance, which takes the session over:

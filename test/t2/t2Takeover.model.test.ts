@@ -5,7 +5,7 @@ import { runModel, type OracleContext } from '../harness/index.js';
 
 /**
  * The takeover decision (machines/t2Takeover.ts) along every generated path, with its store calls
- * controllable. The oracle is the rule of docs/scaling.md ("A live session survives its
+ * controllable. The oracle is the rule of docs/scaling.md ("A live T2 session survives its
  * instance"), written again from the path's events: which calls reach the store, in which order
  * with which inputs, and what the reconnect is answered.
  */
