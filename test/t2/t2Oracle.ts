@@ -54,7 +54,14 @@ interface Resume {
 }
 
 /** What of the input the rules depend on. */
-export type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs'>;
+export type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs' | 'restored'>;
+
+/**
+ * The wall-clock time the model's simulated clock starts from (the input's `now`). The dialogue
+ * opens before any timer fires (the only earlier one, the connection's, ends the session), so at
+ * that moment the clock reads exactly this.
+ */
+export const MODEL_T0 = Date.UTC(2026, 0, 5, 9);
 
 interface Expected {
   phase: Phase;
@@ -123,9 +130,18 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     persisted: [],
     recorded: [],
   };
-  // Simulated time since the dialogue began: only a timer firing moves the clock, and of those only
-  // the warning leaves the session live (idle, the exam's end and the grace period finish it).
-  let sinceLive = 0;
+  // A session taken over from another instance starts with that instance's transcript, and its
+  // exam clock where the other left it: the exam's end is an absolute time, read at the dialogue's start.
+  const restored = rules.restored;
+  const spentElsewhere = restored?.examEndsAt != null ? Math.min(rules.examMs, Math.max(0, rules.examMs - (restored.examEndsAt - MODEL_T0))) : 0;
+  if (restored) {
+    x.transcript = restored.transcript.map((t) => ({ ...t }));
+    x.spoke = restored.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0);
+  }
+  // Simulated time since the dialogue began (on the exam's clock): only a timer firing moves the
+  // clock, and of those only the warning leaves the session live (idle, the exam's end and the
+  // grace period finish it).
+  let sinceLive = spentElsewhere;
   let sub = '';
   // Messages sent before the dialogue opened: held, then the dialogue's first messages, in order.
   const held: Array<{ text: string; atMs: number }> = [];
@@ -276,6 +292,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         if (t === 'interlocutor.ready') {
           x.phase = 'live';
           x.recorded.push('open');
+          // Taken over: the page gets the transcript and the exam time left as the dialogue opens.
+          if (restored) x.resumes.push({ state: 'listening', transcript: x.transcript.map((turn) => ({ speaker: turn.speaker, text: turn.text, final: turn.final })), remainingMs: Math.max(0, rules.examMs - sinceLive) });
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
           for (const h of held.splice(0)) liveText(h.text, h.atMs);
@@ -341,7 +359,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         else if (t.startsWith('xstate.after.idleTimeout')) finish('idle');
         else if (t.startsWith('xstate.after.untilWarning')) {
           x.warned = true;
-          sinceLive += rules.examMs - rules.warningMs;
+          sinceLive = rules.examMs - rules.warningMs;
         } else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
         break;
       case 'finishing':
