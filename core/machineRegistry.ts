@@ -15,6 +15,7 @@ export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> 
   correction: () => import('../machines/correction.js').then((m) => m.correctionMachine),
   t2live: () => import('../machines/t2live.js').then((m) => m.t2liveMachine),
   t2Instance: () => import('../machines/t2Instance.js').then((m) => m.t2InstanceMachine),
+  t2Takeover: () => import('../machines/t2Takeover.js').then((m) => m.t2TakeoverMachine),
 };
 
 export function machineNames(): string[] {

@@ -9,7 +9,9 @@ import { and, assign, fromCallback, fromPromise, not, or, raise, setup, stateIn,
  *   are stopped unsaved, admission refuses, /readyz says 503) until a renewal reaches the store
  *   again. A tick that is only late (the loop was busy; the last renewal reached the store, none
  *   is waiting, the claims have not expired) renews instead of fencing, and fences only if that
- *   renewal fails or is still not done halfway to the claims' expiry (`lateTick`).
+ *   renewal fails or is still not done halfway to the claims' expiry (`lateTick`). A drain first
+ *   asks whether other instances run (`peers`): then the live dialogues are handed over to them
+ *   (their pages reconnect there) instead of ended.
  * - `ticker`: the renewal period's ticks, from start until the drain has ended the sessions.
  * - `sweeper`: one renewal, then one sweep (the orphaned sessions of dead instances, the
  *   recordings a drain left pending), at a time; a tick that comes while one runs asks for one
@@ -55,6 +57,8 @@ export interface SweepInput {
 export interface DrainInput {
   startedAt: number;
   deadlineAt: number;
+  /** Other instances run: live dialogues are handed over to them instead of ended. */
+  handOver: boolean;
 }
 
 export interface T2InstanceContext {
@@ -101,6 +105,8 @@ export const t2InstanceMachine = setup({
     drainSessions: fromPromise<void, DrainInput>(async () => notProvided('drainSessions')()),
     /** The drained sessions' recordings, the claims' release, the catch-up grading, to the deadline. */
     finishDrain: fromPromise<void, DrainInput>(async () => notProvided('finishDrain')()),
+    /** How many other instances are alive (their claims not expired) and can take sessions over. */
+    otherInstances: fromPromise<number>(async () => notProvided('otherInstances')()),
   },
   actions: {
     tellRenewal: raise(({ event }) => ({ type: 'renewal.done' as const, ...(event as unknown as { output: RenewalOutcome }).output })),
@@ -153,7 +159,7 @@ export const t2InstanceMachine = setup({
               { guard: 'claimsAtRisk', target: 'fenced' },
             ],
             'renewal.done': { guard: 'renewalFailedAtRisk', target: 'fenced' },
-            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt }) }) },
+            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt, handOver: false }) }) },
           },
         },
         fenced: {
@@ -166,13 +172,23 @@ export const t2InstanceMachine = setup({
           on: {
             // The sweeper took the sessions to close (`toClose`) on the same renewal.
             'renewal.done': { guard: 'renewalReachedSafe', target: 'serving' },
-            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt }) }) },
+            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt, handOver: false }) }) },
           },
         },
         draining: {
-          description: 'Shutting down: no new session, the live ones end (graded by the deadline, or cut).',
-          initial: 'sessions',
+          description: 'Shutting down: no new session, the live ones end (graded by the deadline, or cut) or are handed over.',
+          initial: 'peers',
           states: {
+            peers: {
+              description: 'Are other instances running? Then the live dialogues are handed over to them instead of ended.',
+              invoke: {
+                id: 'otherInstances',
+                src: 'otherInstances',
+                onDone: { target: 'sessions', actions: assign({ drain: ({ context, event }) => ({ ...context.drain!, handOver: event.output > 0 }) }) },
+                // Not known (the store failed): alone, the sessions end and are graded here.
+                onError: { target: 'sessions' },
+              },
+            },
             sessions: {
               description: 'The live sessions end and the socket closes; renewals go on meanwhile.',
               invoke: {

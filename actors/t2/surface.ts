@@ -27,6 +27,8 @@ import { provideT2Instance, startT2Instance, type T2Instance } from './t2Instanc
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
+import { admitReconnect } from './takeover.js';
+import type { RestoredSession } from '../../machines/t2live.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -101,7 +103,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // Resampling and mixing (of live sessions, and of crashed ones' journals) run off the event loop.
       const recordings = opts.recordings?.() ?? new RecordingThread();
       const recover = (path: string): Promise<number | null> => recordings.recover(path);
-      const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover);
+      const claimsNow = opts.now ?? Date.now;
+      const graceMs = config.T2_RESUME_GRACE_MS;
+      const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover, { now: claimsNow(), graceMs, atStart: true });
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
@@ -117,10 +121,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const textProvider = surfaceProvider(ctx.providers, config, 't2text');
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
-      const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
+      // A session taken over resumes Gemini with the handle its instance stored, and stores its own.
+      const saveHandle = (sessionId: string, handle: string): void => void sessions.setHandle(sessionId, handle).catch((err: unknown) => log.warn({ err: (err as Error).message, session: sessionId }, 't2 resumption handle not stored: a takeover would open a new Live session'));
+      const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort, restore?: RestoredSession): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort, saveHandle, ...(restore ? { restore } : {}) }) : undefined;
       // One per session: its reply waits for that session's turn writes (`written`).
-      const text = (written: () => Promise<void>): AnyActorLogic =>
-        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
+      const text = (written: () => Promise<void>, restore?: RestoredSession): AnyActorLogic =>
+        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written, ...(restore ? { history: restore.transcript } : {}) });
       /** Recordings assembled after their session's save (a drain): the stop waits for them to its deadline. */
       const finalising = new Set<Promise<void>>();
       const deps = {
@@ -129,7 +135,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sessions,
         verifyToken: (t: string | undefined) => auth.verifyToken(t),
         corrections,
-        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
+        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>, restore?: RestoredSession) => (mode === 'audio' && gemini ? gemini(audioPort, restore) : text(written, restore)),
+        claimsNow,
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         recordings,
         // Set before the drain ends the sessions: none of them waits for its WAV.
@@ -160,7 +167,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
        * session starts. Within this instance the root actor still decides (the newer session
        * replaces, or a reconnect resumes); a candidate live on another instance is refused 4409.
        */
-      const admit = async (req: { token: string | undefined; sessionId: string }): Promise<Admission> => {
+      const admit = async (req: { token: string | undefined; sessionId: string; resume: boolean }): Promise<Admission> => {
         if (fenced() || claims.fenced()) return { ok: false, ...FENCED_FRAME };
         let sub: string;
         try {
@@ -168,6 +175,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         } catch {
           return { ok: true, done: () => Promise.resolve() }; // the session's chart refuses the token (4001)
         }
+        // A reconnect may take over the candidate's session another instance held (it died, or stops).
+        if (req.resume) return admitReconnect({ claims, sessions, graceMs, now: claimsNow, log }, sub, req.sessionId);
         const key = candidateKey(sub);
         try {
           const claim = await claims.acquire(key, req.sessionId);
@@ -247,15 +256,19 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
               if (closed.interrupted > 0) await grading();
             }
             const alive = await claims.alive();
-            const stranded = await closeInterruptedSessions(sessions, log, alive, recover);
+            const stranded = await closeInterruptedSessions(sessions, log, alive, recover, { now: claimsNow(), graceMs });
             if (stranded.interrupted > 0) await grading();
             await finalise(alive);
           },
-          drainSessions: async ({ startedAt, deadlineAt }) => {
+          // Sessions are handed over only when a reconnect may take them over (a grace period).
+          otherInstances: async () => (graceMs > 0 ? (await claims.alive()).filter((id) => id !== instanceId).length : 0),
+          drainSessions: async ({ startedAt, deadlineAt, handOver }) => {
             // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
             const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
             const live = socket.sessions();
-            const outcome = await socket.drain({ gradeBy, deadlineAt });
+            // Other instances running (the chart asked): each live session is handed over (its page
+            // reconnects to one of them, which takes it over) instead of ended.
+            const outcome = await socket.drain({ gradeBy, deadlineAt, handOver });
             const level = outcome.cut > 0 ? 'warn' : 'info';
             log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
             await socket.close();

@@ -19,6 +19,8 @@ export interface T2InstancePorts {
   /** One sweep after a renewal that reached the store. */
   sweep: (input: SweepInput) => Promise<void>;
   drainSessions: (input: DrainInput) => Promise<void>;
+  /** How many other instances are alive and can take sessions over (0: drain alone). */
+  otherInstances: () => Promise<number>;
   finishDrain: (input: DrainInput) => Promise<void>;
   /** A renewal or a sweep failed: logged, retried at the next tick. */
   warn: (err: unknown, msg: string) => void;
@@ -56,6 +58,7 @@ export function provideT2Instance(ports: T2InstancePorts) {
       ),
       stopSessions: fromPromise<string[]>(async () => ports.interrupt()),
       drainSessions: fromPromise<void, DrainInput>(({ input }) => ports.drainSessions(input)),
+      otherInstances: fromPromise<number>(() => ports.otherInstances()),
       finishDrain: fromPromise<void, DrainInput>(({ input }) => ports.finishDrain(input)),
     },
   });

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { fromPromise, type AnyActorLogic } from 'xstate';
 import type { CorrectionService } from '../../machines/correctionContract.js';
 import type { Logger } from '../../core/log.js';
-import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type SessionFacts, type T2Input } from '../../machines/t2live.js';
+import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type RestoredSession, type SessionFacts, type T2Input } from '../../machines/t2live.js';
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
 import { SessionRecorder } from './recorder.js';
-import { journalPathOf } from './recordingJournal.js';
+import { journalPathOf, recoverRecording } from './recordingJournal.js';
+import { appendRecording } from './recordingJoin.js';
 import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';
 import { RuleMonitor } from './ruleMonitor.js';
 import { backgroundOf } from './factSheetResponder.js';
@@ -38,7 +39,7 @@ export interface T2Deps {
    * interlocutor may use the session's pipe (`audio`) instead of audio events; `written` resolves
    * once the session's store writes so far are done (the text interlocutor replies after it).
    */
-  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort, written: () => Promise<void>) => AnyActorLogic;
+  interlocutor: (mode: 'audio' | 'text', audio: InterlocutorAudioPort, written: () => Promise<void>, restore?: RestoredSession) => AnyActorLogic;
   recordingsDir: string;
   /** Records on a worker thread when given (the surface's); otherwise on this thread. */
   recordings?: RecordingThread;
@@ -51,6 +52,8 @@ export interface T2Deps {
   finalising?: (done: Promise<void>) => void;
   timers: T2Timers;
   now?: () => number;
+  /** The claims' clock (epoch ms): when a handed-over session started to await a taker. Default Date.now. */
+  claimsNow?: () => number;
 }
 
 export interface SessionParams {
@@ -63,6 +66,8 @@ export interface SessionParams {
   resume?: boolean;
   /** `takeover=1`: the candidate confirmed ending their session live in another tab. */
   takeover?: boolean;
+  /** A session another instance held, taken over (its row is this instance's now): rebuilt from it. */
+  restore?: RestoredSession;
 }
 
 /** The audio URL of a production (GET, owner only: transports/http/t2Http.ts). */
@@ -107,7 +112,9 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
   let recorder: ThreadRecording | undefined;
   /** The close of a recording the session did not wait for (a drain): the save hands it on. */
   let deferred: Promise<ClosedRecording> | undefined;
-  const recordingPath = join(deps.recordingsDir, `${params.sessionId}.wav`);
+  // A session taken over records into a file of its own: the one its first instance wrote (its
+  // journal, on the shared folder) is never overwritten.
+  const recordingPath = join(deps.recordingsDir, params.restore ? `${params.sessionId}.${(deps.now ?? Date.now)().toString(36)}.wav` : `${params.sessionId}.wav`);
   const log = deps.logger.child({ session: params.sessionId });
   const recordingFailed = (err: Error): void => log.error({ err: err.message }, 't2 recording failed: the session goes on unrecorded');
   const writes = new OrderedWrites(log);
@@ -136,10 +143,16 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         const s = await deps.subjects.get(input.sujetId);
         return s ? { id: s.id, titre: s.titre, consigne: s.consigne, role: s.role } : null;
       }),
-      interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle()),
+      interlocutor: deps.interlocutor(params.mode, audio, () => writes.idle(), params.restore),
       finishSession: fromPromise<SessionFacts, { sessionId: string }>(async () => {
         const facts = { rules: monitor.report(), usage: { ...usage } };
-        if (!recorder) return { audioPath: null, audioBytes: 0, ...facts };
+        // Taken over: what the first instance recorded, made a valid WAV (its journal assembled).
+        const first = params.restore?.audioPath ?? null;
+        const firstBytes = first ? await (deps.recordings ? deps.recordings.recover(first) : recoverRecording(first)).catch((err: unknown) => {
+          log.warn({ err: (err as Error).message }, 't2 the first instance\'s recording could not be assembled: the WAV holds this instance\'s part only');
+          return null;
+        }) : null;
+        if (!recorder) return { audioPath: firstBytes !== null ? first : null, audioBytes: firstBytes ?? 0, ...facts };
         const closing = recorder.close();
         if (deps.deferRecording?.()) {
           // A drain: assemblies run one after another on the one recording thread, so waiting
@@ -148,6 +161,14 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           return { audioPath: recordingPath, audioBytes: 0, audioPending: true, ...facts };
         }
         const closed = await closing;
+        if (first && firstBytes !== null && closed.path) {
+          // One WAV for the session: the first instance's part, then this one's.
+          try {
+            return { audioPath: first, audioBytes: await appendRecording(first, closed.path), ...facts };
+          } catch (err) {
+            log.warn({ err: (err as Error).message }, 't2 recordings of a session taken over not joined: the WAV holds this instance\'s part');
+          }
+        }
         return { audioPath: closed.path, audioBytes: closed.bytes, ...facts };
       }),
       evaluate: fromPromise<Graded, EvaluateInput>(async ({ input }) => gradeT2(deps.corrections, input, params.mode, await deps.subjects.get(input.sujetId))),
@@ -189,6 +210,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
         if (text) monitor.reply(text, candidateSpokeBefore);
       },
       persistOpen: (_, { candidateId }) => {
+        // Taken over: the row exists (another instance opened it) and is this instance's now.
+        if (params.restore) return;
         writes.run('t2 session row not opened: written at the end', () =>
           deps.sessions.open({ id: params.sessionId, candidateId, sujetId: params.sujetId, mode: params.mode, audioPath: records ? recordingPath : null }));
       },
@@ -200,6 +223,12 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       },
       persistDiscard: (_, { keep }) => {
         if (keep) return;
+        // A session taken over that ends before its dialogue reopened: its row holds another
+        // instance's turns. Kept, awaiting a taker again (or closed `interrupted` past the grace).
+        if (params.restore) {
+          writes.run('t2 taken-over row not released', () => deps.sessions.markAway(params.sessionId, (deps.claimsNow ?? Date.now)()));
+          return;
+        }
         writes.run('t2 open row not discarded', async () => {
           const gone = await deps.sessions.discardOpen(params.sessionId);
           // Nothing was saved (no row): a recording made before the cancel is not kept either
@@ -208,6 +237,15 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
           if (deferred) await deferred;
           await discardRecording(gone.audioPath);
         });
+      },
+      persistClock: (_, { endsAt }) => {
+        writes.run('t2 exam end not written: a takeover would restart the clock', () => deps.sessions.setExamEnd(params.sessionId, endsAt));
+      },
+      persistAway: () => {
+        // The recording so far is assembled here (the instance taking over joins its own to it).
+        if (recorder) void recorder.close().catch(() => undefined);
+        // After the turns queued before it: an instance that takes the session over reads them all.
+        writes.run('t2 hand-over not written: the session is closed `interrupted` by another instance', () => deps.sessions.markAway(params.sessionId, (deps.claimsNow ?? Date.now)()));
       },
       recordUsage: (_, { usage: u }) => {
         for (const [k, v] of Object.entries(u)) usage[k] = (usage[k] ?? 0) + v;
@@ -227,7 +265,8 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
       log.warn({ err: (err as Error).message }, 't2 recording assembled but not recorded in its row: the next start does it');
     }
   };
-  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(params.takeover ? { takeover: true } : {}), ...(deps.now ? { now: deps.now } : {}) };
+  const restored = params.restore ? { restored: { transcript: params.restore.transcript, examEndsAt: params.restore.examEndsAt } } : {};
+  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(params.takeover ? { takeover: true } : {}), ...(deps.now ? { now: deps.now } : {}), ...restored };
   return { logic, input, audio };
 }
 

@@ -49,6 +49,8 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
           CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: '3000',
+          // A dead instance's row awaits a reconnect this long before it is closed `interrupted`.
+          T2_RESUME_GRACE_MS: '1000',
         },
         dotenvPath: null,
       });
@@ -144,6 +146,9 @@ describe.skipIf(!pgReq.ok)(`T2 self-fencing across two instances, one Postgres (
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
           CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: String(TTL),
+          // No grace: a dead instance's rows are closed as soon as its claims expire (with one, they
+          // would first await a reconnect: test/t2/failover.test.ts).
+          T2_RESUME_GRACE_MS: '0',
         },
         dotenvPath: null,
       });

@@ -329,7 +329,7 @@ describe('an existing SQLite file from before the store port', () => {
     await until(() => rowsOf(e, 'cand-legacy')[0]?.status === 'graded', 'graded after the upgrade');
     expect(rowsOf(env, 'cand-legacy')[0]).toMatchObject({ end_reason: 'interrupted' });
     const versions = env.ctx.db.prepare('SELECT version FROM schema_migrations WHERE version >= 400 ORDER BY version').pluck().all();
-    expect(versions).toEqual([400, 401, 402, 403, 404, 405]);
+    expect(versions).toEqual([400, 401, 402, 403, 404, 405, 406]);
     // The 9 subjects are seeded into the old table; a new session runs and is written with this instance.
     const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-new'), sujet: 'club-de-sport' });
     await c.until(() => c.states().includes('listening'), 'listening');
