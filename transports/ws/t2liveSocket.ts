@@ -11,6 +11,7 @@ import { SessionEvents } from '../../core/deferredEvents.js';
 import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
 import { batchTickWrites, rememberRawSocket } from './tickWrites.js';
+import type { UpgradeSource } from '../../core/http/upgrades.js';
 
 export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
@@ -72,7 +73,7 @@ export interface SessionRequest {
 }
 
 export interface T2SocketOptions {
-  server: Server;
+  server: UpgradeSource;
   runtime: Runtime;
   logger: Logger;
   metrics?: Metrics;

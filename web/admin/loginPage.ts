@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { AdminLoginView } from '../../transports/http/admin.js';
+import type { AdminLoginView } from '../../core/admin/adminAuth.js';
 import { html, renderPage, sendPage, type SafeHtml } from '../layout.js';
 
 /**

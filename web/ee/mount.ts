@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
@@ -27,7 +27,7 @@ export interface EePagesDeps {
 const subjectParam = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
 const productionParam = z.string().uuid();
 
-export function mountEePages(app: Express, deps: EePagesDeps): void {
+export function mountEePages(app: IRouter, deps: EePagesDeps): void {
   mountT2Static(app);
   // The home page lists this process's pages (the nav registry), /ee included.
   mountHome(app);

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
@@ -33,9 +33,9 @@ export function t2StaticDir(): string {
 }
 
 /** Also mounted by the written-practice pages (web/ee), which share the sign-in, report and styles. */
-const staticMounted = new WeakSet<Express>();
+const staticMounted = new WeakSet<IRouter>();
 
-export function mountT2Static(app: Express): void {
+export function mountT2Static(app: IRouter): void {
   if (staticMounted.has(app)) return;
   staticMounted.add(app);
   // The pages use the site stylesheet: serve it even when no other surface with pages runs.
@@ -56,7 +56,7 @@ export function mountT2Static(app: Express): void {
   });
 }
 
-export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
+export function mountT2Pages(app: IRouter, deps: T2PagesDeps): void {
   mountT2Static(app);
   /**
    * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its
