@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { html, renderPage, sendPage } from './layout.js';
 import { errorMessage, errorStatus, wantsPage } from '../core/http/errors.js';
 
