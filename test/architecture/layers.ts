@@ -18,13 +18,13 @@ import { runtimeClosure, type ImportEdge } from './imports.js';
  */
 export const PURE_PACKAGES = new Set(['xstate', 'zod']);
 
-/** Surfaces of core/surfaceList.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
+/** Surfaces of actors/surfaces.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
 const SURFACES = new Set(['skull', 'docs', 'corrections', 't2']);
 
 const layerOf = (file: string): string => file.split('/')[0]!;
 
-/** One per surface, listed in core/surfaceList.ts: the only files of actors/ that see transports/ and web/. */
-export const isCompositionRoot = (file: string): boolean => /^actors\/[^/]+\/surface\.ts$/.test(file);
+/** One per surface, listed in actors/surfaces.ts, and the process's (actors/serve.ts): the only files of actors/ that see transports/ and web/. */
+export const isCompositionRoot = (file: string): boolean => /^actors\/[^/]+\/surface\.ts$/.test(file) || file === 'actors/serve.ts';
 
 /** A surface's declared port (`actors/<surface>/contract.ts`): what another surface may import from it. */
 const isDeclaredPort = (file: string): boolean => /^actors\/[^/]+\/contract\.ts$/.test(file);
