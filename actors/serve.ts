@@ -20,9 +20,12 @@ export type StartOptions = Omit<ServeOptions, 'surfaces' | 'services' | 'pages'>
  */
 export async function startServer(opts: StartOptions): Promise<PalabreServer> {
   let llm: LlmServices | undefined;
+  const surfaces = opts.surfaces ?? defaultSurfaces;
   const server = await startCore({
     ...opts,
-    surfaces: opts.surfaces ?? defaultSurfaces,
+    surfaces,
+    // The inspector draws every chart of the build, whichever surfaces this process starts.
+    machines: await allMachines([...defaultSurfaces, ...surfaces]),
     services: (core) => (llm = llmServices(core)),
     pages: { sendError: sendErrorPage, adminLogin: sendAdminLoginPage },
   });

@@ -10,7 +10,7 @@ import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './settle.js';
 import type { AppContext, RunningSurface, Surface, SurfaceLoader, UpgradeHandler } from './surfaceContract.js';
 import { createAdminAuth, type AdminLoginView } from './admin/adminAuth.js';
-import { machineRegistry } from './machineRegistry.js';
+import { machineRegistry, type MachineRegistry } from './machineRegistry.js';
 import { errorMessage, errorStatus, wantsPage } from './http/errors.js';
 import { routeUpgrades } from './http/upgrades.js';
 
@@ -40,6 +40,8 @@ export interface ServeOptions {
   surfaces: readonly SurfaceLoader[];
   /** Services of the layers above core (actors/llm/llmServices.ts). */
   services?: CreateAppOptions['services'];
+  /** The charts the inspector offers; default: those of `surfaces` (and the runtime's). */
+  machines?: MachineRegistry;
   pages?: SitePages;
 }
 
@@ -221,7 +223,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     metrics: app.metrics,
     engines: app.engines,
     admin,
-    machines: machineRegistry(known),
+    machines: opts.machines ?? machineRegistry(known),
     mqttUrl,
     publicUrl,
   };
