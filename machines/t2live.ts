@@ -160,7 +160,7 @@ export type InterlocutorEvent =
 
 /**
  * Events from the process: the root actor tells a session another one took its candidate over
- * (machines/root.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
+ * (core/rootMachine.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
  * time, tells it to save without the report (graded at the next start).
  */
 export type SystemEvent =
