@@ -40,6 +40,7 @@ export const echoMachine = setup({
     counting: {
       description: 'Counts the line in the store, then sends it back with the total; a line that arrives meanwhile is refused (busy).',
       invoke: {
+        id: 'countEcho',
         src: 'countEcho',
         onDone: {
           target: 'listening',
