@@ -25,7 +25,7 @@ import { SessionQueries, transcriptText } from './sessionQueries.js';
 import { SubjectStore } from './subjects.js';
 import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
-import { wireT2Session } from './wiring.js';
+import { wireT2Session } from './t2Wiring.js';
 import { provideT2Instance, startT2Instance, type T2Instance } from './t2InstanceWiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';

@@ -81,7 +81,7 @@ export interface T2SocketOptions {
   maxSessions: number;
   /** Audio when a Gemini key is configured; text otherwise (the client may ask for text). */
   defaultMode: 'audio' | 'text';
-  /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
+  /** Builds the session's machine (actors/t2/t2Wiring.ts), and its audio path when it has one. */
   wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
   /**
    * Asked before the upgrade completes (several instances: the candidate may be live on another
