@@ -17,9 +17,9 @@ import type { MachineRegistry } from './machineRegistry.js';
  * what it brings in its composition root `actors/<surface>/surface.ts`; core consumes the list
  * (`actors/surfaces.ts`), provides the shared services once and mounts the edges it returns.
  *
- *   export const echoSurface: Surface = {
+ *   export const echoSurface: Surface = {            // actors/echo/surface.ts
  *     name: 'echo',
- *     machines: { echo: () => import('../../machines/echo.js').then((m) => m.echoMachine) },
+ *     machines: { echo: loadEchoChart },               // lazy: () => Promise<AnyStateMachine>
  *     migrations: ECHO_MIGRATIONS,
  *     async start(ctx) {
  *       const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger });
