@@ -27,6 +27,7 @@ import { openAppStore } from '../core/store/appStore.js';
 import { openStore } from '../core/store/db.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
 import { startWiredSkull } from '../actors/skull/surface.js';
+import { allMigrations } from '../actors/serve.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const BLOCK = Number(process.argv[3] ?? 200);
@@ -34,7 +35,7 @@ const dir = mkdtempSync(join(tmpdir(), 'palabre-journal-cost-'));
 const logger = silentLogger();
 const broker = await startEmbeddedBroker({ host: '127.0.0.1', port: 0, logger });
 const db = openStore({ path: join(dir, 'palabre.db') });
-const store = new JournalStore(await openAppStore({ db }));
+const store = new JournalStore(await openAppStore({ db, migrations: await allMigrations() }));
 
 const configFor = (prefix: string) => loadConfig({ env: { DATA_DIR: dir, LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' }, dotenvPath: null, file: '' });
 

@@ -9,7 +9,7 @@ import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, 
  * uses too), as steps: attempting → (decidingRetry → backingOff → attempting)* → succeeded | failed.
  *
  * - `attempting` invokes the named actor `generate` (provided at wiring time, see
- *   `actors/llm/llmCallActor.ts`) and arms the named delay `attemptTimeout`. Leaving the state
+ *   `actors/llm/llmWiring.ts`) and arms the named delay `attemptTimeout`. Leaving the state
  *   stops the actor, whose AbortSignal aborts the HTTP request.
  * - Transient errors are retried at most `maxRetries` times after a backoff (`input.random` is the
  *   jitter's source, injectable so tests are deterministic); any other error fails at once.

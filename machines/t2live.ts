@@ -18,7 +18,7 @@ import { and, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, s
  *
  * The chart does no I/O: authorization, subject lookup, the interlocutor, the recording, the
  * rule monitor, the correction and the store are named here and provided at wiring time
- * (`actors/t2/wiring.ts`). What goes to the client leaves as emitted events (`client.*`), which
+ * (`actors/t2/t2Wiring.ts`). What goes to the client leaves as emitted events (`client.*`), which
  * the WebSocket transport serializes. The JWT never enters context or input: the `authorize`
  * actor closes over it, so inspection never sees it.
  */
@@ -192,7 +192,7 @@ export type InterlocutorEvent =
 
 /**
  * Events from the process: the root actor tells a session another one took its candidate over
- * (machines/root.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
+ * (core/rootMachine.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
  * time, tells it to save without the report (graded at the next start).
  */
 export type SystemEvent =

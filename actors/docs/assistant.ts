@@ -6,10 +6,10 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { chatMachine, type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved, type VerifyInput, type VerifyOutput } from '../../machines/chat.js';
+import { type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved, type VerifyInput, type VerifyOutput } from '../../machines/chat.js';
 import { checkClaims, type ClaimCheckDeps } from './claimCheck.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
-import { runLlmCall } from '../llm/llmCallActor.js';
+import { runLlmCall } from '../llm/llmWiring.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
@@ -26,6 +26,7 @@ import type { GenerateResult } from '../../machines/llmPort.js';
 import { judgeRelevance } from './relevanceCall.js';
 import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from '../../machines/chatContract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
+import { wireChat } from './docsWiring.js';
 
 /** The offline provider answers chat questions extractively from the passages it is sent. */
 registerOfflineResponder('chat', extractiveAnswer);
@@ -68,7 +69,7 @@ export interface DocsAssistantDeps {
   persist?: boolean;
   /**
    * The chart each question runs, given the actors this assistant wires (default:
-   * `chatMachine.provide({actors})`). Model tests hand in the chart with its invoked actors made
+   * `wireChat` in docsWiring.ts). Model tests hand in the chart with its invoked actors made
    * controllable, to replay paths through the real assistant and HTTP API.
    */
   provideChart?: (actors: ChatActors) => AnyStateMachine;
@@ -207,7 +208,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
         }),
       ),
     };
-    const logic = deps.provideChart ? deps.provideChart(actors) : chatMachine.provide({ actors });
+    const logic = deps.provideChart ? deps.provideChart(actors) : wireChat(actors);
     const systemId = `chat:${randomUUID()}`;
     const ref: AnyActorRef = deps.runtime ? deps.runtime.start('chat', systemId, logic, input) : createActor(logic, { input }).start();
     try {

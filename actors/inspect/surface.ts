@@ -1,11 +1,11 @@
+import express from 'express';
 import type { Surface, RunningSurface } from '../../core/surfaceContract.js';
-import { loadMachine, machineNames } from '../../core/machineRegistry.js';
+import { loadMachine, machineRegistry } from '../../core/machineRegistry.js';
+import { upgradeChannel } from '../../core/http/upgrades.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
-import { adminAuth } from '../../transports/http/admin.js';
-import { attachInspectSocket } from '../../transports/ws/inspectSocket.js';
-import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
+import { attachInspectSocket, INSPECT_WS_PATH } from '../../transports/ws/inspectSocket.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
@@ -14,33 +14,27 @@ import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
  */
 export const inspectSurface: Surface = {
   name: 'inspect',
-  async start(ctx, http): Promise<RunningSurface> {
+  configSection: 'Inspector',
+  async start(ctx): Promise<RunningSurface> {
     const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
     // @statelyai/inspect (and its WebSocket client) is loaded only when asked for.
     const stately = ctx.config.INSPECT === 'stately' ? (await import('../statecharts/stately.js')).attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
-    if (!http) {
-      return {
-        async stop() {
-          stately?.stop();
-          hub.close();
-        },
-      };
-    }
-    const { app, server } = http;
+    const app = express.Router();
+    const machines = ctx.machines ?? machineRegistry([]);
     mountStatic(app);
-    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage });
+    const { admin } = ctx;
     if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
 
     const svgCache = new Map<string, string>();
     app.get('/inspect/charts/:name', admin.requireAdmin, async (req, res) => {
       const name = String(req.params.name).replace(/\.svg$/, '');
-      if (!machineNames().includes(name)) {
+      if (!Object.hasOwn(machines, name)) {
         res.status(404).type('text/plain').send(`No machine named ${name}.\n`);
         return;
       }
       let svg = svgCache.get(name);
       if (!svg) {
-        const machine = await loadMachine(name);
+        const machine = await loadMachine(machines, name);
         // elkjs is large: load it on the first chart request, not at start.
         const { chartToSvg } = await import('../statecharts/svg.js');
         svg = await chartToSvg(chartOf(name, machine!), { embedStyle: false, title: `Statechart ${name}` });
@@ -110,8 +104,11 @@ export const inspectSurface: Surface = {
       sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
     });
 
-    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
+    const channel = upgradeChannel();
+    const socket = attachInspectSocket({ server: channel.source, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
     return {
+      routes: app,
+      sockets: { [INSPECT_WS_PATH]: channel.handler },
       urls: admin.enabled ? { inspector: '/inspect' } : {},
       health: () => ({ inspector: admin.enabled ? 'enabled' : 'disabled (set ADMIN_PASSWORD)', stately: Boolean(stately) }),
       async stop() {

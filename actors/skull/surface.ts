@@ -27,6 +27,13 @@ export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<Skul
  */
 export const skullSurface: Surface = {
   name: 'skull',
+  machines: {
+    skull: () => import('../../machines/skull.js').then((m) => m.skullMachine),
+    skullFleet: () => import('../../machines/skullFleet.js').then((m) => m.skullFleetMachine),
+    llmCall: () => import('../../machines/llmCall.js').then((m) => m.llmCallMachine),
+    breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
+  },
+  configSection: 'Skull',
   async start(ctx) {
     const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
     // A primary the provider no longer lists is served by a listed fallback (one log line).

@@ -5,7 +5,7 @@ import { gradeKey, recordingKey, type Claims } from './claims.js';
 import type { SessionRow, SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { recoverRecording } from './recordingJournal.js';
-import { gradeT2 } from './wiring.js';
+import { gradeT2 } from './t2Wiring.js';
 
 /**
  * What a stop or a crash left behind, dealt with at start (before any new session) and, with

@@ -73,7 +73,7 @@ export function storeNow(at = Date.now()): string {
 /**
  * Every write goes through `store.writeAll`: on SQLite it runs in the calling tick (a turn is on
  * disk before its transcript frame leaves), on Postgres it is one round trip. A session's writes
- * must stay in order on a pool: the wiring queues them (actors/t2/wiring.ts).
+ * must stay in order on a pool: the wiring queues them (actors/t2/t2Wiring.ts).
  */
 export class SessionStore {
   private readonly db: Kysely<SessionTables>;

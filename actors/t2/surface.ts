@@ -1,14 +1,16 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { GoogleGenAI } from '@google/genai';
+import express from 'express';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
+import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
+import { upgradeChannel } from '../../core/http/upgrades.js';
 import { addNavLink } from '../../web/layout.js';
-import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2liveSocket.js';
+import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
 import { mountT2Pages } from '../../web/t2/mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
@@ -18,11 +20,12 @@ import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from '../../prompts/t2/interlocutorPrompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
+import { T2_MIGRATIONS } from './migrations.js';
 import { SessionQueries, transcriptText } from './sessionQueries.js';
 import { SubjectStore } from './subjects.js';
 import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
-import { wireT2Session } from './wiring.js';
+import { wireT2Session } from './t2Wiring.js';
 import { provideT2Instance, startT2Instance, type T2Instance } from './t2InstanceWiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
@@ -85,10 +88,17 @@ export const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'C
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
   return {
     name: 't2',
-    async start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface> {
+    machines: {
+      t2live: () => import('../../machines/t2live.js').then((m) => m.t2liveMachine),
+      t2Instance: () => import('../../machines/t2Instance.js').then((m) => m.t2InstanceMachine),
+      t2Takeover: () => import('../../machines/t2Takeover.js').then((m) => m.t2TakeoverMachine),
+    },
+    migrations: T2_MIGRATIONS,
+    configSection: 'T2 live',
+    async start(ctx: AppContext): Promise<RunningSurface> {
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
-      // T2's tables are on the store port (migrations 400–499 in PORTABLE_MIGRATIONS).
+      // T2's tables are on the store port (migrations 400–499).
       const store = opts.store ? opts.store(storeOf(ctx)) : storeOf(ctx);
       const instanceId = config.INSTANCE_ID ?? hostname();
       const subjects = new SubjectStore(store);
@@ -147,13 +157,6 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         },
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS, graceMs: config.T2_RESUME_GRACE_MS },
       };
-      if (!http) {
-        log.warn('t2 needs the HTTP server: not started');
-        unregister();
-        await claims.stop();
-        await recordings.stop();
-        return { stop: async () => {} };
-      }
       // Development only: the dev secret signs (no JWT_SECRET, no JWKS), so a page may mint tokens.
       const devSecret = !config.JWT_SECRET && !config.JWT_JWKS_URL;
       const devToken = devSecret
@@ -206,8 +209,10 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       };
       const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping() || fenced() });
       const queries = new SessionQueries(store);
-      mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
-      mountT2Http(http.app, {
+      const routes = express.Router();
+      const live = upgradeChannel();
+      mountT2Pages(routes, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
+      mountT2Http(routes, {
         subjects,
         sessions,
         queries: { list: (sub) => queries.list(sub), get: (sub, id) => queries.get(sub, id), transcriptText },
@@ -216,7 +221,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({
-        server: http.server,
+        server: live.source,
         runtime: ctx.runtime,
         logger: log,
         metrics: ctx.metrics,
@@ -292,6 +297,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       lifecycle.current = instance;
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
       return {
+        routes,
+        sockets: { [T2_LIVE_PATH]: live.handler },
         stop: (stopOpts) => instance.stop(stopOpts?.deadlineAt ?? Date.now() + config.SHUTDOWN_TIMEOUT_MS),
         unready: () => (instance.fenced() ? 't2 claims not renewed: fenced until the store answers' : undefined),
         health: async () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: (await subjects.list()).length }),

@@ -18,7 +18,7 @@ export interface TextInterlocutorDeps {
   logger: Logger;
   now?: () => number;
   /**
-   * Resolves once the session's writes asked for so far are in the store (actors/t2/wiring.ts).
+   * Resolves once the session's writes asked for so far are in the store (actors/t2/t2Wiring.ts).
    * Awaited before a reply is sent: a candidate turn the client saw answered is stored, even on
    * a Postgres pool where the write runs behind the frames.
    */

@@ -32,7 +32,7 @@ const RANK: Readonly<Record<string, number>> = { core: 0, prompts: 0, machines: 
 export const PURE_PACKAGES = new Set(['xstate', 'zod']);
 const PURE_LAYERS = new Set(['machines', 'prompts']);
 
-/** Surfaces of core/surfaceList.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
+/** Surfaces of actors/surfaces.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
 const SURFACES = new Set(['skull', 'docs', 'corrections', 't2']);
 
 const layerOf = (file: string): string => file.split('/')[0]!;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
-import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
 import { JournalWriter, journalPathOf } from '../../actors/t2/recordingJournal.js';

@@ -18,7 +18,7 @@ export interface T2World {
   /** What the rule monitor was handed (an interlocutor reply as it closes). */
   monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
   /**
-   * The tags the root reads on a claim (machines/root.ts): `awaitingClient` (a claim by the same
+   * The tags the root reads on a claim (core/rootMachine.ts): `awaitingClient` (a claim by the same
    * candidate resumes this session) and `resumable` (a `resume=1` claim may take it over).
    */
   tags?: () => { awaitingClient: boolean; resumable: boolean };

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Metrics } from '../../core/metrics.js';
 import type { Logger } from '../../core/log.js';
@@ -57,7 +57,7 @@ export function answerJson(a: ChatAnswer): Record<string, unknown> {
   };
 }
 
-export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
+export function mountDocsApi(app: IRouter, deps: DocsApiDeps): void {
   const settings = deps.settings ?? (() => deps.assistant.defaults());
   const json = express.json({ limit: '64kb' });
   const router = express.Router();

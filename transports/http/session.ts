@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Store } from '../../core/store/sqlStore.js';
 import { VisitorSessionStore } from './visitorStore.js';
-import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
+import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from '../../core/http/cookies.js';
 
 /**
  * Server-side visitor sessions: one row per browser (signed cookie → row), holding the visitor's

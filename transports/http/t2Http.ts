@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
@@ -118,14 +118,14 @@ function sendWav(res: Response, path: string, size: number, name: string): void 
   createReadStream(path).pipe(res);
 }
 
-export function mountT2Http(app: Express, deps: T2HttpDeps): void {
+export function mountT2Http(app: IRouter, deps: T2HttpDeps): void {
   mountSubjectList(app, deps);
   mountPastSessions(app, deps);
   if (deps.devToken) mountDevToken(app, deps.devToken);
   mountProductionAudio(app, deps);
 }
 
-function mountSubjectList(app: Express, deps: T2HttpDeps): void {
+function mountSubjectList(app: IRouter, deps: T2HttpDeps): void {
   // Express 5 hands a rejected handler's error to the error middleware (500).
   app.get('/api/sujets', async (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
@@ -140,7 +140,7 @@ function mountSubjectList(app: Express, deps: T2HttpDeps): void {
 }
 
 /** « Mes séances »: `/api/t2/sessions[/:id[/transcript.txt|/audio.wav]]`, each for its owner only. */
-function mountPastSessions(app: Express, deps: T2HttpDeps): void {
+function mountPastSessions(app: IRouter, deps: T2HttpDeps): void {
   /** Runs `fn` for the bearer's candidate; answers 401 with what to do otherwise. */
   const asCandidate = (req: Request, res: Response, fn: (sub: string) => Promise<void> | void): void => {
     deps
@@ -217,7 +217,7 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
 }
 
 /** Development only (the dev secret signs): mints a short-lived token for a chosen plan. */
-function mountDevToken(app: Express, mint: NonNullable<T2HttpDeps['devToken']>): void {
+function mountDevToken(app: IRouter, mint: NonNullable<T2HttpDeps['devToken']>): void {
   app.post('/api/t2/dev/token', express.json({ limit: '2kb' }), (req: Request, res: Response) => {
     // express.json parses only application/json: a cross-site form cannot reach this without CORS.
     const body = devTokenBody.safeParse(req.body ?? {});
@@ -232,7 +232,7 @@ function mountDevToken(app: Express, mint: NonNullable<T2HttpDeps['devToken']>):
 }
 
 /** The recording of a graded production (the report's audio link), for its candidate only. */
-function mountProductionAudio(app: Express, deps: T2HttpDeps): void {
+function mountProductionAudio(app: IRouter, deps: T2HttpDeps): void {
   app.get('/t2/productions/:id/audio.wav', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {

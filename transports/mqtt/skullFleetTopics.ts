@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { deviceIdSchema } from '../../core/config/sections/skullSection.js';
 import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skullTopics.js';
 
 /**
@@ -6,13 +6,6 @@ import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skull
  * spec's topics, one wildcard subscription per input topic, and the process's own health under
  * `<p>/_service/<instance>/health`. Device ids are checked here, at the edge (zod).
  */
-
-/** A device id: one topic level, no wildcard, not empty, not too long, not `_…` (reserved). */
-export const deviceIdSchema = z
-  .string()
-  .min(1, 'device id is empty')
-  .max(64, 'device id longer than 64 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'device id: letters, digits, . _ - (not first), no MQTT wildcard or /');
 
 /** The spec's input topics, below `<p>/<deviceId>/`. */
 export const FLEET_INPUTS = SKULL_INPUTS;
@@ -73,16 +66,6 @@ export interface Shard {
   index: number;
   count: number;
 }
-
-/** `i/N` with 0 ≤ i < N. */
-export const shardSchema = z
-  .string()
-  .regex(/^\d+\/\d+$/, 'expected i/N, e.g. 0/2')
-  .transform((s) => {
-    const [i, n] = s.split('/').map(Number) as [number, number];
-    return { index: i, count: n };
-  })
-  .refine((s) => s.count >= 1 && s.count <= 1024 && s.index < s.count, 'expected 0 ≤ i < N ≤ 1024');
 
 export function inShard(deviceId: string, shard: Shard): boolean {
   return shard.count === 1 || fnv1a(deviceId) % shard.count === shard.index;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { z } from 'zod';
@@ -11,6 +11,7 @@ import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
 import { CLOSE, type RestoredSession, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
 import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
+import type { UpgradeSource } from '../../core/http/upgrades.js';
 
 export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
@@ -74,7 +75,7 @@ export interface SessionRequest {
 }
 
 export interface T2SocketOptions {
-  server: Server;
+  server: UpgradeSource;
   runtime: Runtime;
   logger: Logger;
   metrics?: Metrics;
@@ -82,7 +83,7 @@ export interface T2SocketOptions {
   maxSessions: number;
   /** Audio when a Gemini key is configured; text otherwise (the client may ask for text). */
   defaultMode: 'audio' | 'text';
-  /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
+  /** Builds the session's machine (actors/t2/t2Wiring.ts), and its audio path when it has one. */
   wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
   /**
    * Asked before the upgrade completes (several instances: the candidate may be live on another

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Express } from 'express';
+import type { IRouter } from 'express';
 
 /**
  * Mermaid diagrams drawn offline, in the visitor's browser, without loosening the pages' CSP.
@@ -47,7 +47,7 @@ function mermaidBundle(): string | undefined {
 }
 
 /** Mounts the frame page and the mermaid bundle (before the viewer's `/docs/*path`). */
-export function mountDiagrams(app: Express): void {
+export function mountDiagrams(app: IRouter): void {
   const bundle = mermaidBundle();
   app.get(MERMAID_BUNDLE_PATH, (_req, res) => {
     if (!bundle) {

@@ -1,55 +1,55 @@
-import type { Express } from 'express';
-import type { DocsAssistant } from '../../actors/docs/contract.js';
+import type { IRouter } from 'express';
+import type { DocsAssistant } from '../../machines/chatContract.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
-import { ChatConfigStore, chatSettingsOverridesSchema } from '../../actors/docs/chatConfigStore.js';
+import { chatSettingsOverridesSchema } from '../../machines/chatSettings.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import { addNavLink, mountHome, mountStatic } from '../layout.js';
-import { adminAuth, type AdminAuth } from '../../transports/http/admin.js';
+import type { AdminAuth } from '../../core/admin/adminAuth.js';
 import { VisitorSessions } from '../../transports/http/session.js';
 import type { DocsVisitorSessions } from './visitor.js';
-import { mountAdminChatParamsPage } from './adminChatParamsPage.js';
-import { mountAdminGapsPage } from './adminGapsPage.js';
-import type { GapStore } from '../../actors/docs/gapStore.js';
+import { mountAdminChatParamsPage, type ChatConfigEditor } from './adminChatParamsPage.js';
+import { mountAdminGapsPage, type GapsReport } from './adminGapsPage.js';
 import { mountAssistantPage } from './assistantPage.js';
 import { mountDocsViewerPage } from './docsViewerPage.js';
 import { mountDiagrams } from './diagrams.js';
-import { sendAdminLoginPage } from '../admin/loginPage.js';
-import { sendErrorPage } from '../errorPage.js';
 
-/** Mounts /assistant, /docs, /admin/chat/params, /admin/docs/gaps (and /admin/login, /static) on an express app. */
+/** Mounts /assistant, /docs, /admin/chat/params, /admin/docs/gaps (and /static) on a router. */
 
-export interface DocsPagesDeps {
-  app: Express;
+export interface DocsPagesDeps<C extends ChatConfigEditor = ChatConfigEditor> {
+  app: IRouter;
   db: Db;
+  /** The process's admin login (core/admin/adminAuth.ts). */
+  admin: AdminAuth;
   /** The store port; default: SQLite over `db`. */
   store?: Store | undefined;
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
   assistant: DocsAssistant;
+  /** The saved ChatConfig of /docs (actors/docs/chatConfigStore.ts, built by the composition root). */
+  chatConfig: C;
   /** Corpus folder, for the images documents reference (default: the core's retriever root). */
   corpusRoot?: string;
   /** Extra model names suggested in the settings forms (the configured default is always there). */
   models?: string[];
   /** The questions the docs did not answer (/admin/docs/gaps); without it the page is not mounted. */
-  gaps?: GapStore;
+  gaps?: GapsReport;
 }
 
-export interface DocsPages {
+export interface DocsPages<C extends ChatConfigEditor = ChatConfigEditor> {
   sessions: DocsVisitorSessions;
-  chatConfig: ChatConfigStore;
+  chatConfig: C;
   admin: AdminAuth;
 }
 
-export function mountDocsPages(d: DocsPagesDeps): DocsPages {
+export function mountDocsPages<C extends ChatConfigEditor>(d: DocsPagesDeps<C>): DocsPages<C> {
   mountStatic(d.app);
   mountHome(d.app);
   const store = storeOf({ db: d.db, store: d.store });
   const sessions = new VisitorSessions(store, { settingsSchema: chatSettingsOverridesSchema, ...(d.config.SESSION_SECRET ? { sessionSecret: d.config.SESSION_SECRET } : {}) });
-  const chatConfig = new ChatConfigStore(store, d.logger);
-  const admin = adminAuth({ app: d.app, db: d.db, store, config: d.config, logger: d.logger, loginPage: sendAdminLoginPage, errorPage: (res, status, message) => sendErrorPage(res, status, { message }) });
+  const { admin, chatConfig } = d;
   const models = (): string[] => [...new Set([d.assistant.defaults().model, ...(d.models ?? [])])];
   const pageDeps = { assistant: d.assistant, sessions, logger: d.logger, models };
   mountAssistantPage(d.app, pageDeps);

@@ -1,12 +1,11 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
-import type { EeSubject, EeTask } from '../../actors/corrections/eeSubjects.js';
 import { mountHome, pageCsp, sendPage, webAssetDir } from '../layout.js';
 import { mountT2Static } from '../t2/mount.js';
 import type { SigninOptions } from '../t2/pages.js';
-import { eeHomePage, eeProductionPage, eeWritePage } from './pages.js';
+import { eeHomePage, eeProductionPage, eeWritePage, type EeSubjectView, type EeTaskView } from './pages.js';
 
 /**
  * The written-practice pages: `/ee`, `/ee/sujets/:id`, `/ee/productions/:id`, and their scripts
@@ -16,8 +15,8 @@ import { eeHomePage, eeProductionPage, eeWritePage } from './pages.js';
  */
 
 export interface EePagesDeps {
-  tasks: readonly EeTask[];
-  subjects: readonly EeSubject[];
+  tasks: readonly EeTaskView[];
+  subjects: readonly EeSubjectView[];
   verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
   logger: Logger;
   /** Development: the page offers to mint a short-lived token (T2's POST /api/t2/dev/token). */
@@ -27,7 +26,7 @@ export interface EePagesDeps {
 const subjectParam = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
 const productionParam = z.string().uuid();
 
-export function mountEePages(app: Express, deps: EePagesDeps): void {
+export function mountEePages(app: IRouter, deps: EePagesDeps): void {
   mountT2Static(app);
   // The home page lists this process's pages (the nav registry), /ee included.
   mountHome(app);

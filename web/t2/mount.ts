@@ -1,11 +1,10 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
-import type { Subject } from '../../actors/t2/subjects.js';
 import { sendErrorPage } from '../errorPage.js';
 import { mountStatic, pageCsp, sendPage, webAssetDir } from '../layout.js';
-import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions } from './pages.js';
+import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions, type SubjectView } from './pages.js';
 
 /**
  * The T2 pages: `/t2/sujets`, `/t2/sujets/:id` (preparation, then live), « Mes séances »
@@ -14,7 +13,7 @@ import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, t
  */
 
 export interface T2PagesDeps {
-  subjects: { list(): Promise<Subject[]>; get(id: string): Promise<Subject | undefined> };
+  subjects: { list(): Promise<SubjectView[]>; get(id: string): Promise<SubjectView | undefined> };
   verifyToken: (token: string | undefined) => Promise<{ sub: string }>;
   logger: Logger;
   textMode: boolean;
@@ -33,9 +32,9 @@ export function t2StaticDir(): string {
 }
 
 /** Also mounted by the written-practice pages (web/ee), which share the sign-in, report and styles. */
-const staticMounted = new WeakSet<Express>();
+const staticMounted = new WeakSet<IRouter>();
 
-export function mountT2Static(app: Express): void {
+export function mountT2Static(app: IRouter): void {
   if (staticMounted.has(app)) return;
   staticMounted.add(app);
   // The pages use the site stylesheet: serve it even when no other surface with pages runs.
@@ -56,7 +55,7 @@ export function mountT2Static(app: Express): void {
   });
 }
 
-export function mountT2Pages(app: Express, deps: T2PagesDeps): void {
+export function mountT2Pages(app: IRouter, deps: T2PagesDeps): void {
   mountT2Static(app);
   /**
    * The host platform may call a page with `Authorization: Bearer <jwt>` (a proxy that signs its

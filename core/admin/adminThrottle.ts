@@ -1,7 +1,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Logger } from '../../core/log.js';
-import type { Db } from '../../core/store/db.js';
-import type { Store } from '../../core/store/sqlStore.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { Store } from '../store/sqlStore.js';
 import { loginLimiter } from './adminStore.js';
 
 /** Wrong passwords allowed per client address, then per account (any address), in the window. */

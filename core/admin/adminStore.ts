@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { RateLimiterPostgres, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Logger } from '../../core/log.js';
-import type { Db } from '../../core/store/db.js';
-import type { PortableMigration, Store } from '../../core/store/sqlStore.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { PortableMigration, Store } from '../store/sqlStore.js';
 
 /** Admin sessions on the store port: a login on one instance is valid on every instance. */
 export const ADMIN_MIGRATIONS: PortableMigration[] = [

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { Config } from '../../core/config/index.js';
-import type { Logger } from '../../core/log.js';
-import type { Db } from '../../core/store/db.js';
-import type { Store } from '../../core/store/sqlStore.js';
-import { storeOf } from '../../core/store/appStore.js';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../store/db.js';
+import type { Store } from '../store/sqlStore.js';
+import { storeOf } from '../store/appStore.js';
 import { AdminSessionStore } from './adminStore.js';
 import { loginThrottle, type LoginThrottle } from './adminThrottle.js';
-import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from './cookies.js';
+import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from '../http/cookies.js';
 
 export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
 
@@ -18,10 +18,10 @@ export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
  * every state-changing admin form must send back (`_csrf` field or `X-CSRF-Token` header).
  * Unset ADMIN_PASSWORD = admin pages answer 404: nothing to guess. The login page itself is drawn
  * by web/admin/loginPage.ts, handed in as `loginPage`; the throttle is adminThrottle.ts.
+ * One per process: core builds it, mounts its login routes and hands it to every surface (`ctx.admin`).
  *
- *   const admin = adminAuth({ app, db, config, logger, loginPage: sendAdminLoginPage });
- *   app.get('/admin/x', admin.requireAdmin, (req, res) => … csrfField(admin.csrfToken(res)) …);
- *   app.post('/admin/x', admin.requireAdmin, admin.form, admin.verifyCsrf, handler);
+ *   router.get('/admin/x', ctx.admin.requireAdmin, (req, res) => … csrfField(ctx.admin.csrfToken(res)) …);
+ *   router.post('/admin/x', ctx.admin.requireAdmin, ctx.admin.form, ctx.admin.verifyCsrf, handler);
  */
 
 export const ADMIN_COOKIE = 'palabre_admin';
@@ -56,21 +56,18 @@ export interface AdminAuth {
 }
 
 export interface AdminDeps {
-  app: Express;
   db: Db;
   /** The store port (sessions and throttle counters); default: SQLite over `db`. */
   store?: Store | undefined;
   config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
-  /** Renders and sends the login page (web/admin/loginPage.ts). */
-  loginPage: (res: Response, view: AdminLoginView) => void;
+  /** Renders and sends the login page (web/admin/loginPage.ts); a bare form without it. */
+  loginPage?: (res: Response, view: AdminLoginView) => void;
   /** Renders and sends an error page in the site's layout (web/errorPage.ts); plain text without it. */
   errorPage?: (res: Response, status: number, message: string) => void;
   /** For tests: a clock. */
   now?: () => number;
 }
-
-const instances = new WeakMap<Express, AdminAuth>();
 
 const loginBody = z.object({
   password: z.string().max(1024),
@@ -95,31 +92,22 @@ function passwordMatches(given: string, expected: string): boolean {
   return a.equals(b) && safeEqual(given, expected);
 }
 
-/** The error page renderer handed to the app's adminAuth, if any (the admin routes are per app). */
-const errorPages = new WeakMap<object, NonNullable<AdminDeps['errorPage']>>();
-
-function refuse(res: Response, status: number, page: string, text: string): void {
-  const errorPage = errorPages.get(res.app);
-  if (errorPage && res.req.accepts(['html', 'json']) === 'html') errorPage(res, status, page);
-  else res.status(status).type('text/plain').send(text);
+/** The refusals, in the site's layout for a browser when an error page renderer was handed in. */
+function refusals(errorPage: AdminDeps['errorPage']): { forbidden(res: Response): void; disabled(res: Response): void } {
+  const refuse = (res: Response, status: number, page: string, text: string): void => {
+    if (errorPage && res.req.accepts(['html', 'json']) === 'html') errorPage(res, status, page);
+    else res.status(status).type('text/plain').send(text);
+  };
+  return {
+    forbidden: (res) => refuse(res, 403, 'Le jeton de sécurité du formulaire manque ou a expiré : rechargez la page, puis envoyez le formulaire à nouveau.', 'Invalid or missing CSRF token.\n'),
+    disabled: (res) => refuse(res, 404, 'Les pages d’administration sont désactivées sur ce serveur : définissez la variable ADMIN_PASSWORD pour les activer.', 'Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n'),
+  };
 }
 
-function forbidden(res: Response): void {
-  refuse(res, 403, 'Le jeton de sécurité du formulaire manque ou a expiré : rechargez la page, puis envoyez le formulaire à nouveau.', 'Invalid or missing CSRF token.\n');
-}
-
-function disabled(res: Response): void {
-  refuse(res, 404, 'Les pages d’administration sont désactivées sur ce serveur : définissez la variable ADMIN_PASSWORD pour les activer.', 'Admin pages are disabled: set ADMIN_PASSWORD to enable them.\n');
-}
-
-/** One instance per express app: the docs pages, corrections and /inspect share it. */
-export function adminAuth(deps: AdminDeps): AdminAuth {
-  if (deps.errorPage) errorPages.set(deps.app, deps.errorPage);
-  const existing = instances.get(deps.app);
-  if (existing) return existing;
-  const auth = createAdminAuth(deps);
-  instances.set(deps.app, auth);
-  return auth;
+/** A bare login form, for a process started without the site's pages (tests, embedding). */
+function plainLoginPage(res: Response, view: AdminLoginView): void {
+  const esc = (v: string) => v.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  res.status(view.status).type('html').send(`<!doctype html><html lang="fr"><title>Connexion</title><main><form method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${esc(view.csrf)}"><input type="hidden" name="next" value="${esc(view.next)}">${view.error ? `<p role="alert">${esc(view.error)}</p>` : ''}<label>Mot de passe <input type="password" name="password"></label><button>Se connecter</button></form></main></html>`);
 }
 
 /** The admin session cookie: signed id → hashed row on the store port. */
@@ -157,13 +145,16 @@ function sessionCookie(store: Store, secret: Buffer, now: () => number): Session
   };
 }
 
-function createAdminAuth(deps: AdminDeps): AdminAuth {
-  const { app, db, config, logger, now = Date.now } = deps;
+/** The admin service and its routes (/admin/login, /admin/logout), which core mounts once. */
+export function createAdminAuth(deps: AdminDeps): AdminAuth & { routes: Router } {
+  const { db, config, logger, now = Date.now } = deps;
   const store = storeOf({ db, store: deps.store });
   const cookie = sessionCookie(store, cookieSecret(config.SESSION_SECRET), now);
   const enabled = Boolean(config.ADMIN_PASSWORD);
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
-  mountLoginRoutes(app, { deps, cookie, form, throttle: loginThrottle({ store, db, logger }) });
+  const { forbidden, disabled } = refusals(deps.errorPage);
+  const routes = express.Router();
+  mountLoginRoutes(routes, { deps, cookie, form, throttle: loginThrottle({ store, db, logger }), forbidden, disabled });
 
   const requireAdmin: RequestHandler = async (req: Request, res: Response, next: NextFunction) => {
     if (!enabled) return disabled(res);
@@ -190,6 +181,7 @@ function createAdminAuth(deps: AdminDeps): AdminAuth {
   };
 
   return {
+    routes,
     enabled,
     requireAdmin,
     verifyCsrf,
@@ -204,8 +196,9 @@ function createAdminAuth(deps: AdminDeps): AdminAuth {
 }
 
 /** GET/POST /admin/login (CSRF cookie, throttle, password) and POST /admin/logout. */
-function mountLoginRoutes(app: Express, o: { deps: AdminDeps; cookie: SessionCookie; form: RequestHandler; throttle: LoginThrottle }): void {
-  const { deps, cookie, form, throttle } = o;
+function mountLoginRoutes(app: Router, o: { deps: AdminDeps; cookie: SessionCookie; form: RequestHandler; throttle: LoginThrottle } & ReturnType<typeof refusals>): void {
+  const { deps, cookie, form, throttle, forbidden, disabled } = o;
+  const loginPage = deps.loginPage ?? plainLoginPage;
   const { logger } = deps;
   const password = deps.config.ADMIN_PASSWORD;
 
@@ -213,7 +206,7 @@ function mountLoginRoutes(app: Express, o: { deps: AdminDeps; cookie: SessionCoo
   function showLogin(res: Response, view: { next: string; error?: string; status?: number }): void {
     const csrf = newToken();
     writeCookie(res.req, res, LOGIN_CSRF_COOKIE, csrf, { path: '/admin', sameSite: 'Strict', maxAgeS: 3600 });
-    deps.loginPage(res, { csrf, next: view.next, ...(view.error ? { error: view.error } : {}), status: view.status ?? 200 });
+    loginPage(res, { csrf, next: view.next, ...(view.error ? { error: view.error } : {}), status: view.status ?? 200 });
   }
 
   app.get('/admin/login', async (req, res) => {
