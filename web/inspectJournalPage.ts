@@ -28,6 +28,7 @@ export function mountInspectJournalPage(app: Express, requireAdmin: RequestHandl
 </div>
 <p id="step-now" class="state-line" role="status" aria-live="polite">—</p>
 <p id="step-move" class="state-line">Transition : —</p>
+<p class="chart-tools"><button type="button" id="chart-fit" aria-pressed="false">Taille réelle</button></p>
 <div id="chart" class="chart-box" tabindex="0" role="region" aria-label="Statechart de la conversation enregistrée (zone défilante)"></div>
 </section>
 <section class="journal-steps" aria-labelledby="steps-title">

@@ -109,6 +109,7 @@ function show(k, focusList) {
   const rootId = root ? root.getAttribute('data-state-id') : '';
   const after = new Set([rootId, ...activeIds(step.state, rootId)]);
   for (const g of svg.querySelectorAll('g[data-state-id]')) g.classList.toggle('active', after.has(g.getAttribute('data-state-id')) && g !== root);
+  scrollToActive();
   for (const e of svg.querySelectorAll('.last')) e.classList.remove('last');
   if (k === 0) {
     moveEl.textContent = 'Transition : départ de la conversation.';
@@ -146,17 +147,18 @@ function renderSteps() {
 function renderCoverage(cov) {
   const body = $('coverage').querySelector('tbody');
   body.replaceChildren();
-  const rel = (s) => s.split('.').slice(1).join('.') || s;
+  // Names relative to the chart's root, guards kept: `idle —ai.request [hasRoom]→ responding`.
+  const prefix = new RegExp(`(^|[\\s,])${cov.machine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`, 'g');
+  const rel = (s) => s.replace(prefix, '$1').replace('→ (stays)', '→ (reste)');
   for (const r of cov.transitions) {
     const tr = el('tr');
     if (r.flag) tr.className = `flag-${r.flag}`;
     tr.append(
-      el('td', `${rel(r.source)} —${r.event}→ ${r.target ? r.target.split(', ').map(rel).join(', ') : '(reste)'}`),
+      el('td', rel(r.transition)),
       el('td', String(r.taken)),
       el('td', r.tested === null ? 'inconnu' : r.tested ? 'oui' : 'non'),
       el('td', r.flag === 'untested' ? 'prise par le trafic, aucun test' : r.flag === 'untaken' ? 'testée, jamais prise' : ''),
     );
-    tr.firstChild.title = r.transition;
     body.append(tr);
   }
   $('cov-summary').textContent =
@@ -165,6 +167,24 @@ function renderCoverage(cov) {
 }
 
 slider.addEventListener('input', () => show(Number(slider.value), false));
+
+// A big chart (T2's is ~4,700 px wide) opens fitted to the box; "Taille réelle" shows it at 100 %
+// and scrolls to the active state.
+const fitBtn = $('chart-fit');
+fitBtn.addEventListener('click', () => {
+  const real = fitBtn.getAttribute('aria-pressed') !== 'true';
+  fitBtn.setAttribute('aria-pressed', String(real));
+  chartEl.classList.toggle('real-size', real);
+  scrollToActive();
+});
+
+function scrollToActive() {
+  const g = chartEl.querySelector('g.state-atomic.active, g.state-final.active');
+  if (!chartEl.classList.contains('real-size') || !g || typeof g.getBBox !== 'function') return;
+  const box = g.getBBox();
+  chartEl.scrollLeft = Math.max(0, box.x - chartEl.clientWidth / 3);
+  chartEl.scrollTop = Math.max(0, box.y - chartEl.clientHeight / 3);
+}
 
 async function main() {
   let data;
