@@ -6,6 +6,10 @@ import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
 import { attachInspectSocket, INSPECT_WS_PATH } from '../../transports/ws/inspectSocket.js';
+import { JournalStore } from '../../core/journal/store.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { mountInspectJournal } from '../../transports/http/inspectJournal.js';
+import { mountInspectJournalPage } from '../../web/inspectJournalPage.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
@@ -43,6 +47,10 @@ export const inspectSurface: Surface = {
       res.type('image/svg+xml').set('Cache-Control', 'no-store').send(svg);
     });
 
+    // Recorded conversations (the journal), scrubbed step by step: /inspect/journal/:id and /api/inspect/journal.
+    mountInspectJournal(app, { journal: new JournalStore(storeOf(ctx)), machines, adminEnabled: admin.enabled, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
+    mountInspectJournalPage(app, admin.requireAdmin);
+
     app.get('/inspect/api/conversations', admin.requireAdmin, (_req, res) => {
       res.json({ conversations: hub.conversations() });
     });
@@ -55,6 +63,9 @@ export const inspectSurface: Surface = {
 <h2 id="actors-title">Conversations</h2>
 <p id="actors-empty" class="muted">Aucune conversation pour l’instant.</p>
 <ul id="actors" class="actor-list"></ul>
+<h3 id="recorded-title">Enregistrées (journal)</h3>
+<p id="recorded-empty" class="muted">Chargement du journal…</p>
+<ul id="recorded" class="recorded-list" aria-labelledby="recorded-title"></ul>
 </section>
 <section class="inspect-chart" aria-labelledby="chart-title">
 <h2 id="chart-title">Statechart</h2>
@@ -101,7 +112,7 @@ export const inspectSurface: Surface = {
 <ol id="log" class="event-log"></ol>
 </section>
 </div>`;
-      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
+      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js', '/static/inspect-recorded.js'], styles: ['/static/inspect.css', '/static/inspect-journal.css'], bodyClass: 'inspect-page' }));
     });
 
     const channel = upgradeChannel();
