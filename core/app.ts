@@ -49,7 +49,7 @@ export interface CreateAppOptions {
   /** A logger to use instead of the one LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
   /** The surfaces whose migrations the store applies (core's own are always applied). */
-  surfaces?: readonly Pick<Surface, 'migrations'>[];
+  surfaces?: readonly Pick<Surface, 'name' | 'migrations' | 'machines'>[];
   /** Services of the layers above, built from the core context. */
   services?: (core: Pick<CoreContext, 'config' | 'logger' | 'metrics'>) => ProcessServices;
 }
@@ -69,6 +69,13 @@ export function migrationsOf(surfaces: readonly Pick<Surface, 'migrations'>[]): 
  * services of the layers above. Sockets (HTTP, MQTT) are opened by the caller: `core/server.ts`
  * for `palabre serve`.
  */
+/** Which surface declared each machine kind: the journal files each conversation under its surface. */
+function surfaceOfMachine(surfaces: readonly Pick<Surface, 'name' | 'machines'>[]): Readonly<Record<string, string>> {
+  const of: Record<string, string> = {};
+  for (const s of surfaces) for (const kind of Object.keys(s.machines ?? {})) of[kind] ??= s.name;
+  return of;
+}
+
 export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = opts.config ?? loadConfig(opts.load);
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
@@ -82,7 +89,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   }
   logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
-  const journal = startJournal(config, runtime, store, logger);
+  const journal = startJournal(config, runtime, store, surfaceOfMachine(opts.surfaces ?? []), logger);
   const metrics = createMetrics();
   const services = opts.services?.({ config, logger, metrics }) ?? { context: {} as AppServices };
   const engines = new EngineSet(logger);
