@@ -266,7 +266,9 @@ export function wireT2Session(deps: T2Deps, params: SessionParams): { logic: typ
     }
   };
   const restored = params.restore ? { restored: { transcript: params.restore.transcript, examEndsAt: params.restore.examEndsAt } } : {};
-  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(params.takeover ? { takeover: true } : {}), ...(deps.now ? { now: deps.now } : {}), ...restored };
+  // The clock is always in the input, never the chart's own Date.now: the journal records what it
+  // returns, so a replay computes the same exam clock.
+  const input: T2Input = { sessionId: params.sessionId, sujetId: params.sujetId, mode: params.mode, ...deps.timers, resumeOnly: params.resume === true, ...(params.takeover ? { takeover: true } : {}), now, ...restored };
   return { logic, input, audio };
 }
 
