@@ -16,7 +16,7 @@ import { reportSchema, type FallbackReason, type Report, type ReportErrorWithOri
  */
 
 
-export const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
+const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
   offline_provider: 'fournisseur hors ligne (aucune clé de modèle configurée)',
   model_unreachable: 'modèle injoignable',
   invalid_after_repair: 'réponse du modèle invalide, même après une reprise',
@@ -51,9 +51,9 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
  * Under a ceiling, the share of the band every production gets: even the weakest production of a
  * band is judged against that band, the rest is earned by its language (scores are scaled into it).
  */
-export const BAND_FLOOR = 0.3;
+const BAND_FLOOR = 0.3;
 
-export function toReportError(f: Finding): ReportErrorWithOrigin {
+function toReportError(f: Finding): ReportErrorWithOrigin {
   return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
 }
 

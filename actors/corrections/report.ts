@@ -19,13 +19,10 @@ export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: numbe
 
 // What the model must return is part of the prompt's contract: prompts/corrections/modelOutput.ts.
 export {
-  criterionScoreSchema,
-  errorSchema,
   oralModelOutputSchema,
   writtenModelOutputSchema,
   type ModelOutput,
   type OralModelOutput,
-  type ReportError,
   type WrittenModelOutput,
 } from '../../prompts/corrections/modelOutput.js';
 
@@ -33,7 +30,7 @@ export {
  * IRCC's equivalence of TCF Canada expression orale / écrite scores (/20) with NCLC levels
  * (canada.ca, "Language test equivalency charts", TCF Canada). See docs/corrections.md.
  */
-export const NCLC_SOURCE =
+const NCLC_SOURCE =
   'IRCC, Language test equivalency charts — TCF Canada, expression orale/écrite (/20): https://www.canada.ca/en/immigration-refugees-citizenship/services/immigrate-canada/express-entry/documents/language-requirements/test-equivalency-charts.html';
 const NCLC_TABLE: ReadonlyArray<[number, string]> = [
   [16, '10+'], [14, '9'], [12, '8'], [10, '7'], [7, '6'], [6, '5'], [4, '4'],

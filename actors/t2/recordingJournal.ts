@@ -21,7 +21,7 @@ import { repairWav } from './wavWriter.js';
  * last record may be cut: it is dropped, the rest assembled (`recoverRecording`).
  */
 
-export const JOURNAL_SUFFIX = '.journal';
+const JOURNAL_SUFFIX = '.journal';
 const MAGIC = 'PALREC01';
 const HEADER = 16;
 const RECORD = 16;

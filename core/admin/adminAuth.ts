@@ -24,11 +24,11 @@ export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
  *   router.post('/admin/x', ctx.admin.requireAdmin, ctx.admin.form, ctx.admin.verifyCsrf, handler);
  */
 
-export const ADMIN_COOKIE = 'palabre_admin';
+const ADMIN_COOKIE = 'palabre_admin';
 const LOGIN_CSRF_COOKIE = 'palabre_login_csrf';
 const SESSION_TTL_MS = 12 * 3600_000;
 
-export interface AdminSession {
+interface AdminSession {
   csrf: string;
 }
 

@@ -27,7 +27,7 @@ export interface T2PagesDeps {
 const idParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9-]+$/);
 
 /** web/t2/static: the browser scripts and stylesheet of the T2 pages. */
-export function t2StaticDir(): string {
+function t2StaticDir(): string {
   return webAssetDir('t2/static');
 }
 

@@ -19,7 +19,7 @@ const itemSchema = z.object({
 });
 const MARK = /\[\[([^|\]]+)\|([a-z_]+)\]\]/g;
 
-export interface Label { code: string; start: number; end: number; quote: string }
+interface Label { code: string; start: number; end: number; quote: string }
 export interface Item { id: string; natif: boolean; production: Production; labels: Label[]; words: number }
 
 export type EvalPart = 'tune' | 'heldout' | 'fresh' | 'final' | 'tuning';
