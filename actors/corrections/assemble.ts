@@ -6,7 +6,8 @@ import { type Production } from '../../prompts/corrections/tasks.js';
 import { measureTask, type Measured } from './ceiling.js';
 import { taskAdvice, taskStrengths } from './feedback.js';
 import { ORAL, SCORING, densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
-import { PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, type ModelOutput } from './report.js';
+import type { ModelOutput } from '../../prompts/corrections/modelOutput.js';
+import { PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf } from './report.js';
 import { reportSchema, type FallbackReason, type Report, type ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 
 /**

@@ -3,12 +3,10 @@ import type { Epreuve, WrittenTask } from '../../prompts/corrections/tasks.js';
 
 /**
  * The figures of a report: word limits, NCLC levels, criteria weights and the global score. The
- * schemas are in two layers: what the MODEL must return (prompts/corrections/modelOutput.ts,
- * re-exported here), and the REPORT palabre returns and stores (machines/correctionReport.ts),
- * which adds what palabre computes itself.
+ * schemas are in two layers: what the MODEL must return (prompts/corrections/modelOutput.ts),
+ * and the REPORT palabre returns and stores (machines/correctionReport.ts), which adds what
+ * palabre computes itself.
  */
-
-export { ORAL_TASKS, WRITTEN_TASKS } from '../../prompts/corrections/tasks.js';
 
 /** Word limits of the written tasks (TCF Canada expression écrite). */
 export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: number }>> = {
@@ -16,15 +14,6 @@ export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: numbe
   EE_T2: { min: 120, max: 150 },
   EE_T3: { min: 120, max: 180 },
 };
-
-// What the model must return is part of the prompt's contract: prompts/corrections/modelOutput.ts.
-export {
-  oralModelOutputSchema,
-  writtenModelOutputSchema,
-  type ModelOutput,
-  type OralModelOutput,
-  type WrittenModelOutput,
-} from '../../prompts/corrections/modelOutput.js';
 
 /**
  * IRCC's equivalence of TCF Canada expression orale / écrite scores (/20) with NCLC levels

@@ -1,5 +1,5 @@
 import { CODE_CRITERE, WRITTEN_ONLY_CODES, AUTRE } from '../../prompts/taxonomy.js';
-import { oralModelOutputSchema, writtenModelOutputSchema, type ModelOutput } from './report.js';
+import { oralModelOutputSchema, writtenModelOutputSchema, type ModelOutput } from '../../prompts/corrections/modelOutput.js';
 import { candidateText, quoteOccursIn } from './production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 

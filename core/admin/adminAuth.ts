@@ -10,7 +10,6 @@ import { AdminSessionStore } from './adminStore.js';
 import { loginThrottle, type LoginThrottle } from './adminThrottle.js';
 import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from '../http/cookies.js';
 
-export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
 
 /**
  * Admin login for /admin/* and /inspect: one password (ADMIN_PASSWORD), a signed session cookie

@@ -3,7 +3,7 @@ import { assembleReport } from '../../actors/corrections/assemble.js';
 import type { TranscriptTurn } from '../../prompts/corrections/tasks.js';
 import { runDetectors } from '../../actors/corrections/detectors/index.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
-import { type OralModelOutput } from '../../actors/corrections/report.js';
+import { type OralModelOutput } from '../../prompts/corrections/modelOutput.js';
 import { reportSchema } from '../../machines/correctionReport.js';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';

@@ -20,7 +20,6 @@ import { drain } from './skullDrain.js';
 import { capabilitiesOf, iaConfigFor } from './skullSchemas.js';
 import { deviceAddressing, skullTopics, SKULL_INPUTS, type SkullAddressing, type SkullTopics } from './skullTopics.js';
 
-export type { HealthPayload } from './skullHealth.js';
 
 /**
  * The Skull's MQTT edge, for one device and for a fleet alike: one device is a fleet of one. It

@@ -13,7 +13,6 @@ import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitte
 import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
 import type { UpgradeSource } from '../../core/http/upgrades.js';
 
-export { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from './t2liveFrames.js';
 
 /**
  * The T2 live socket: `GET /t2/live?sujet=<id>[&mode=audio|text]` with the subprotocols
