@@ -1,6 +1,6 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/gradingPrompt.js';
-import { DETECTORS, type Finding } from './detectors/index.js';
+import { DETECTORS, type Finding } from './detectors/allDetectors.js';
 import { candidateText, countWords, normaliseQuote } from './production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 import { measureTask, type Measured } from './ceiling.js';

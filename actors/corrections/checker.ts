@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/log.js';
 import { buildContext, type Finding } from './detectors/context.js';
-import { DETECTORS } from './detectors/index.js';
-import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
+import { DETECTORS } from './detectors/allDetectors.js';
+import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicalChecks.js';
 import { toFindings } from './grammalecte/mapping.js';
 import { INSTALL_HINT } from './grammalecte/locate.js';
 import type { GrammarEngine } from './grammalecte/sidecar.js';

@@ -1,5 +1,5 @@
 import { AUTRE, describeCode, type Critere } from '../../prompts/taxonomy.js';
-import type { CorrectionStore } from './store.js';
+import type { CorrectionStore } from './correctionsStore.js';
 
 /**
  * Patterns (docs/corrections.md § Patterns and enrichment): a code is a confirmed pattern for a candidate when it appears in at

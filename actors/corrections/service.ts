@@ -24,7 +24,7 @@ import { GrammalectePool } from './grammalecte/pool.js';
 import { withEngines } from './engines.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
-import { CorrectionStore } from './store.js';
+import { CorrectionStore } from './correctionsStore.js';
 import { validateModelAnswer } from './validate.js';
 import { wireCorrection, type CorrectionActors } from './correctionsWiring.js';
 

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionRecorder } from './recorder.js';
+import { SessionRecorder } from './audioRecorder.js';
 import { pcm16FromBytes } from './resampler.js';
 import { repairWav } from './wavWriter.js';
 

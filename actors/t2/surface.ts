@@ -12,7 +12,7 @@ import { upgradeChannel } from '../../core/http/upgrades.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
-import { mountT2Pages } from '../../web/t2/mount.js';
+import { mountT2Pages } from '../../web/t2/t2Mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';

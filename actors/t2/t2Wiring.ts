@@ -6,7 +6,7 @@ import type { Logger } from '../../core/log.js';
 import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type RestoredSession, type SessionFacts, type T2Input } from '../../machines/t2live.js';
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
-import { SessionRecorder } from './recorder.js';
+import { SessionRecorder } from './audioRecorder.js';
 import { journalPathOf, recoverRecording } from './recordingJournal.js';
 import { appendRecording } from './recordingJoin.js';
 import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';

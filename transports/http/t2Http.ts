@@ -6,7 +6,7 @@ import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 
 /**
- * HTTP edge of T2 (JSON and files; the pages are web/t2/mount.ts): `GET /api/sujets?tache=EO_T2`,
+ * HTTP edge of T2 (JSON and files; the pages are web/t2/t2Mount.ts): `GET /api/sujets?tache=EO_T2`,
  * `GET /t2/productions/:id/audio.wav`, and the candidate's past sessions:
  * `GET /api/t2/sessions`, `/api/t2/sessions/:id`, `/api/t2/sessions/:id/transcript.txt|audio.wav`,
  * each for its owner only (Bearer JWT whose `sub` is the session's candidate). In development

@@ -44,7 +44,7 @@ type AddressedTopic =
 /**
  * Where a device's topics are: the one difference between one device (its topics at the prefix,
  * its id from SKULL_DEVICE_ID) and a fleet (`<p>/<deviceId>/…`, skullFleetTopics.ts). The edge
- * (skull.ts) reads and writes every topic through this.
+ * (skullEdge.ts) reads and writes every topic through this.
  */
 export interface SkullAddressing {
   /** The subscriptions of these inputs (exact topics, or one wildcard per input). */
