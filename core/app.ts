@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { loadConfig, type Config, type LoadOptions } from './config/index.js';
 import { createLogger, type Logger } from './log.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { openStore, type Db } from './store/db.js';
+import { createMetrics } from './metrics.js';
+import { openStore } from './store/db.js';
 import { openAppStore, orderedMigrations } from './store/appStore.js';
 import type { PortableMigration, Store } from './store/sqlStore.js';
 import { ADMIN_MIGRATIONS } from './admin/adminStore.js';
@@ -14,7 +14,7 @@ import type { JournalRecorder } from './journal/recorder.js';
 import type { AppContext, AppServices, Surface } from './surfaceContract.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */
-export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl' | 'admin' | 'machines'>;
+type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl' | 'admin' | 'machines'>;
 
 /**
  * What the layers above core bring to the process besides surfaces (actors/llm/llmServices.ts:
@@ -122,7 +122,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
 }
 
 /** Resolves once pino's asynchronous destination has written everything it holds. */
-export function flushLogger(logger: Logger): Promise<void> {
+function flushLogger(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
     try {
       logger.flush(() => resolve());
@@ -131,5 +131,3 @@ export function flushLogger(logger: Logger): Promise<void> {
     }
   });
 }
-
-export type { Db, Metrics, Runtime };

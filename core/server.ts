@@ -25,7 +25,7 @@ export class StartupError extends Error {
 }
 
 /** The site's own pages, drawn by web/ and handed in by the caller; JSON and bare forms without them. */
-export interface SitePages {
+interface SitePages {
   /** An error page in the site's layout (404 with the path asked for, 5xx, admin refusals). */
   sendError(res: Response, status: number, opts?: { message?: string; path?: string }): void;
   /** The admin login form. */
@@ -45,7 +45,6 @@ export interface ServeOptions {
   pages?: SitePages;
 }
 
-export type { StartedSurface } from './probes.js';
 
 /** The HTTP server of the process. */
 export interface HttpServer {
@@ -108,7 +107,7 @@ function portMessage(err: ListenError, what: string, portVar: string, hostVar: s
 }
 
 /** The surfaces SURFACES names (`all`, `none`, or a comma list); unknown names are an error. */
-export function selectSurfaces(all: readonly Surface[], setting: string): Surface[] {
+function selectSurfaces(all: readonly Surface[], setting: string): Surface[] {
   const wanted = setting.trim();
   if (wanted === 'all') return [...all];
   const names = wanted === 'none' ? [] : wanted.split(',').map((n) => n.trim());
@@ -129,7 +128,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 }
 
 /** Seconds a client is told to wait (Retry-After) while this process drains. */
-export const DRAIN_RETRY_AFTER_S = 5;
+const DRAIN_RETRY_AFTER_S = 5;
 
 /**
  * The bare Express app: proxy trust, production mode, helmet's security headers with our CSP, and
@@ -321,7 +320,7 @@ function trackConnections(server: Server): Connections {
  * Mounts what a started surface declared: its routes on the app, its WebSocket paths in the
  * upgrade routing. A path two surfaces declare is a mistake, refused here.
  */
-export function mountSurface(http: HttpServer, sockets: Map<string, UpgradeHandler>, name: string, running: RunningSurface): void {
+function mountSurface(http: HttpServer, sockets: Map<string, UpgradeHandler>, name: string, running: RunningSurface): void {
   if (running.routes) http.app.use(running.routes);
   for (const [path, handler] of Object.entries(running.sockets ?? {})) {
     if (sockets.has(path)) throw new Error(`the WebSocket path ${path} of ${name} is already taken`);
@@ -384,7 +383,7 @@ interface Stoppable {
 }
 
 /** How a stop went: `forced` when the deadline cut it; `failed` names surfaces whose stop threw. */
-export interface ShutdownOutcome {
+interface ShutdownOutcome {
   forced: boolean;
   failed?: string[];
 }

@@ -65,7 +65,7 @@ export interface RunningSurface {
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /** The drain's budget: a surface finishes its in-flight work by `deadlineAt` (epoch ms). */
-export interface StopOptions {
+interface StopOptions {
   deadlineAt: number;
 }
 

@@ -70,6 +70,3 @@ type EchoSnapshot = SnapshotFrom<typeof echoMachine>;
 
 /** Echoes sent back so far: what the edge's health reads, never the context itself. */
 export const selectEchoes = (s: EchoSnapshot): number => s.context.echoes;
-
-/** Whether the conversation still takes lines. */
-export const selectOpen = (s: EchoSnapshot): boolean => s.status === 'active' && !s.matches('closed');

@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 import type { GenerateResult } from './llmPort.js';
 import type { BreakerRef } from './breaker.js';
 import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, type LlmCallErrorKind, type LlmCallRequest, type LlmPolicySettings, type RetryReport } from './llmPolicy.js';
@@ -140,4 +140,3 @@ export const llmCallMachine = setup({
   },
 });
 
-export type LlmCallRef = ActorRefFrom<typeof llmCallMachine>;

@@ -31,7 +31,7 @@ export interface TickEvent {
   expiresInMs: number;
 }
 
-export interface StopEvent {
+interface StopEvent {
   type: 'stop';
   /** Epoch ms: the drain's start, and the time by which everything must be done. */
   startedAt: number;
@@ -39,7 +39,7 @@ export interface StopEvent {
 }
 
 /** Raised by the sweeper for the instance region: what the renewal found. */
-export type RenewalDoneEvent = { type: 'renewal.done' } & RenewalOutcome;
+type RenewalDoneEvent = { type: 'renewal.done' } & RenewalOutcome;
 
 export type T2InstanceEvent = TickEvent | StopEvent | RenewalDoneEvent | { type: 'sessions.drained' };
 

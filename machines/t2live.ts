@@ -23,7 +23,7 @@ import { and, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, s
  * actor closes over it, so inspection never sees it.
  */
 
-export type Speaker = 'candidate' | 'interlocutor';
+type Speaker = 'candidate' | 'interlocutor';
 
 export interface Turn {
   speaker: Speaker;
@@ -166,10 +166,10 @@ export interface T2Context extends T2Input {
 }
 
 /** Messages held before the dialogue opens; one more is refused with an error frame, not dropped. */
-export const MAX_HELD_TEXTS = 8;
+const MAX_HELD_TEXTS = 8;
 
 /** Events from the transport (validated there). */
-export type ClientEvent =
+type ClientEvent =
   | { type: 'client.audio'; pcm: Uint8Array }
   | { type: 'client.text'; text: string; atMs: number }
   | { type: 'client.end' }
@@ -195,7 +195,7 @@ export type InterlocutorEvent =
  * (core/rootMachine.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
  * time, tells it to save without the report (graded at the next start).
  */
-export type SystemEvent =
+type SystemEvent =
   | { type: 'conversation.replaced' }
   | { type: 'server.shutdown' }
   | { type: 'server.deadline' }

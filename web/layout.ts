@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type IRouter, type Response } from 'express';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
-export { html, escapeHtml, trusted, SafeHtml } from './html.js';
+export { html, trusted, SafeHtml } from './html.js';
 
 /**
  * The page shell every palabre page shares (docs assistant, T2, inspector): landmarks (header,
@@ -31,7 +31,7 @@ export function addNavLink(link: NavLink): void {
   navLinks.sort((a, b) => (a.order ?? 50) - (b.order ?? 50));
 }
 
-export function getNavLinks(): readonly NavLink[] {
+function getNavLinks(): readonly NavLink[] {
   return navLinks;
 }
 
@@ -134,7 +134,7 @@ export function webAssetDir(relative: string): string {
 }
 
 /** web/static. */
-export function staticDir(): string {
+function staticDir(): string {
   return webAssetDir('static');
 }
 

@@ -24,7 +24,7 @@ import { GrammalectePool } from './grammalecte/pool.js';
 import { withEngines } from './engines.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
-import { CorrectionStore } from './store.js';
+import { CorrectionStore } from './correctionsStore.js';
 import { validateModelAnswer } from './validate.js';
 import { wireCorrection, type CorrectionActors } from './correctionsWiring.js';
 
@@ -35,7 +35,7 @@ import { wireCorrection, type CorrectionActors } from './correctionsWiring.js';
  */
 
 /** Margin between the grading deadline and the HTTP limit: detectors + saving take milliseconds. */
-export const DEADLINE_MARGIN_MS = 3_000;
+const DEADLINE_MARGIN_MS = 3_000;
 
 type CorrectionConfig = Pick<Config,
   'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
@@ -60,7 +60,6 @@ export interface CorrectionsDeps {
 }
 
 /** The invoked actors of the `correction` chart, as the engine implements them. */
-export type { CorrectionActors } from './correctionsWiring.js';
 
 export class CorrectionEngine implements CorrectionService {
   readonly store: CorrectionStore;

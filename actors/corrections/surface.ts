@@ -4,12 +4,12 @@ import type { AppContext, Surface } from '../../core/surfaceContract.js';
 import { correctionsRouter } from '../../transports/http/correctionsHttp.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
-import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
-import { mountEePages } from '../../web/ee/mount.js';
+import { ORAL_TASKS, WRITTEN_TASKS } from '../../prompts/corrections/tasks.js';
+import { mountEePages } from '../../web/ee/eeMount.js';
 import { addNavLink } from '../../web/layout.js';
 import { EE_SUBJECTS, EE_TASKS } from './eeSubjects.js';
 import { writtenPracticeDeps } from './eePractice.js';
-import { CORRECTION_MIGRATIONS } from './store.js';
+import { CORRECTION_MIGRATIONS } from './correctionsStore.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with

@@ -35,7 +35,6 @@ export const FAILED_ANSWERS = {
   fr: 'La réponse n’a pas pu être produite pour le moment. Réessayez dans un instant.',
   en: 'The answer could not be produced just now. Try again in a moment.',
 } as const;
-export const FAILED_ANSWER = FAILED_ANSWERS.fr;
 
 export type DocsConfig = Pick<
   Config,
@@ -76,7 +75,7 @@ export interface DocsAssistantDeps {
 }
 
 /** The invoked actors of the `chat` chart, as this assistant implements them. */
-export interface ChatActors {
+interface ChatActors {
   retrieve: ReturnType<typeof fromPromise<Retrieved, { question: string; k: number }>>;
   judge: ReturnType<typeof fromPromise<JudgeOutput, JudgeInput>>;
   generate: ReturnType<typeof fromPromise<LlmCallOutput, LlmCallInput>>;
@@ -104,7 +103,7 @@ export function docHref(path: string, anchor: string): string {
   return `/docs/${encoded}${anchor ? `#${anchor}` : ''}`;
 }
 
-export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
+function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
   return { path: p.path, section: p.section, anchor: p.anchor, lang: p.lang, href: docHref(p.path, p.anchor) };
 }
 

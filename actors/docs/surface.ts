@@ -5,14 +5,14 @@ import type { Surface } from '../../core/surfaceContract.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
-import { mountDocsPages } from '../../web/docs/mount.js';
+import { mountDocsPages } from '../../web/docs/docsMount.js';
 import { GAP_MIGRATIONS, GapStore } from './gapStore.js';
 import { ChatConfigStore, chatConfigMigrations } from './chatConfigStore.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
  * persisted index up to date, watches the corpus, mounts the JSON API and the pages
- * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/mount.ts).
+ * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/docsMount.ts).
  */
 let running: DocsCore | undefined;
 

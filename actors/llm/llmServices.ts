@@ -6,7 +6,7 @@ import { watchModels, type ModelStatus, type ModelWatch } from './modelStatus.js
 import { createProviders } from './providers.js';
 import type { ProviderRegistry } from './registry.js';
 import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from './surfaceEndpoints.js';
-import type { ProviderName } from './types.js';
+import type { ProviderName } from '../../machines/llmPort.js';
 
 // Every surface's context carries the providers (core passes them through without knowing them).
 declare module '../../core/surfaceContract.js' {

@@ -17,7 +17,7 @@ export interface ProvideLlmCallOptions {
  * machine leaves `attempting` (timeout, stop), and the provider hands it to the SDK, so the HTTP
  * request in flight is aborted too.
  */
-export function generateActor(provider: LlmProvider, onDelta?: (delta: string) => void) {
+function generateActor(provider: LlmProvider, onDelta?: (delta: string) => void) {
   return fromPromise<GenerateResult, GenerateActorInput>(({ input, signal }) =>
     provider.generate({ ...input.request, signal, ...(onDelta ? { onDelta } : {}) }),
   );
@@ -35,8 +35,6 @@ export function provideLlmCall(provider: LlmProvider, opts: ProvideLlmCallOption
     },
   });
 }
-
-export type WiredLlmCallMachine = ReturnType<typeof provideLlmCall>;
 
 export interface RunLlmCallOptions extends ProvideLlmCallOptions {
   /** SimulatedClock in tests. */

@@ -1,6 +1,6 @@
 import { redactUrl } from '../../core/log.js';
 import type { Surface } from '../../core/surfaceContract.js';
-import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
+import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skullEdge.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';
 import { fleetSupervisor, wireSkull, type SkullWiringOptions } from './skullWiring.js';
@@ -23,7 +23,7 @@ export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<Skul
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
- * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skull.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
+ * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skullEdge.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
  */
 export const skullSurface: Surface = {
   name: 'skull',

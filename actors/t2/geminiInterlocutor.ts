@@ -14,7 +14,6 @@ import type { InterlocutorEvent, InterlocutorInput, RestoredSession, ToInterlocu
  * across Gemini's ~10-minute limit and the audio queue during a gap are actors/t2/geminiLiveLink.ts.
  */
 
-export { INPUT_MIME, MAX_SILENT_RESUMES, liveConfig } from './geminiLiveLink.js';
 
 export interface GeminiInterlocutorDeps {
   ai: GoogleGenAI;

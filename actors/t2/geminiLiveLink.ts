@@ -35,7 +35,7 @@ const MAX_QUEUED_BYTES = 10 * 16000 * 2;
  * Resumed connections closed before Gemini said anything on them, in a row, before giving up: a
  * handle Gemini refuses (expired, unknown) must end in `interlocutor.failed`, not in a loop.
  */
-export const MAX_SILENT_RESUMES = 3;
+const MAX_SILENT_RESUMES = 3;
 
 /** The setup Gemini Live is sent, with transcriptions and resumption (docs/t2-live.md#configuration). */
 export function liveConfig(systemPrompt: string, handle?: string): LiveConnectConfig {

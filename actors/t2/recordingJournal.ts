@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionRecorder } from './recorder.js';
+import { SessionRecorder } from './audioRecorder.js';
 import { pcm16FromBytes } from './resampler.js';
 import { repairWav } from './wavWriter.js';
 
@@ -21,7 +21,7 @@ import { repairWav } from './wavWriter.js';
  * last record may be cut: it is dropped, the rest assembled (`recoverRecording`).
  */
 
-export const JOURNAL_SUFFIX = '.journal';
+const JOURNAL_SUFFIX = '.journal';
 const MAGIC = 'PALREC01';
 const HEADER = 16;
 const RECORD = 16;

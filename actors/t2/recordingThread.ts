@@ -19,7 +19,7 @@ import { startWorker } from '../../core/worker.js';
  */
 
 /** Longest a recorded chunk waits on the main thread before it is posted to the worker. */
-export const FLUSH_MS = 20;
+const FLUSH_MS = 20;
 
 /** Opens and closes (a few per session): objects, each placed before the chunk record `at`. */
 export type RecordingControl =

@@ -61,12 +61,12 @@ export interface FinishedSession {
 }
 
 /** End reasons whose sessions are graded at the next start when the stop left them ungraded. */
-export const REGRADE_REASONS = ['server_shutdown', 'interrupted'] as const;
+const REGRADE_REASONS = ['server_shutdown', 'interrupted'] as const;
 
 type SessionTables = { t2_sessions: SessionRow };
 
 /** `datetime('now')`'s format (UTC, no zone), which rows kept since before the store port have. */
-export function storeNow(at = Date.now()): string {
+function storeNow(at = Date.now()): string {
   return new Date(at).toISOString().slice(0, 19).replace('T', ' ');
 }
 

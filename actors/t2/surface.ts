@@ -12,7 +12,7 @@ import { upgradeChannel } from '../../core/http/upgrades.js';
 import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
-import { mountT2Pages } from '../../web/t2/mount.js';
+import { mountT2Pages } from '../../web/t2/t2Mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';
@@ -53,9 +53,9 @@ export interface T2SurfaceOptions {
 }
 
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
-export const DEV_TOKEN_TTL_S = 2 * 3600;
+const DEV_TOKEN_TTL_S = 2 * 3600;
 
-export function geminiConfigured(config: Config): boolean {
+function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
@@ -64,7 +64,7 @@ export function geminiConfigured(config: Config): boolean {
  * Vertex AI. The SDK is imported here, when Gemini is configured: without a key (text mode)
  * `palabre serve` never holds it, which keeps its idle RSS low.
  */
-export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
+async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
   const { GoogleGenAI } = await import('@google/genai');
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
@@ -83,7 +83,7 @@ export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
  * What a fenced instance's candidates get: the close code of an upstream or store failure (1011),
  * with words of its own (the page shows them rather than its generic 1011 message).
  */
-export const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
+const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
 
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
   return {

@@ -2,7 +2,7 @@ import { createActor, fromCallback, fromPromise, waitFor, type Actor, type Actor
 import { isFenced, isStopped, isStopping, t2InstanceMachine, type DrainInput, type RenewalOutcome, type SweepInput, type TickEvent } from '../../machines/t2Instance.js';
 
 /** Where this instance's claims stand (actors/t2/claims.ts). */
-export interface InstanceClaims {
+interface InstanceClaims {
   readonly renewEveryMs: number;
   fenced(): boolean;
   expiresInMs(): number;

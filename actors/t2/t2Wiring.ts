@@ -6,7 +6,7 @@ import type { Logger } from '../../core/log.js';
 import { t2liveMachine, type EvaluateInput, type Graded, type Principal, type RestoredSession, type SessionFacts, type T2Input } from '../../machines/t2live.js';
 import { AudioPipe, type ClientAudioPort, type InterlocutorAudioPort } from './audioPipe.js';
 import { pcm16FromBytes } from './resampler.js';
-import { SessionRecorder } from './recorder.js';
+import { SessionRecorder } from './audioRecorder.js';
 import { journalPathOf, recoverRecording } from './recordingJournal.js';
 import { appendRecording } from './recordingJoin.js';
 import type { ClosedRecording, RecordingThread, ThreadRecording } from './recordingThread.js';
@@ -17,9 +17,9 @@ import type { Subject, SubjectStore } from './subjects.js';
 import { OrderedWrites } from './orderedWrites.js';
 
 /** Why phonologie is absent from a T2 live report (docs/t2-live.md#phonology-spec-5-td-08). */
-export const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
+const PHONOLOGIE_NOTE = 'Phonologie non évaluée : l’évaluation demande l’audio brut (TD-08) ; le score porte sur les trois autres critères.';
 
-export interface T2Timers {
+interface T2Timers {
   examMs: number;
   warningMs: number;
   idleMs: number;
@@ -71,7 +71,7 @@ export interface SessionParams {
 }
 
 /** The audio URL of a production (GET, owner only: transports/http/t2Http.ts). */
-export function audioUrlOf(productionId: string): string {
+function audioUrlOf(productionId: string): string {
   return `/t2/productions/${encodeURIComponent(productionId)}/audio.wav`;
 }
 

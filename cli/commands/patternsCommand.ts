@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
 import { allMigrations } from '../../actors/serve.js';
-import { CorrectionStore } from '../../actors/corrections/store.js';
+import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { autreReview, candidatePatterns, AUTRE_MIN, PATTERN_MIN, PATTERN_WINDOW } from '../../actors/corrections/patterns.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';

@@ -20,7 +20,7 @@ export interface Check {
 export const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', unchecked: '?' };
 
 /** The surface names this build's `palabre serve` knows (actors/surfaces.ts). */
-export const KNOWN_SURFACES = ['skull', 'docs', 'corrections', 't2', 'inspect'] as const;
+const KNOWN_SURFACES = ['skull', 'docs', 'corrections', 't2', 'inspect'] as const;
 
 /** The surfaces SURFACES selects, as core/server.ts's selectSurfaces reads it, plus the unknown names. */
 export function configuredSurfaces(setting: string): { names: string[]; unknown: string[] } {

@@ -10,7 +10,6 @@ import { AdminSessionStore } from './adminStore.js';
 import { loginThrottle, type LoginThrottle } from './adminThrottle.js';
 import { clearCookie, cookieSecret, newToken, readCookie, safeEqual, sign, unsign, writeCookie } from '../http/cookies.js';
 
-export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
 
 /**
  * Admin login for /admin/* and /inspect: one password (ADMIN_PASSWORD), a signed session cookie
@@ -24,11 +23,11 @@ export { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from './adminThrottle.js';
  *   router.post('/admin/x', ctx.admin.requireAdmin, ctx.admin.form, ctx.admin.verifyCsrf, handler);
  */
 
-export const ADMIN_COOKIE = 'palabre_admin';
+const ADMIN_COOKIE = 'palabre_admin';
 const LOGIN_CSRF_COOKIE = 'palabre_login_csrf';
 const SESSION_TTL_MS = 12 * 3600_000;
 
-export interface AdminSession {
+interface AdminSession {
   csrf: string;
 }
 

@@ -10,7 +10,7 @@ import { chartTransitions, countTaken, transitionName } from './transitions.js';
  * tests did (`coverage/model/<machine>.json`, written by `npm run test:model`). Flags the paths
  * real traffic takes that no test took, and the tested paths real traffic never takes.
  */
-export interface TransitionRow {
+interface TransitionRow {
   transition: string;
   source: string;
   event: string;
@@ -44,7 +44,7 @@ const coverageFileSchema = z.object({
 export const DEFAULT_MODEL_COVERAGE_DIR = join(process.cwd(), 'coverage', 'model');
 
 /** The transitions the model tests did not cover, or null when no (readable) coverage file exists. */
-export function readModelCoverage(dir: string, machine: string): { file: string; runId: string; uncovered: Set<string> } | null {
+function readModelCoverage(dir: string, machine: string): { file: string; runId: string; uncovered: Set<string> } | null {
   const file = join(dir, `${machine}.json`);
   if (!existsSync(file)) return null;
   try {

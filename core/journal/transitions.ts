@@ -50,7 +50,7 @@ export function chartTransitions(machine: AnyStateMachine): AnyTransitionDefinit
 }
 
 /** The state nodes active in a state value (root excluded). */
-export function activeNodes(machine: AnyStateMachine, value: unknown): AnyStateNode[] {
+function activeNodes(machine: AnyStateMachine, value: unknown): AnyStateNode[] {
   const nodes: AnyStateNode[] = [];
   const walk = (node: AnyStateNode, v: unknown): void => {
     if (typeof v === 'string') {
@@ -71,7 +71,7 @@ export function activeNodes(machine: AnyStateMachine, value: unknown): AnyStateN
 }
 
 /** The transitions that lead from `before` to `after` on an event of type `type` (see the file's comment). */
-export function inferTransitions(machine: AnyStateMachine, before: unknown, type: string, after: unknown): AnyTransitionDefinition[] {
+function inferTransitions(machine: AnyStateMachine, before: unknown, type: string, after: unknown): AnyTransitionDefinition[] {
   const was = activeNodes(machine, before);
   const now = new Set(activeNodes(machine, after).map((n) => n.id));
   const wasIds = new Set(was.map((n) => n.id));

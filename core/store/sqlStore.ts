@@ -61,7 +61,7 @@ export function compileMigration(m: PortableMigration, dialect: StoreDialect): C
 }
 
 /** The SQLite form of a portable migration, for the synchronous registry of core/store/db.ts. */
-export function forSqlite(m: PortableMigration): Migration {
+function forSqlite(m: PortableMigration): Migration {
   return {
     version: m.version,
     name: m.name,

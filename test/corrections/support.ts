@@ -10,7 +10,7 @@ import { openStore } from '../../core/store/db.js';
 import type { AppContext } from '../../core/surfaceContract.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import { coreServicesFor } from '../support/coreServices.js';
-import type { WrittenModelOutput } from '../../actors/corrections/report.js';
+import type { WrittenModelOutput } from '../../prompts/corrections/modelOutput.js';
 
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
 export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {

@@ -9,7 +9,7 @@ import type { ChatAnswer, DocsAssistant } from '../../machines/chatContract.js';
 import { silentLogger } from '../../core/log.js';
 import { openStore, type Db } from '../../core/store/db.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
-import { mountDocsPages } from '../../web/docs/mount.js';
+import { mountDocsPages } from '../../web/docs/docsMount.js';
 import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import { sqliteAppStore } from '../../core/store/appStore.js';
 import { createAdminAuth } from '../../core/admin/adminAuth.js';

@@ -10,7 +10,7 @@ import type { RunningServer } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { t2Surface } from '../../actors/t2/surface.js';
-import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2liveSocket.js';
+import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2liveFrames.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';
 import { LiveClient } from '../t2/support.js';

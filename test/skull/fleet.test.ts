@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger, type Logger } from '../../core/log.js';
-import { type SkullFleet } from '../../transports/mqtt/skull.js';
+import { type SkullFleet } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkullFleet } from '../../actors/skull/surface.js';
 import { fnv1a, inShard, parseFleetTopic } from '../../transports/mqtt/skullFleetTopics.js';
 import { deviceIdSchema, shardSchema } from '../../core/config/sections/skullSection.js';

@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAdminAuth, MAX_ACCOUNT_FAILURES, MAX_FAILURES } from '../../core/admin/adminAuth.js';
+import { createAdminAuth } from '../../core/admin/adminAuth.js';
+import { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from '../../core/admin/adminThrottle.js';
 import { silentLogger } from '../../core/log.js';
 import { ENGINES, engineFixtures, type EngineFixture } from '../support/stores.js';
 

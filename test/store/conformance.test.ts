@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CorrectionStore } from '../../actors/corrections/store.js';
+import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { autreReview, candidatePatterns } from '../../actors/corrections/patterns.js';
 import { assembleReport } from '../../actors/corrections/assemble.js';
 import type { Production } from '../../prompts/corrections/tasks.js';

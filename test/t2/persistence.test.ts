@@ -8,7 +8,7 @@ import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
 import { JournalWriter, journalPathOf } from '../../actors/t2/recordingJournal.js';
-import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { SessionRecorder } from '../../actors/t2/audioRecorder.js';
 import { pcm16FromBytes } from '../../actors/t2/resampler.js';
 import { RecordingThread } from '../../actors/t2/recordingThread.js';
 import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';

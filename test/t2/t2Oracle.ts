@@ -54,7 +54,7 @@ interface Resume {
 }
 
 /** What of the input the rules depend on. */
-export type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs' | 'restored'>;
+type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs' | 'restored'>;
 
 /**
  * The wall-clock time the model's simulated clock starts from (the input's `now`). The dialogue
@@ -103,7 +103,7 @@ interface Expected {
 
 type Payload = EventObject & { output?: unknown; text?: string; speaker?: string };
 
-export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expected {
+function expectedT2(events: readonly EventObject[], rules: T2Rules): Expected {
   const x: Expected = {
     phase: 'authorizing',
     error: null,

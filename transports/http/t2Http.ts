@@ -6,7 +6,7 @@ import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 
 /**
- * HTTP edge of T2 (JSON and files; the pages are web/t2/mount.ts): `GET /api/sujets?tache=EO_T2`,
+ * HTTP edge of T2 (JSON and files; the pages are web/t2/t2Mount.ts): `GET /api/sujets?tache=EO_T2`,
  * `GET /t2/productions/:id/audio.wav`, and the candidate's past sessions:
  * `GET /api/t2/sessions`, `/api/t2/sessions/:id`, `/api/t2/sessions/:id/transcript.txt|audio.wav`,
  * each for its owner only (Bearer JWT whose `sub` is the session's candidate). In development
@@ -41,7 +41,7 @@ export interface SessionDetail extends SessionSummary {
 }
 
 /** A subject as `GET /api/sujets` lists it (actors/t2/subjects.ts stores them). */
-export interface SubjectListing {
+interface SubjectListing {
   id: string;
   titre: string;
   consigne: string;
@@ -52,7 +52,7 @@ export interface SubjectListing {
 }
 
 /** What the audio route reads of a production's session (actors/t2/sessionStore.ts). */
-export interface SessionAudio {
+interface SessionAudio {
   candidate_id: string;
   audio_path: string | null;
   /** Set while the WAV is still being assembled. */
@@ -60,7 +60,7 @@ export interface SessionAudio {
 }
 
 /** Read side of past sessions (« Mes séances »), handed in by the composition root. */
-export interface T2SessionReads {
+interface T2SessionReads {
   list(sub: string): Promise<SessionSummary[]>;
   /** The caller's session, or undefined (another candidate's session is not found either). */
   get(sub: string, id: string): Promise<(SessionDetail & { audioPath: string | null }) | undefined>;

@@ -8,7 +8,7 @@ import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skull
  */
 
 /** The spec's input topics, below `<p>/<deviceId>/`. */
-export const FLEET_INPUTS = SKULL_INPUTS;
+const FLEET_INPUTS = SKULL_INPUTS;
 export type FleetInput = SkullInputName;
 export const FLEET_CONFIG_INPUTS: readonly FleetInput[] = ['skull/config/ia', 'skull/config/prompt_system'];
 export const FLEET_WORK_INPUTS: readonly FleetInput[] = ['asr/text', 'ai/request', 'ai/cancel'];
@@ -18,12 +18,12 @@ export function fleetPrefix(prefix: string): string {
 }
 
 /** One wildcard subscription per input topic: `<p>/+/asr/text`… */
-export function fleetSubscriptions(prefix: string, inputs: readonly FleetInput[] = FLEET_INPUTS): string[] {
+function fleetSubscriptions(prefix: string, inputs: readonly FleetInput[] = FLEET_INPUTS): string[] {
   const p = fleetPrefix(prefix);
   return inputs.map((t) => `${p}/+/${t}`);
 }
 
-export function deviceTopic(prefix: string, deviceId: string, topic: string): string {
+function deviceTopic(prefix: string, deviceId: string, topic: string): string {
   return `${fleetPrefix(prefix)}/${deviceId}/${topic}`;
 }
 

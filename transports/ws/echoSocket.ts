@@ -34,7 +34,7 @@ export interface EchoSocket {
 }
 
 /** The parsed frame, or the error the client gets. */
-export function parseEchoFrame(data: RawData): { ok: true; event: EchoEvent } | { ok: false; message: string } {
+function parseEchoFrame(data: RawData): { ok: true; event: EchoEvent } | { ok: false; message: string } {
   let json: unknown;
   try {
     json = JSON.parse(data.toString());

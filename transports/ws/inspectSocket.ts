@@ -45,7 +45,7 @@ export interface ConversationView {
 }
 
 /** What the socket reads from the inspector hub (actors/statecharts/inspectorHub.ts). */
-export interface InspectFeed {
+interface InspectFeed {
   conversations(): ConversationView[];
   recent(systemId: string): InspectRecord[];
   subscribe(listener: (record: InspectRecord) => void): () => void;

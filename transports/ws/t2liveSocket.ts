@@ -13,7 +13,6 @@ import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitte
 import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
 import type { UpgradeSource } from '../../core/http/upgrades.js';
 
-export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
 /**
  * The T2 live socket: `GET /t2/live?sujet=<id>[&mode=audio|text]` with the subprotocols
@@ -26,9 +25,9 @@ export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } fro
 
 export const T2_LIVE_PATH = '/t2/live';
 /** Hard cap: frames above it are refused by `ws` itself with close 1009. */
-export const HARD_MAX_PAYLOAD = 1024 * 1024;
+const HARD_MAX_PAYLOAD = 1024 * 1024;
 /** Idle resets are sent at most this often while frames arrive. */
-export const ACTIVITY_EVERY_MS = 1000;
+const ACTIVITY_EVERY_MS = 1000;
 
 /** Close code of a socket whose session was resumed by a newer socket of the same candidate. */
 export const RESUMED_ELSEWHERE = 4409;
@@ -61,7 +60,7 @@ interface Hub {
   reject(reason: string): void;
 }
 
-export interface SessionRequest {
+interface SessionRequest {
   sessionId: string;
   sujetId: string;
   mode: 'audio' | 'text';
@@ -110,14 +109,14 @@ interface Admitted {
  * A session's direct audio path (actors/t2/audioPipe.ts), gated by the session's chart: audio
  * chunks are routed here instead of becoming one XState event each.
  */
-export interface SessionAudio {
+interface SessionAudio {
   /** Where the interlocutor's audio leaves: this socket's binary frames. */
   attachClient(send: (pcm: Uint8Array) => void): void;
   /** A validated candidate chunk (`base64`: the same bytes as the client encoded them). */
   candidate(pcm: Uint8Array, base64?: string): boolean;
 }
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Sessions still grading then are told to save without their report (graded at next start). */
   gradeBy: number;
   /** Sessions not ended by then are cut (their socket closed 1001; the next start recovers them). */
@@ -129,7 +128,7 @@ export interface DrainOptions {
   handOver?: boolean;
 }
 
-export interface DrainOutcome {
+interface DrainOutcome {
   /** Sessions ended and saved, and of those, how many sent their report. */
   drained: number;
   reported: number;

@@ -12,8 +12,8 @@ import type { IRouter } from 'express';
  * from node_modules; without it the figures keep their source, as without JavaScript.
  */
 
-export const DIAGRAM_FRAME_PATH = '/docs/diagram-frame';
-export const MERMAID_BUNDLE_PATH = '/static/vendor/mermaid.min.js';
+const DIAGRAM_FRAME_PATH = '/docs/diagram-frame';
+const MERMAID_BUNDLE_PATH = '/static/vendor/mermaid.min.js';
 
 const FRAME_CSP = [
   "default-src 'none'",

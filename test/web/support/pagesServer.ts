@@ -8,7 +8,7 @@ import express from 'express';
 import type { DocsAssistant } from '../../../machines/chatContract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
-import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';
+import { mountDocsPages, type DocsPages } from '../../../web/docs/docsMount.js';
 import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';

@@ -2,7 +2,7 @@ import type { Production } from '../../../prompts/corrections/tasks.js';
 import { buildContext, type Detector, type Finding } from './context.js';
 import { enonceCopie, longueur, paragraphes, salutationCloture, tutoiement } from './form.js';
 import { negation } from './grammar.js';
-import { abreviationsSms, anglicisme, connecteursRepetes, homophones, repetitionLexicale } from './lexicon.js';
+import { abreviationsSms, anglicisme, connecteursRepetes, homophones, repetitionLexicale } from './lexicalChecks.js';
 import { majuscules, phraseTropLongue, pointAbsent, ponctuation } from './punctuation.js';
 import { orthographe } from './spelling.js';
 

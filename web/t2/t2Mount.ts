@@ -4,7 +4,7 @@ import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 import { sendErrorPage } from '../errorPage.js';
 import { mountStatic, pageCsp, sendPage, webAssetDir } from '../layout.js';
-import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions, type SubjectView } from './pages.js';
+import { preparationPage, sessionListPage, sessionReportPage, subjectListPage, type SigninOptions, type SubjectView } from './t2Pages.js';
 
 /**
  * The T2 pages: `/t2/sujets`, `/t2/sujets/:id` (preparation, then live), « Mes séances »
@@ -27,7 +27,7 @@ export interface T2PagesDeps {
 const idParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9-]+$/);
 
 /** web/t2/static: the browser scripts and stylesheet of the T2 pages. */
-export function t2StaticDir(): string {
+function t2StaticDir(): string {
   return webAssetDir('t2/static');
 }
 

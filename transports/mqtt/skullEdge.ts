@@ -20,9 +20,6 @@ import { drain } from './skullDrain.js';
 import { capabilitiesOf, iaConfigFor } from './skullSchemas.js';
 import { deviceAddressing, skullTopics, SKULL_INPUTS, type SkullAddressing, type SkullTopics } from './skullTopics.js';
 
-export type { FleetHealth, HealthPayload } from './skullHealth.js';
-export type { CapabilitiesPayload } from './skullSchemas.js';
-export { capabilitiesOf } from './skullSchemas.js';
 
 /**
  * The Skull's MQTT edge, for one device and for a fleet alike: one device is a fleet of one. It
@@ -50,7 +47,7 @@ export { capabilitiesOf } from './skullSchemas.js';
  * SKULL_HEALTH_INTERVAL_MS (retained; the connection's last will replaces it with `ok:false` if
  * the service dies).
  */
-export interface SkullEdgeOptions {
+interface SkullEdgeOptions {
   config: Config;
   logger: Logger;
   runtime: Runtime;
@@ -71,7 +68,7 @@ export interface SkullEdgeOptions {
 export type SkullServiceOptions = SkullEdgeOptions;
 
 /** The supervisor chart, provided over this edge's hooks by the composition root. */
-export type FleetSupervisorLogic = typeof skullFleetMachine;
+type FleetSupervisorLogic = typeof skullFleetMachine;
 
 export interface SkullFleetOptions extends SkullEdgeOptions {
   /** The supervisor chart provided over this edge's hooks (actors/skull/skullWiring.ts). */

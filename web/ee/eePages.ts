@@ -1,5 +1,5 @@
 import { html, renderPage } from '../layout.js';
-import { signinSection, type SigninOptions } from '../t2/pages.js';
+import { signinSection, type SigninOptions } from '../t2/t2Pages.js';
 
 /**
  * Server-rendered written-practice pages (docs/corrections.md § Written practice): `/ee` lists the

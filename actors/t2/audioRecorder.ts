@@ -1,14 +1,14 @@
 import { Resampler16to24, toPcm16 } from './resampler.js';
 import { WavFileWriter } from './wavWriter.js';
 
-export const RECORDING_RATE = 24000;
+const RECORDING_RATE = 24000;
 /**
  * Candidate audio is resampled in batches of this many 16 kHz samples (100 ms, five 20 ms
  * chunks): the filter, mixing and file work run once per batch instead of once per chunk. Each
  * chunk keeps its own place on the timeline; the timeline is not written past a chunk still
  * waiting in the batch, and model audio drains the batch first, so the hold-back stays ≤ 100 ms.
  */
-export const CANDIDATE_BATCH = 1600;
+const CANDIDATE_BATCH = 1600;
 
 /**
  * One chronological mono 24 kHz recording of both voices (docs/t2-live.md#the-recording).

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 import { mountHome, pageCsp, sendPage, webAssetDir } from '../layout.js';
-import { mountT2Static } from '../t2/mount.js';
-import type { SigninOptions } from '../t2/pages.js';
-import { eeHomePage, eeProductionPage, eeWritePage, type EeSubjectView, type EeTaskView } from './pages.js';
+import { mountT2Static } from '../t2/t2Mount.js';
+import type { SigninOptions } from '../t2/t2Pages.js';
+import { eeHomePage, eeProductionPage, eeWritePage, type EeSubjectView, type EeTaskView } from './eePages.js';
 
 /**
  * The written-practice pages: `/ee`, `/ee/sujets/:id`, `/ee/productions/:id`, and their scripts
