@@ -17,7 +17,7 @@ export const INPUT_MIME = 'audio/pcm;rate=16000';
  * `Session.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } })` sends. The SDK's method
  * runs its generic converters per call (seven path look-ups and writes, a Vertex/Gemini branch,
  * then JSON.stringify of the result): about 4–5 µs and 1 KB of garbage per 20 ms chunk, at 50
- * chunks a second per session (bench/journal/2026-12-bench-waves.md, T2). For an audio blob both converters return
+ * chunks a second per session (bench/journal/2026-12-performance.md, T2). For an audio blob both converters return
  * `{ audio: <the blob object> }` unchanged, so the message is fixed text around the base64, which
  * needs no JSON escaping: encoded here, or the client's own, checked against the base64 alphabet
  * [A-Za-z0-9+/=] by transports/ws/t2liveFrames.ts. It goes out through `Session.conn.send`, the public

@@ -110,7 +110,7 @@ export class RecordingThread {
    * first chunk. Starting a worker (a new isolate, its modules loaded and compiled) costs CPU
    * once — ≈ 200 ms of the thread's samples under tsx in the profile of bench/t2-sessions.ts —
    * and, started by the first chunk, it ran on the audio path and inside the first sessions'
-   * streaming (bench/journal/2026-12-bench-waves.md, T2).
+   * streaming (bench/journal/2026-12-performance.md, T2).
    */
   prepare(): void {
     this.ensureWorker();
