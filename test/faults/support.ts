@@ -1,28 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { findBinary } from '../support/requires.js';
+import { freePort } from '../serve/spawnServe.js';
+
+export { freePort };
 
 /**
  * Support for the fault suite: a mosquitto of our own (never the shared MOSQUITTO_URL one, since
  * these tests kill it) that can be killed and restarted on the same port.
  */
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function until(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
