@@ -4,7 +4,8 @@ import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import { wrapInput } from './inputCalls.js';
 import { toPlain } from './plain.js';
-import type { JournalStore } from './store.js';
+import { registerDurable, type DurableJournal } from './durable.js';
+import type { JournalBatch, JournalStore } from './store.js';
 import { Tape, type RawStep } from './tape.js';
 
 export interface RecorderOptions {
@@ -37,6 +38,16 @@ interface Live {
   endedAt: string | null;
   /** The header changed since the last flush. */
   dirty: boolean;
+  /** The step in progress last written as `partial` (its number and how many actions it had): not written again unchanged. */
+  partialSeq?: number;
+  partialActions?: number;
+}
+
+interface Taken {
+  batch: JournalBatch;
+  /** The closed steps and touched conversations in it, put back when the write fails. */
+  steps: Array<{ entry: Live; raw: RawStep }>;
+  touched: Live[];
 }
 
 /** Most steps held in memory while the store does not take them (then the oldest are dropped and counted). */
@@ -45,14 +56,17 @@ const MAX_BUFFERED = 50_000;
 /**
  * Records every conversation of a runtime: one Tape per conversation actor (a direct child of the
  * root), steps buffered in memory and written in batches (every `flushMs`, when a conversation
- * ends, on close): never a write per step on the path of a reply.
+ * ends, on close), and at once when an edge is about to let an effect leave the process
+ * (`persistNow`, core/journal/durable.ts): never a write per step.
  */
-export class JournalRecorder {
+export class JournalRecorder implements DurableJournal {
   private readonly live = new Map<string, Live>();
   private readonly byRef = new Map<ActorRefLike, Live>();
   private readonly starting = new Map<string, Live>();
   private buffer: Array<{ entry: Live; raw: RawStep }> = [];
   private readonly touched = new Set<Live>();
+  /** Conversations with an event open (being processed, or queued behind one): persistNow writes their step in progress. */
+  private readonly busy = new Set<Live>();
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
@@ -71,6 +85,7 @@ export class JournalRecorder {
   start(): this {
     this.detach.push(this.runtime.attachJournal((kind, systemId, input) => this.begin(kind, systemId, input)));
     this.detach.push(this.runtime.onInspect(this.onInspect));
+    this.detach.push(registerDurable(this));
     this.timer = setInterval(() => void this.flush(), this.opts.flushMs ?? 1000);
     this.timer.unref();
     const days = this.opts.retentionDays ?? 0;
@@ -107,6 +122,8 @@ export class JournalRecorder {
     const entry = this.byRef.get(ref);
     if (entry) {
       entry.tape!.feed(ev);
+      if (ev.type === '@xstate.event') this.busy.add(entry);
+      else if (ev.type === '@xstate.snapshot' && entry.tape!.pending === 0) this.busy.delete(entry);
       if (ev.type === '@xstate.snapshot') {
         const status = (ev.snapshot as { status?: string }).status;
         if (status === 'done' || status === 'error') this.end(entry);
@@ -150,17 +167,56 @@ export class JournalRecorder {
     this.touched.add(entry);
     if (this.live.get(entry.systemId) === entry) this.live.delete(entry.systemId);
     if (entry.tape) this.byRef.delete(entry.tape.ref);
+    this.busy.delete(entry);
     void this.flush();
   }
 
   /** Writes what is buffered; resolves once written (or once the failure is logged). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.writeOnce());
+    this.flushing = this.flushing.then(() => {
+      const batch = this.take(false);
+      return batch ? this.write(batch) : undefined;
+    });
     return this.flushing;
   }
 
-  private async writeOnce(): Promise<void> {
-    if (this.buffer.length === 0 && this.touched.size === 0) return;
+  /**
+   * Makes every step taken so far durable now, the one being processed included (written as
+   * `partial`): called before an effect leaves the process (core/journal/durable.ts). On SQLite
+   * the write is done when this returns; on Postgres it is queued after any write in flight and
+   * the promise resolves once committed.
+   */
+  persistNow(): Promise<void> | undefined {
+    if (this.buffer.length === 0 && this.busy.size === 0) return undefined;
+    const batch = this.take(true);
+    if (!batch) return undefined;
+    if (this.opts.store.synchronous) {
+      // The store's write has run by the time its promise exists (better-sqlite3 is synchronous).
+      void this.write(batch);
+      return undefined;
+    }
+    this.flushing = this.flushing.then(() => this.write(batch));
+    return this.flushing;
+  }
+
+  /** What is to be written, taken out of the buffer; with `open`, the steps being processed as `partial`. */
+  private take(open: boolean): Taken | undefined {
+    const partials: Array<{ entry: Live; raw: RawStep }> = [];
+    if (open) {
+      for (const entry of this.busy) {
+        const raw = entry.tape?.partial();
+        if (!raw || (raw.seq === entry.partialSeq && raw.actions.length === entry.partialActions)) continue;
+        entry.partialSeq = raw.seq;
+        entry.partialActions = raw.actions.length;
+        partials.push({ entry, raw });
+        if (raw.seq + 1 > entry.steps) {
+          entry.steps = raw.seq + 1;
+          entry.dirty = true;
+          this.touched.add(entry);
+        }
+      }
+    }
+    if (this.buffer.length === 0 && this.touched.size === 0 && partials.length === 0) return undefined;
     const steps = this.buffer;
     const touched = [...this.touched];
     this.buffer = [];
@@ -172,10 +228,17 @@ export class JournalRecorder {
       else e.lastAt = e.endedAt;
       return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
     });
+    // Closed steps, then the ones in progress; a step in progress is rewritten whole when it ends.
+    const rows = [...steps, ...partials].map(({ entry, raw }) => ({ conversationId: entry.id, step: entry.tape!.plain(raw) }));
+    return { batch: { conversations, steps: rows }, steps, touched };
+  }
+
+  private async write({ batch, steps, touched }: Taken): Promise<void> {
     try {
-      await this.opts.store.write({ conversations, steps: steps.map(({ entry, raw }) => ({ conversationId: entry.id, step: entry.tape!.plain(raw) })) });
+      await this.opts.store.write(batch);
     } catch (err) {
       // Kept for the next flush (bounded by MAX_BUFFERED): a store that is briefly away loses nothing.
+      // Partial steps are not kept: their whole version is written once they end.
       this.buffer = [...steps, ...this.buffer];
       for (const e of touched) {
         e.dirty = true;
@@ -188,6 +251,7 @@ export class JournalRecorder {
   /** Stops recording and writes everything buffered. */
   async close(): Promise<void> {
     for (const d of this.detach.splice(0)) d();
+    this.busy.clear();
     if (this.timer) clearInterval(this.timer);
     if (this.sweeper) clearInterval(this.sweeper);
     await this.flush();

@@ -65,8 +65,12 @@ const ROWS_PER_INSERT = 400;
 export class JournalStore {
   private readonly db;
 
+  /** True when `write` has written by the time it returns its promise (SQLite: better-sqlite3 is synchronous). */
+  readonly synchronous: boolean;
+
   constructor(private readonly store: Store) {
     this.db = store.db.withTables<JournalTables>();
+    this.synchronous = store.dialect === 'sqlite';
   }
 
   /** Writes one batch in one transaction: the steps and their conversations' headers. */
@@ -79,7 +83,8 @@ export class JournalStore {
     }
     for (let i = 0; i < batch.steps.length; i += ROWS_PER_INSERT) {
       const rows = batch.steps.slice(i, i + ROWS_PER_INSERT).map(({ conversationId, step }) => ({ conversation_id: conversationId, seq: step.seq, at_ms: step.at, body: JSON.stringify(step) }));
-      queries.push(this.db.insertInto('journal_steps').values(rows).onConflict((oc) => oc.columns(['conversation_id', 'seq']).doNothing()));
+      // A step written while in progress (`partial`, core/journal/durable.ts) is replaced by its whole version.
+      queries.push(this.db.insertInto('journal_steps').values(rows).onConflict((oc) => oc.columns(['conversation_id', 'seq']).doUpdateSet((eb) => ({ at_ms: eb.ref('excluded.at_ms'), body: eb.ref('excluded.body') }))));
     }
     await this.store.writeAll(queries);
   }
