@@ -38,6 +38,8 @@ interface Live {
   endedAt: string | null;
   /** The header changed since the last flush. */
   dirty: boolean;
+  /** The header row has been written. */
+  stored?: boolean;
   /** The step in progress last written as `partial` (its number and how many actions it had): not written again unchanged. */
   partialSeq?: number;
   partialActions?: number;
@@ -71,6 +73,7 @@ export class JournalRecorder implements DurableJournal {
   private timer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private detach: Array<() => void> = [];
+  private wroteSinceCheckpoint = false;
   /** Steps dropped because the store did not take them in time. */
   dropped = 0;
   private readonly now: () => number;
@@ -86,7 +89,8 @@ export class JournalRecorder implements DurableJournal {
     this.detach.push(this.runtime.attachJournal((kind, systemId, input) => this.begin(kind, systemId, input)));
     this.detach.push(this.runtime.onInspect(this.onInspect));
     this.detach.push(registerDurable(this));
-    this.timer = setInterval(() => void this.flush(), this.opts.flushMs ?? 1000);
+    if (this.opts.store.synchronous) void this.opts.store.deferCheckpoints(true).catch(() => undefined);
+    this.timer = setInterval(() => void this.tick(), this.opts.flushMs ?? 1000);
     this.timer.unref();
     const days = this.opts.retentionDays ?? 0;
     if (days > 0) {
@@ -171,6 +175,14 @@ export class JournalRecorder implements DurableJournal {
     void this.flush();
   }
 
+  /** The timer's turn: the batch, then the WAL checkpoint when something was written since the last one. */
+  private async tick(): Promise<void> {
+    await this.flush();
+    if (!this.wroteSinceCheckpoint) return;
+    this.wroteSinceCheckpoint = false;
+    await this.opts.store.checkpoint().catch((err: unknown) => this.opts.logger?.warn({ err: (err as Error).message }, 'journal: WAL checkpoint failed; it runs again at the next flush'));
+  }
+
   /** Writes what is buffered; resolves once written (or once the failure is logged). */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(() => {
@@ -216,14 +228,20 @@ export class JournalRecorder implements DurableJournal {
         }
       }
     }
-    if (this.buffer.length === 0 && this.touched.size === 0 && partials.length === 0) return undefined;
+    // Written with the steps: a header not stored yet (a conversation must be found with its
+    // steps), and, in a batch, the headers that changed. A stored header changed only in its count
+    // and times waits for the next batch when an effect is leaving: that keeps the write made while
+    // a reply waits small (the count is read back from the steps: JournalStore.list).
+    const touched = [...this.touched].filter((e) => e.dirty && (!open || !e.stored));
+    if (this.buffer.length === 0 && touched.length === 0 && partials.length === 0) return undefined;
     const steps = this.buffer;
-    const touched = [...this.touched];
     this.buffer = [];
-    this.touched.clear();
+    for (const e of touched) this.touched.delete(e);
+    if (!open) this.touched.clear();
     const wallNow = this.wall().toISOString();
-    const conversations = touched.filter((e) => e.dirty).map((e) => {
+    const conversations = touched.map((e) => {
       e.dirty = false;
+      e.stored = true;
       if (!e.endedAt) e.lastAt = wallNow;
       else e.lastAt = e.endedAt;
       return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
@@ -235,6 +253,7 @@ export class JournalRecorder implements DurableJournal {
 
   private async write({ batch, steps, touched }: Taken): Promise<void> {
     try {
+      this.wroteSinceCheckpoint = true;
       await this.opts.store.write(batch);
     } catch (err) {
       // Kept for the next flush (bounded by MAX_BUFFERED): a store that is briefly away loses nothing.
@@ -242,6 +261,7 @@ export class JournalRecorder implements DurableJournal {
       this.buffer = [...steps, ...this.buffer];
       for (const e of touched) {
         e.dirty = true;
+        e.stored = false;
         this.touched.add(e);
       }
       this.opts.logger?.warn({ err: (err as Error).message, steps: steps.length }, 'journal: write failed; retrying at the next flush');
@@ -255,6 +275,7 @@ export class JournalRecorder implements DurableJournal {
     if (this.timer) clearInterval(this.timer);
     if (this.sweeper) clearInterval(this.sweeper);
     await this.flush();
+    if (this.opts.store.synchronous) await this.opts.store.deferCheckpoints(false).catch(() => undefined);
   }
 }
 
