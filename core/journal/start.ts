@@ -9,11 +9,12 @@ import { JournalStore } from './store.js';
 const SURFACE_OF: Readonly<Record<string, string>> = { chat: 'docs', t2live: 't2', correction: 'corrections' };
 
 /** JOURNAL=on (the default): every conversation of `runtime` is recorded in `store`. */
-export function startJournal(config: Pick<Config, 'JOURNAL' | 'JOURNAL_RETENTION_DAYS'>, runtime: Runtime, store: Store, logger?: Logger): JournalRecorder | undefined {
+export function startJournal(config: Pick<Config, 'JOURNAL' | 'JOURNAL_FLUSH_MS' | 'JOURNAL_RETENTION_DAYS'>, runtime: Runtime, store: Store, logger?: Logger): JournalRecorder | undefined {
   if (config.JOURNAL !== 'on') return undefined;
   return new JournalRecorder(runtime, {
     store: new JournalStore(store),
     surfaceOf: (kind) => SURFACE_OF[kind] ?? kind,
+    flushMs: config.JOURNAL_FLUSH_MS,
     retentionDays: config.JOURNAL_RETENTION_DAYS,
     ...(logger ? { logger: logger.child({ component: 'journal' }) } : {}),
   }).start();
