@@ -18,6 +18,12 @@ export interface RecorderOptions {
   surfaceOf?: (kind: string) => string;
   /** Steps are written at least this often (ms), and when their conversation ends. */
   flushMs?: number;
+  /**
+   * Steps are written before an effect leaves the process (core/journal/durable.ts): the default.
+   * false: in batches only, a killed process then loses up to `flushMs` of steps (bench/journal-cost.ts
+   * measures both).
+   */
+  durable?: boolean;
   /** Conversations whose last step is older than this are deleted by the sweep (0: never). */
   retentionDays?: number;
   /** How often the sweep runs (ms); it also runs once at attach. */
@@ -88,7 +94,7 @@ export class JournalRecorder implements DurableJournal {
   start(): this {
     this.detach.push(this.runtime.attachJournal((kind, systemId, input) => this.begin(kind, systemId, input)));
     this.detach.push(this.runtime.onInspect(this.onInspect));
-    this.detach.push(registerDurable(this));
+    if (this.opts.durable !== false) this.detach.push(registerDurable(this));
     if (this.opts.store.synchronous) void this.opts.store.deferCheckpoints(true).catch(() => undefined);
     this.timer = setInterval(() => void this.tick(), this.opts.flushMs ?? 1000);
     this.timer.unref();
