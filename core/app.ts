@@ -57,7 +57,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   }
   logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
-  const journal = startJournal(config, runtime, store, logger);
+  const journal = startJournal(config, runtime, store, logger, dbPathOf(config));
   const metrics = createMetrics();
   // SDKs load lazily on a provider's first call: building the registry costs nothing.
   const providers = createProviders(config, { logger, metrics });

@@ -6,6 +6,8 @@ import { wrapInput } from './inputCalls.js';
 import { toPlain } from './plain.js';
 import { registerDurable, type DurableJournal } from './durable.js';
 import type { JournalBatch, JournalStore } from './store.js';
+import { Spill } from './spill.js';
+import type { JournalStep } from './step.js';
 import { Tape, type RawStep } from './tape.js';
 
 export interface RecorderOptions {
@@ -46,6 +48,8 @@ interface Live {
   dirty: boolean;
   /** The header row has been written. */
   stored?: boolean;
+  /** The header is in the spill file. */
+  spilledHeader?: boolean;
   /** The step in progress last written as `partial` (its number and how many actions it had): not written again unchanged. */
   partialSeq?: number;
   partialActions?: number;
@@ -80,6 +84,9 @@ export class JournalRecorder implements DurableJournal {
   private sweeper: NodeJS.Timeout | undefined;
   private detach: Array<() => void> = [];
   private wroteSinceCheckpoint = false;
+  private spill: Spill | undefined;
+  private readonly spilled = new WeakSet<RawStep>();
+  private readonly plained = new WeakMap<RawStep, JournalStep>();
   /** Steps dropped because the store did not take them in time. */
   dropped = 0;
   private readonly now: () => number;
@@ -94,7 +101,19 @@ export class JournalRecorder implements DurableJournal {
   start(): this {
     this.detach.push(this.runtime.attachJournal((kind, systemId, input) => this.begin(kind, systemId, input)));
     this.detach.push(this.runtime.onInspect(this.onInspect));
-    if (this.opts.durable !== false) this.detach.push(registerDurable(this));
+    if (this.opts.durable !== false) {
+      this.detach.push(registerDurable(this));
+      const file = this.opts.store.file;
+      if (file) {
+        try {
+          const n = this.opts.store.recoverSpills();
+          if (n > 0) this.opts.logger?.info({ files: n }, 'journal: steps left by a process that was killed moved into the store');
+        } catch (err) {
+          this.opts.logger?.warn({ err: (err as Error).message }, 'journal: a spill file left by a killed process could not be read; it stays for the next start');
+        }
+        this.spill = new Spill(Spill.pathFor(file));
+      }
+    }
     if (this.opts.store.synchronous) void this.opts.store.deferCheckpoints(true).catch(() => undefined);
     this.timer = setInterval(() => void this.tick(), this.opts.flushMs ?? 1000);
     this.timer.unref();
@@ -206,6 +225,10 @@ export class JournalRecorder implements DurableJournal {
    */
   persistNow(): Promise<void> | undefined {
     if (this.buffer.length === 0 && this.busy.size === 0) return undefined;
+    if (this.spill) {
+      this.spillNow(this.spill);
+      return undefined;
+    }
     const batch = this.take(true);
     if (!batch) return undefined;
     if (this.opts.store.synchronous) {
@@ -217,23 +240,62 @@ export class JournalRecorder implements DurableJournal {
     return this.flushing;
   }
 
-  /** What is to be written, taken out of the buffer; with `open`, the steps being processed as `partial`. */
-  private take(open: boolean): Taken | undefined {
+  /** The steps being processed, as far as they went, unless written so already. */
+  private inProgress(): Array<{ entry: Live; raw: RawStep }> {
     const partials: Array<{ entry: Live; raw: RawStep }> = [];
-    if (open) {
-      for (const entry of this.busy) {
-        const raw = entry.tape?.partial();
-        if (!raw || (raw.seq === entry.partialSeq && raw.actions.length === entry.partialActions)) continue;
-        entry.partialSeq = raw.seq;
-        entry.partialActions = raw.actions.length;
-        partials.push({ entry, raw });
-        if (raw.seq + 1 > entry.steps) {
-          entry.steps = raw.seq + 1;
-          entry.dirty = true;
-          this.touched.add(entry);
-        }
+    for (const entry of this.busy) {
+      const raw = entry.tape?.partial();
+      if (!raw || (raw.seq === entry.partialSeq && raw.actions.length === entry.partialActions)) continue;
+      entry.partialSeq = raw.seq;
+      entry.partialActions = raw.actions.length;
+      partials.push({ entry, raw });
+      if (raw.seq + 1 > entry.steps) {
+        entry.steps = raw.seq + 1;
+        entry.dirty = true;
+        this.touched.add(entry);
       }
     }
+    return partials;
+  }
+
+  /**
+   * SQLite with its file known: the steps not yet spilled (the buffer's tail), the steps in
+   * progress and the headers never written go to the spill file in one write(); they stay in the
+   * buffer for the batch, which empties the file once committed (core/journal/spill.ts).
+   */
+  private spillNow(spill: Spill): void {
+    const partials = this.inProgress();
+    let from = this.buffer.length;
+    while (from > 0 && !this.spilled.has(this.buffer[from - 1]!.raw)) from--;
+    const steps = this.buffer.slice(from);
+    const heads = [...this.touched].filter((e) => e.dirty && !e.stored && !e.spilledHeader);
+    if (steps.length === 0 && partials.length === 0 && heads.length === 0) return;
+    try {
+      spill.append({ conversations: heads.map((e) => this.headerOf(e)), steps: [...steps, ...partials].map(({ entry, raw }) => ({ conversationId: entry.id, step: this.plainOf(entry, raw) })) });
+      for (const { raw } of steps) this.spilled.add(raw);
+      for (const e of heads) e.spilledHeader = true;
+    } catch (err) {
+      this.opts.logger?.warn({ err: (err as Error).message }, 'journal: spill write failed; the steps are written by the next batch');
+    }
+  }
+
+  private headerOf(e: Live): JournalBatch['conversations'][number] {
+    return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
+  }
+
+  /** A closed step made plain once: the spill and the batch write the same. */
+  private plainOf(entry: Live, raw: RawStep): JournalStep {
+    let step = this.plained.get(raw);
+    if (!step) {
+      step = entry.tape!.plain(raw);
+      if (raw.status !== 'partial') this.plained.set(raw, step);
+    }
+    return step;
+  }
+
+  /** What is to be written, taken out of the buffer; with `open`, the steps being processed as `partial`. */
+  private take(open: boolean): Taken | undefined {
+    const partials = open ? this.inProgress() : [];
     // Written with the steps: a header not stored yet (a conversation must be found with its
     // steps), and, in a batch, the headers that changed. A stored header changed only in its count
     // and times waits for the next batch when an effect is leaving: that keeps the write made while
@@ -250,17 +312,22 @@ export class JournalRecorder implements DurableJournal {
       e.stored = true;
       if (!e.endedAt) e.lastAt = wallNow;
       else e.lastAt = e.endedAt;
-      return { id: e.id, systemId: e.systemId, surface: this.opts.surfaceOf?.(e.kind) ?? e.kind, machine: e.kind, startedAt: e.startedAt, startMs: e.startMs, endedAt: e.endedAt, lastAt: e.lastAt, steps: e.steps, input: e.input };
+      return this.headerOf(e);
     });
     // Closed steps, then the ones in progress; a step in progress is rewritten whole when it ends.
-    const rows = [...steps, ...partials].map(({ entry, raw }) => ({ conversationId: entry.id, step: entry.tape!.plain(raw) }));
+    const rows = [...steps, ...partials].map(({ entry, raw }) => ({ conversationId: entry.id, step: this.plainOf(entry, raw) }));
     return { batch: { conversations, steps: rows }, steps, touched };
   }
 
   private async write({ batch, steps, touched }: Taken): Promise<void> {
     try {
       this.wroteSinceCheckpoint = true;
-      await this.opts.store.write(batch);
+      if (this.opts.store.synchronous) {
+        // Committed before this returns, and the spill file emptied in the same run: nothing can
+        // be spilled in between.
+        this.opts.store.writeNow(batch);
+        this.spill?.clear();
+      } else await this.opts.store.write(batch);
     } catch (err) {
       // Kept for the next flush (bounded by MAX_BUFFERED): a store that is briefly away loses nothing.
       // Partial steps are not kept: their whole version is written once they end.
@@ -281,6 +348,7 @@ export class JournalRecorder implements DurableJournal {
     if (this.timer) clearInterval(this.timer);
     if (this.sweeper) clearInterval(this.sweeper);
     await this.flush();
+    this.spill?.close();
     if (this.opts.store.synchronous) await this.opts.store.deferCheckpoints(false).catch(() => undefined);
   }
 }

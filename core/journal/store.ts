@@ -1,5 +1,6 @@
-import { sql, type ExpressionBuilder, type OnConflictDatabase, type OnConflictTables } from 'kysely';
+import { sql, type Compilable, type ExpressionBuilder, type OnConflictDatabase, type OnConflictTables } from 'kysely';
 import { compiledOnce } from '../store/compiledOnce.js';
+import { orphanSpills, readSpill, removeSpill } from './spill.js';
 import type { PortableMigration, Store } from '../store/sqlStore.js';
 import { journalStepSchema, type Journal, type JournalStep, type JournalSummary } from './step.js';
 
@@ -72,9 +73,13 @@ export class JournalStore {
   /** True when `write` has written by the time it returns its promise (SQLite: better-sqlite3 is synchronous). */
   readonly synchronous: boolean;
 
-  constructor(private readonly store: Store) {
+  /** SQLite: the database file, beside which the spill files are kept (core/journal/spill.ts). */
+  readonly file: string | undefined;
+
+  constructor(private readonly store: Store, opts: { file?: string | undefined } = {}) {
     this.db = store.db.withTables<JournalTables>();
     this.synchronous = store.dialect === 'sqlite';
+    this.file = this.synchronous ? opts.file : undefined;
     this.upsertHead = compiledOnce(['id', 'system_id', 'surface', 'machine', 'started_at', 'start_ms', 'ended_at', 'last_at', 'steps', 'input'] as const, (p) =>
       this.db.insertInto('journal_conversations').values(p as unknown as JournalTables['journal_conversations']).onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ ended_at: eb.ref('excluded.ended_at'), last_at: eb.ref('excluded.last_at'), steps: eb.ref('excluded.steps') }))),
     );
@@ -90,7 +95,31 @@ export class JournalStore {
   /** Writes one batch in one transaction: the steps and their conversations' headers. */
   async write(batch: JournalBatch): Promise<void> {
     if (batch.conversations.length === 0 && batch.steps.length === 0) return;
-    const queries = [];
+    await this.store.writeAll(this.queries(batch));
+  }
+
+  /** SQLite only: `write`, done (or thrown) before this returns. */
+  writeNow(batch: JournalBatch): void {
+    if (!this.synchronous) throw new Error('JournalStore.writeNow: only on SQLite');
+    if (batch.conversations.length === 0 && batch.steps.length === 0) return;
+    // better-sqlite3 runs the transaction inside writeAll's call: an error throws here.
+    void this.store.writeAll(this.queries(batch));
+  }
+
+  /** Moves into SQLite what killed processes left in their spill files; returns how many files. */
+  recoverSpills(): number {
+    if (!this.file) return 0;
+    const files = orphanSpills(this.file);
+    for (const path of files) {
+      // The recorder's own lines (core/journal/recorder.ts): JournalBatch objects.
+      for (const batch of readSpill(path)) this.writeNow(batch as JournalBatch);
+      removeSpill(path);
+    }
+    return files.length;
+  }
+
+  private queries(batch: JournalBatch): Compilable[] {
+    const queries: Compilable[] = [];
     for (const c of batch.conversations) {
       queries.push(this.upsertHead({ id: c.id, system_id: c.systemId, surface: c.surface, machine: c.machine, started_at: c.startedAt, start_ms: c.startMs, ended_at: c.endedAt, last_at: c.lastAt, steps: c.steps, input: JSON.stringify(c.input ?? null) }));
     }
@@ -103,7 +132,7 @@ export class JournalStore {
         queries.push(this.db.insertInto('journal_steps').values(rows).onConflict((oc) => oc.columns(['conversation_id', 'seq']).doUpdateSet(STEP_REPLACED)));
       }
     }
-    await this.store.writeAll(queries);
+    return queries;
   }
 
   /**
@@ -125,6 +154,7 @@ export class JournalStore {
 
   /** Recorded conversations, latest first. */
   async list(opts: { surface?: string | undefined; limit?: number } = {}): Promise<JournalSummary[]> {
+    this.recoverSpills();
     // The header's count is written with the batches; steps written while an effect was leaving
     // may be ahead of it (a process killed before its next batch): the larger of the two holds.
     let q = this.db.selectFrom('journal_conversations')
@@ -137,6 +167,7 @@ export class JournalStore {
 
   /** One conversation with its steps in order, or undefined when no conversation has this id. */
   async get(id: string): Promise<Journal | undefined> {
+    this.recoverSpills();
     const head = await this.db.selectFrom('journal_conversations').selectAll().where('id', '=', id).executeTakeFirst();
     if (!head) return undefined;
     const rows = await this.db.selectFrom('journal_steps').select(['body']).where('conversation_id', '=', id).orderBy('seq').execute();

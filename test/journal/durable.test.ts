@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,8 @@ afterAll(() => {
 async function journals(): Promise<Journal[]> {
   const db = openStore({ path: join(data, 'palabre.db') });
   try {
-    const store = new JournalStore(await openAppStore({ db }));
+    // Opened with its file, as `palabre journal` does: what the killed process spilled is moved in.
+    const store = new JournalStore(await openAppStore({ db }), { file: join(data, 'palabre.db') });
     const out: Journal[] = [];
     for (const c of await store.list()) out.push((await store.get(c.id))!);
     return out;
@@ -72,7 +73,12 @@ describe('journal durability across kill -9 (palabre serve, SQLite)', () => {
     serve.child.kill('SIGKILL');
     expect((await serve.exited).signal).toBe('SIGKILL');
 
+    // The steps written while the replies waited are in the killed process's spill file; the
+    // next opening of the journal moves them into the SQLite file.
+    const spill = join(data, `palabre.db-journal-${serve.child.pid}`);
+    expect(statSync(spill).size).toBeGreaterThan(0);
     const all = await journals();
+    expect(existsSync(spill)).toBe(false);
     const skull = all.find((j) => j.machine === 'skull')!;
     expect(skull).toBeDefined();
     expect(skull.endedAt).toBeNull(); // the process never got to close it
