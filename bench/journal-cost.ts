@@ -16,7 +16,7 @@
  *   - steps and bytes of step JSON per request (a Skull device is one long conversation: each
  *     request adds its steps), and bytes for a whole one-request conversation.
  *
- *   npx tsx bench/journal-cost.ts [rounds=5] [block=200]
+ *   npx tsx bench/journal-cost.ts [rounds=5] [block=200] [--no-spill]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,7 +38,9 @@ const dir = mkdtempSync(join(tmpdir(), 'palabre-journal-cost-'));
 const logger = silentLogger();
 const broker = await startEmbeddedBroker({ host: '127.0.0.1', port: 0, logger });
 const db = openStore({ path: join(dir, 'palabre.db') });
-const store = new JournalStore(await openAppStore({ db }));
+// With its file, as `palabre serve` opens it: the write made while a reply waits goes to the
+// spill file beside it (core/journal/spill.ts). `--no-spill`: a SQLite transaction instead.
+const store = new JournalStore(await openAppStore({ db }), process.argv.includes('--no-spill') ? {} : { file: join(dir, 'palabre.db') });
 
 const configFor = (prefix: string) => loadConfig({ env: { DATA_DIR: dir, LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' }, dotenvPath: null, file: '' });
 

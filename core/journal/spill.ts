@@ -19,8 +19,10 @@ export class Spill {
 
   constructor(readonly path: string) {}
 
-  static pathFor(dbFile: string, pid: number = process.pid): string {
-    return `${dbFile}-journal-${pid}`;
+  /** One file per recorder: `<db>-journal-<pid>`, then `-<pid>-2`… for a second recorder of the process (the bench). */
+  static pathFor(dbFile: string): string {
+    const n = ++opened;
+    return n === 1 ? `${dbFile}-journal-${process.pid}` : `${dbFile}-journal-${process.pid}-${n}`;
   }
 
   /** Written when this returns (synchronous). */
@@ -43,9 +45,11 @@ export class Spill {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
-    if (this.bytes === 0) unlinkSync(this.path);
+    if (this.bytes === 0) removeSpill(this.path);
   }
 }
+
+let opened = 0;
 
 /** Spill files of `dbFile` whose process is gone. */
 export function orphanSpills(dbFile: string): string[] {
@@ -59,7 +63,7 @@ export function orphanSpills(dbFile: string): string[] {
   const out: string[] = [];
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
+    const pid = Number(/^(\d+)(-\d+)?$/.exec(name.slice(prefix.length))?.[1]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
     out.push(join(dirname(dbFile), name));
   }
@@ -90,5 +94,9 @@ export function readSpill(path: string): unknown[] {
 }
 
 export function removeSpill(path: string): void {
-  unlinkSync(path);
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
