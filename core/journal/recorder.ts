@@ -83,7 +83,8 @@ export class JournalRecorder implements DurableJournal {
   private timer: NodeJS.Timeout | undefined;
   private sweeper: NodeJS.Timeout | undefined;
   private detach: Array<() => void> = [];
-  private wroteSinceCheckpoint = false;
+  /** This recorder checkpoints the WAL itself (SQLite's automatic checkpoint is off). */
+  private checkpoints = false;
   private spill: Spill | undefined;
   private readonly spilled = new WeakSet<RawStep>();
   private readonly plained = new WeakMap<RawStep, JournalStep>();
@@ -114,7 +115,10 @@ export class JournalRecorder implements DurableJournal {
         this.spill = new Spill(Spill.pathFor(file));
       }
     }
-    if (this.opts.store.synchronous) void this.opts.store.deferCheckpoints(true).catch(() => undefined);
+    // SQLite without its file (no spill): the durable write is a transaction, and the WAL
+    // checkpoint is taken off it (see tick). With the spill, SQLite checkpoints as it always does.
+    this.checkpoints = this.opts.store.synchronous && !this.opts.store.file && this.opts.durable !== false;
+    if (this.checkpoints) void this.opts.store.deferCheckpoints(true).catch(() => undefined);
     this.timer = setInterval(() => void this.tick(), this.opts.flushMs ?? 1000);
     this.timer.unref();
     const days = this.opts.retentionDays ?? 0;
@@ -200,11 +204,11 @@ export class JournalRecorder implements DurableJournal {
     void this.flush();
   }
 
-  /** The timer's turn: the batch, then the WAL checkpoint when something was written since the last one. */
+  /** The timer's turn: the batch, then, when this recorder took the checkpoints over, the WAL checkpoint. */
   private async tick(): Promise<void> {
     await this.flush();
-    if (!this.wroteSinceCheckpoint) return;
-    this.wroteSinceCheckpoint = false;
+    // Every tick: the connection is shared, other stores' writes grow the WAL too.
+    if (!this.checkpoints) return;
     await this.opts.store.checkpoint().catch((err: unknown) => this.opts.logger?.warn({ err: (err as Error).message }, 'journal: WAL checkpoint failed; it runs again at the next flush'));
   }
 
@@ -321,7 +325,6 @@ export class JournalRecorder implements DurableJournal {
 
   private async write({ batch, steps, touched }: Taken): Promise<void> {
     try {
-      this.wroteSinceCheckpoint = true;
       if (this.opts.store.synchronous) {
         // Committed before this returns, and the spill file emptied in the same run: nothing can
         // be spilled in between.
@@ -349,7 +352,7 @@ export class JournalRecorder implements DurableJournal {
     if (this.sweeper) clearInterval(this.sweeper);
     await this.flush();
     this.spill?.close();
-    if (this.opts.store.synchronous) await this.opts.store.deferCheckpoints(false).catch(() => undefined);
+    if (this.checkpoints) await this.opts.store.deferCheckpoints(false).catch(() => undefined);
   }
 }
 
