@@ -13,7 +13,7 @@
  */
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
-import { DETECTORS, runDetectors } from '../actors/corrections/detectors/index.js';
+import { DETECTORS, runDetectors } from '../actors/corrections/detectors/allDetectors.js';
 import { countWords } from '../actors/corrections/production.js';
 import { type Production } from '../prompts/corrections/tasks.js';
 import { createCorrectionService } from '../actors/corrections/service.js';

@@ -20,6 +20,7 @@ import { SEED_SUBJECTS } from '../actors/t2/seedSubjects.js';
 import { createAuth } from '../core/auth.js';
 import { makeContext } from '../test/corrections/support.js';
 import { loadIndependent } from '../test/corrections/eval/independent/sets.js';
+import { surfaceMounter } from '../core/server.js';
 
 // `--dir DIR` points the same run at another set in the same format (e.g. a second held-out set).
 const { values: args } = parseArgs({ options: { dir: { type: 'string' } } });
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
   const env = makeContext({ GRAMMALECTE: 'auto' });
   const app = express();
   const server = createServer(app);
-  const running = await correctionsSurface.start(env.ctx, { app, server });
+  const running = await correctionsSurface.start(env.ctx);
+  surfaceMounter({ app, server })('corrections', running);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const token = await createAuth(env.config).mintToken({ sub: 'cand-independent-eval', plan: 'free' });

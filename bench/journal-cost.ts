@@ -31,6 +31,7 @@ import { openAppStore } from '../core/store/appStore.js';
 import { openStore } from '../core/store/db.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
 import { startWiredSkull } from '../actors/skull/surface.js';
+import { allMigrations } from '../actors/serve.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 const BLOCK = Number(process.argv[3] ?? 200);
@@ -40,7 +41,7 @@ const broker = await startEmbeddedBroker({ host: '127.0.0.1', port: 0, logger })
 const db = openStore({ path: join(dir, 'palabre.db') });
 // With its file, as `palabre serve` opens it: the write made while a reply waits goes to the
 // spill file beside it (core/journal/spill.ts). `--no-spill`: a SQLite transaction instead.
-const store = new JournalStore(await openAppStore({ db }), process.argv.includes('--no-spill') ? {} : { file: join(dir, 'palabre.db') });
+const store = new JournalStore(await openAppStore({ db, migrations: await allMigrations() }), process.argv.includes('--no-spill') ? {} : { file: join(dir, 'palabre.db') });
 
 const configFor = (prefix: string) => loadConfig({ env: { DATA_DIR: dir, LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' }, dotenvPath: null, file: '' });
 

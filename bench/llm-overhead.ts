@@ -13,7 +13,7 @@
 import os from 'node:os';
 import { SimulatedClock } from 'xstate';
 import { createAnthropicProvider } from '../actors/llm/anthropic.js';
-import { runLlmCall } from '../actors/llm/llmCallActor.js';
+import { runLlmCall } from '../actors/llm/llmWiring.js';
 import { createOpenAIProvider } from '../actors/llm/openai.js';
 import type { GenerateRequest } from '../machines/llmPort.js';
 import { startAnthropicFake } from '../test/fakes/anthropicFake.js';

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SessionRecorder } from '../actors/t2/recorder.js';
+import { SessionRecorder } from '../actors/t2/audioRecorder.js';
 import { assembleRecording, JournalWriter } from '../actors/t2/recordingJournal.js';
 import { pcm16FromBytes } from '../actors/t2/resampler.js';
 

@@ -31,13 +31,13 @@ child.send({ type: 'go', wsUrl: env.wsUrl, token: await env.mint('premium', 'ben
 const done = (await next('done')) as Msg & Record<'proxiedUp' | 'proxiedDown' | 'directUp' | 'directDown', number[]>;
 
 // The proxy's own work per candidate chunk, on the production path: a session wired as the
-// surface wires it (actors/t2/wiring.ts, Gemini interlocutor on the fake), in `live`; each chunk
+// surface wires it (actors/t2/t2Wiring.ts, Gemini interlocutor on the fake), in `live`; each chunk
 // goes into its audio pipe as the transport routes a validated binary frame → SDK send →
 // recording (copied for the recording thread, as the surface wires it; the thread's own work is
 // not on this thread). Timed in wall and CPU time (CPU time ignores being descheduled). The
 // transport's frame checks and the WebSocket parsing are not included.
 const { GoogleGenAI } = await import('@google/genai');
-const { wireT2Session } = await import('../actors/t2/wiring.js');
+const { wireT2Session } = await import('../actors/t2/t2Wiring.js');
 const { geminiInterlocutor } = await import('../actors/t2/geminiInterlocutor.js');
 const { SubjectStore } = await import('../actors/t2/subjects.js');
 const { SessionStore } = await import('../actors/t2/sessionStore.js');

@@ -1,5 +1,5 @@
 /**
- * The session recorder alone (actors/t2/recorder.ts: resampling, mixing, WAV writes), in this
+ * The session recorder alone (actors/t2/audioRecorder.ts: resampling, mixing, WAV writes), in this
  * thread: process CPU per 20 ms candidate chunk, 20 recordings × 60 s, with 1 s of model reply
  * every 3 s (the load of bench/t2-sessions-load.ts), medians of 5 after a warm-up; and the
  * SHA-256 of one file, to compare the bytes two checkouts write (a speed-up must not change the file).
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url)));
 type Recorder = { candidate(p: Int16Array): void; interlocutor(p: Int16Array): void; close(): Promise<unknown> };
-const { SessionRecorder } = (await import(join(root, 'actors/t2/recorder.ts'))) as { SessionRecorder: { create(path: string, now: () => number): Recorder } };
+const { SessionRecorder } = (await import(join(root, 'actors/t2/audioRecorder.ts'))) as { SessionRecorder: { create(path: string, now: () => number): Recorder } };
 const { pcm16FromBytes } = (await import(join(root, 'actors/t2/resampler.ts'))) as { pcm16FromBytes(b: Uint8Array): Int16Array };
 
 const cand = Buffer.alloc(640);

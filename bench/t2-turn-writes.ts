@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../core/store/db.js';
-import { PORTABLE_MIGRATIONS } from '../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from '../test/support/migrations.js';
 import { postgresStore, sqliteStore } from '../core/store/sqlStore.js';
 import { SessionStore } from '../actors/t2/sessionStore.js';
 

@@ -8,7 +8,7 @@ import { isKeySet, type Config, type LoadOptions } from '../core/config/index.js
  * `doctor`: --corpus DIR, else CORPUS_DIR when it is set, else the folder `palabre index DIR`
  * indexed last (remembered in DATA_DIR/corpus.json), else CORPUS_DIR's default (docs/).
  */
-export type CorpusSource = 'flag' | 'CORPUS_DIR' | 'remembered' | 'default';
+type CorpusSource = 'flag' | 'CORPUS_DIR' | 'remembered' | 'default';
 
 export interface CorpusChoice {
   dir: string;
@@ -18,14 +18,14 @@ export interface CorpusChoice {
 }
 
 const Remembered = z.object({ root: z.string().min(1), indexedAt: z.string() });
-export type Remembered = z.infer<typeof Remembered>;
+type Remembered = z.infer<typeof Remembered>;
 
 export function rememberedCorpusFile(dataDir: string): string {
   return join(resolve(dataDir), 'corpus.json');
 }
 
 /** The folder `palabre index` indexed last, or undefined (none, unreadable, or the folder is gone). */
-export function rememberedCorpus(dataDir: string): Remembered | undefined {
+function rememberedCorpus(dataDir: string): Remembered | undefined {
   const file = rememberedCorpusFile(dataDir);
   if (!existsSync(file)) return undefined;
   try {

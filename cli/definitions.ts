@@ -7,7 +7,7 @@
  * This file imports nothing: `cli/main.ts` loads it for every command, `palabre skull` on a Pi too.
  */
 
-export interface OptionDef {
+interface OptionDef {
   type: 'string' | 'boolean';
   short?: string;
   /** Placeholder shown in help for a string option (`--k N`). */

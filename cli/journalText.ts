@@ -4,12 +4,12 @@ import type { Divergence, Journal, JournalStep, JournalSummary } from '../core/j
 
 const LIMIT = 160;
 
-export function short(v: unknown, limit = LIMIT): string {
+function short(v: unknown, limit = LIMIT): string {
   const text = v === undefined ? '(nothing)' : typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
-export function stateText(state: unknown): string {
+function stateText(state: unknown): string {
   if (typeof state === 'string') return state;
   if (state && typeof state === 'object') {
     return Object.entries(state as Record<string, unknown>).map(([k, v]) => (v && typeof v === 'object' && Object.keys(v).length > 0 ? `${k}.{${stateText(v)}}` : typeof v === 'string' ? `${k}.${v}` : k)).join(', ');
@@ -21,7 +21,7 @@ export function summaryLine(s: JournalSummary, idWidth = s.id.length): string {
   return `${s.id.padEnd(idWidth)}  ${s.surface.padEnd(11)} ${s.machine.padEnd(10)} ${s.startedAt}  ${s.endedAt ? 'ended' : 'live '}  ${String(s.steps).padStart(5)} steps`;
 }
 
-export function stepLines(step: JournalStep): string[] {
+function stepLines(step: JournalStep): string[] {
   const lines = [`#${step.seq}  +${Math.round(step.at)} ms  ${step.from}  ${step.event.type}${eventDetail(step)} → ${stateText(step.state)}${step.status === 'active' ? '' : ` (${step.status})`}`];
   for (const a of step.actions) lines.push(`     do     ${a.type}${a.params === undefined ? '' : ` ${short(a.params)}`}`);
   for (const i of step.invoked) lines.push(`     start  ${i.src}${i.id && i.id !== i.src ? ` (${i.id})` : ''}${i.input === undefined ? '' : ` input ${short(i.input)}`}`);

@@ -1,6 +1,7 @@
 import type { Config } from '../core/config/index.js';
 import type { ReplayLookup, ReplayTarget } from '../core/journal/index.js';
 import { loadMachine } from '../core/machineRegistry.js';
+import { allMachines } from '../actors/serve.js';
 import { BUILTIN_PROMPT } from '../prompts/skull/contextPrompt.js';
 import { readPromptFile } from '../actors/skull/promptFile.js';
 
@@ -14,8 +15,9 @@ export function replayTargets(config: Pick<Config, 'SKULL_PROMPT_FILE'>): Replay
   const inputs: Record<string, ReplayTarget['input']> = {
     skull: (recorded) => ({ ...(recorded as object), defaultPrompt: readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT).text }),
   };
+  let registry: ReturnType<typeof allMachines> | undefined;
   return async (kind) => {
-    const machine = await loadMachine(kind);
+    const machine = await loadMachine(await (registry ??= allMachines()), kind);
     if (!machine) return undefined;
     const input = Object.hasOwn(inputs, kind) ? inputs[kind] : undefined;
     return input ? { machine, input } : { machine };

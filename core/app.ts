@@ -1,19 +1,34 @@
 import { join } from 'node:path';
 import { loadConfig, type Config, type LoadOptions } from './config/index.js';
 import { createLogger, type Logger } from './log.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { openStore, type Db } from './store/db.js';
-import { openAppStore } from './store/appStore.js';
-import type { Store } from './store/sqlStore.js';
+import { createMetrics } from './metrics.js';
+import { openStore } from './store/db.js';
+import { openAppStore, orderedMigrations } from './store/appStore.js';
+import type { PortableMigration, Store } from './store/sqlStore.js';
+import { ADMIN_MIGRATIONS } from './admin/adminStore.js';
+import { JOURNAL_MIGRATIONS } from './journal/store.js';
 import { Runtime } from './runtime.js';
 import { EngineSet } from './sharedEngines.js';
 import { startJournal } from './journal/start.js';
 import type { JournalRecorder } from './journal/recorder.js';
-import type { AppContext } from './surfaceContract.js';
-import { createProviders } from '../actors/llm/providers.js';
+import type { AppContext, AppServices, Surface } from './surfaceContract.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */
-export type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl'>;
+type CoreContext = Omit<AppContext, 'mqttUrl' | 'publicUrl' | 'admin' | 'machines'>;
+
+/**
+ * What the layers above core bring to the process besides surfaces (actors/llm/llmServices.ts:
+ * the LLM providers and the background model check): built once, beside core's own services.
+ */
+export interface ProcessServices {
+  /** Added to every surface's context. */
+  context: AppServices;
+  /** Top-level facts of a ready /healthz (e.g. the provider per surface, the model check). */
+  health?(): Record<string, unknown>;
+  /** Called once the process serves, and at the stop. */
+  start?(): void;
+  stop?(): void;
+}
 
 export interface App extends CoreContext {
   /** The store port: SQLite over `db`, or Postgres with DATABASE_URL. */
@@ -22,6 +37,7 @@ export interface App extends CoreContext {
   engines: EngineSet;
   /** The conversation journal (JOURNAL=on), for `journal.flush()` and `journal.idOf(systemId)`. */
   journal?: JournalRecorder;
+  services: ProcessServices;
   /** Stops every conversation and shared engine, closes the store and flushes the logs. Idempotent. */
   close(): Promise<void>;
 }
@@ -32,50 +48,67 @@ export interface CreateAppOptions {
   load?: LoadOptions;
   /** A logger to use instead of the one LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
+  /** The surfaces whose migrations the store applies (core's own are always applied). */
+  surfaces?: readonly Pick<Surface, 'name' | 'migrations' | 'machines'>[];
+  /** Services of the layers above, built from the core context. */
+  services?: (core: Pick<CoreContext, 'config' | 'logger' | 'metrics'>) => ProcessServices;
 }
 
 export function dbPathOf(config: Config): string {
   return config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db');
 }
 
+/** Core's migrations and every surface's, in the one order the store applies them. */
+export function migrationsOf(surfaces: readonly Pick<Surface, 'migrations'>[]): PortableMigration[] {
+  return orderedMigrations([ADMIN_MIGRATIONS, JOURNAL_MIGRATIONS, ...surfaces.map((s) => s.migrations ?? [])]);
+}
+
 /**
  * Builds the process's shared pieces: configuration (throws ConfigError listing every bad key),
- * logger, SQLite store (WAL, migrations applied), the actor runtime, Prometheus metrics and the
- * LLM providers. Sockets (HTTP, MQTT) are opened by the caller: `core/server.ts` for
- * `palabre serve`, the Skull command for `palabre skull`.
+ * logger, store (WAL, every migration applied), the actor runtime, Prometheus metrics and the
+ * services of the layers above. Sockets (HTTP, MQTT) are opened by the caller: `core/server.ts`
+ * for `palabre serve`.
  */
+/** Which surface declared each machine kind: the journal files each conversation under its surface. */
+function surfaceOfMachine(surfaces: readonly Pick<Surface, 'name' | 'machines'>[]): Readonly<Record<string, string>> {
+  const of: Record<string, string> = {};
+  for (const s of surfaces) for (const kind of Object.keys(s.machines ?? {})) of[kind] ??= s.name;
+  return of;
+}
+
 export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   const config = opts.config ?? loadConfig(opts.load);
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
   const db = openStore({ path: dbPathOf(config), logger });
   let store: Store;
   try {
-    store = await openAppStore({ databaseUrl: config.DATABASE_URL, db, logger });
+    store = await openAppStore({ databaseUrl: config.DATABASE_URL, db, logger, migrations: migrationsOf(opts.surfaces ?? []) });
   } catch (err) {
     db.close();
     throw err;
   }
   logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
-  const journal = startJournal(config, runtime, store, logger, dbPathOf(config));
+  const journal = startJournal(config, runtime, store, surfaceOfMachine(opts.surfaces ?? []), logger, dbPathOf(config));
   const metrics = createMetrics();
-  // SDKs load lazily on a provider's first call: building the registry costs nothing.
-  const providers = createProviders(config, { logger, metrics });
+  const services = opts.services?.({ config, logger, metrics }) ?? { context: {} as AppServices };
   const engines = new EngineSet(logger);
 
   let closed: Promise<void> | undefined;
   return {
+    ...services.context,
     config,
     logger,
     db,
     store,
     runtime,
     metrics,
-    providers,
     engines,
     ...(journal ? { journal } : {}),
+    services,
     close() {
       closed ??= (async () => {
+        services.stop?.();
         runtime.shutdown();
         await journal?.close();
         await engines.stop();
@@ -89,7 +122,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
 }
 
 /** Resolves once pino's asynchronous destination has written everything it holds. */
-export function flushLogger(logger: Logger): Promise<void> {
+function flushLogger(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
     try {
       logger.flush(() => resolve());
@@ -98,5 +131,3 @@ export function flushLogger(logger: Logger): Promise<void> {
     }
   });
 }
-
-export type { Db, Metrics, Runtime };

@@ -19,7 +19,7 @@ export type Plan = (typeof PLANS)[number];
 export type Feature = 'corrections' | 'oral_t2_live';
 
 /** What each plan grants. `premium` is the only plan with the T2 live oral (docs/t2-live.md § The candidate's pages). */
-export const PLAN_FEATURES: Readonly<Record<Plan, readonly Feature[]>> = {
+const PLAN_FEATURES: Readonly<Record<Plan, readonly Feature[]>> = {
   free: ['corrections'],
   premium: ['corrections', 'oral_t2_live'],
 };
@@ -54,10 +54,10 @@ export interface AuthConfig {
   DATA_DIR: string;
 }
 
-export const DEFAULT_MAX_TTL_S = 12 * 3600;
+const DEFAULT_MAX_TTL_S = 12 * 3600;
 
-export const HS_ALGORITHMS = ['HS256'] as const;
-export const JWKS_ALGORITHMS = ['RS256', 'ES256'] as const;
+const HS_ALGORITHMS = ['HS256'] as const;
+const JWKS_ALGORITHMS = ['RS256', 'ES256'] as const;
 export const DEV_SECRET_FILE = 'jwt-dev-secret';
 const AUDIENCE_FREE_CLOCK_TOLERANCE_S = 5;
 
@@ -75,7 +75,7 @@ export interface Authenticator {
   middleware(opts?: { feature?: Feature }): RequestHandler;
 }
 
-export function featuresOf(plan: Plan): Feature[] {
+function featuresOf(plan: Plan): Feature[] {
   return [...PLAN_FEATURES[plan]];
 }
 
@@ -90,7 +90,7 @@ export function requireFeature(principal: Principal, feature: Feature): void {
  * Reads DATA_DIR/jwt-dev-secret, creating it (mode 0600) on first use. Shared by every process
  * that uses the same DATA_DIR, so `palabre token` mints what `palabre serve` accepts.
  */
-export function loadDevSecret(dataDir: string, logger?: Logger): Uint8Array {
+function loadDevSecret(dataDir: string, logger?: Logger): Uint8Array {
   const path = join(dataDir, DEV_SECRET_FILE);
   if (!existsSync(path)) {
     mkdirSync(dataDir, { recursive: true });

@@ -8,7 +8,7 @@ export type { Logger } from 'pino';
  * Paths pino replaces with "[redacted]" wherever they appear in a log object. Secrets must never
  * reach a log line: keys, tokens, Authorization headers, cookies and passwords.
  */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'apiKey', '*.apiKey', 'api_key', '*.api_key', 'key', '*.key',
   'token', '*.token', 'jwt', '*.jwt', 'password', '*.password', 'secret', '*.secret',
   'authorization', '*.authorization', 'Authorization', '*.Authorization', '*.headers.authorization', '*.headers.Authorization',

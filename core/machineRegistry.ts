@@ -1,27 +1,21 @@
 import type { AnyStateMachine } from 'xstate';
+import type { MachineRegistry, Surface } from './surfaceContract.js';
 
 /**
- * Every production statechart of palabre, by name. `palabre machines`, the docs images and the
- * /inspect page read this list; the model-based coverage report checks it covers every machine.
- * Lazy so that exporting one machine does not load the others' modules.
+ * The runtime's own chart (core/rootMachine.ts) and every machine the surfaces declare. Two
+ * surfaces may declare the same shared machine (llmCall, breaker): one entry per name.
  */
-export const MACHINES: Readonly<Record<string, () => Promise<AnyStateMachine>>> = {
-  root: () => import('../machines/root.js').then((m) => m.rootMachine),
-  llmCall: () => import('../machines/llmCall.js').then((m) => m.llmCallMachine),
-  breaker: () => import('../machines/breaker.js').then((m) => m.breakerMachine),
-  skull: () => import('../machines/skull.js').then((m) => m.skullMachine),
-  skullFleet: () => import('../machines/skullFleet.js').then((m) => m.skullFleetMachine),
-  chat: () => import('../machines/chat.js').then((m) => m.chatMachine),
-  correction: () => import('../machines/correction.js').then((m) => m.correctionMachine),
-  t2live: () => import('../machines/t2live.js').then((m) => m.t2liveMachine),
-  t2Instance: () => import('../machines/t2Instance.js').then((m) => m.t2InstanceMachine),
-};
-
-export function machineNames(): string[] {
-  return Object.keys(MACHINES);
+export function machineRegistry(surfaces: readonly Pick<Surface, 'machines'>[]): MachineRegistry {
+  const all: Record<string, () => Promise<AnyStateMachine>> = {
+    root: () => import('./rootMachine.js').then((m) => m.rootMachine),
+  };
+  for (const s of surfaces) {
+    for (const [name, load] of Object.entries(s.machines ?? {})) all[name] ??= load;
+  }
+  return all;
 }
 
-export async function loadMachine(name: string): Promise<AnyStateMachine | undefined> {
-  const load = Object.hasOwn(MACHINES, name) ? MACHINES[name] : undefined;
+export async function loadMachine(registry: MachineRegistry, name: string): Promise<AnyStateMachine | undefined> {
+  const load = Object.hasOwn(registry, name) ? registry[name] : undefined;
   return load ? load() : undefined;
 }

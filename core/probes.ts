@@ -1,12 +1,9 @@
 import { hostname } from 'node:os';
 import type { Express } from 'express';
 import type { App } from './app.js';
-import type { AppContext, RunningSurface } from './surfaceContract.js';
+import type { RunningSurface } from './surfaceContract.js';
 import type { Store } from './store/sqlStore.js';
 import { VERSION } from './version.js';
-import type { ProviderName } from '../actors/llm/types.js';
-import type { ModelWatch } from '../actors/llm/modelStatus.js';
-import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from '../actors/llm/surfaceEndpoints.js';
 
 /**
  * What supervisors, load balancers and Prometheus read: `/livez` (the process answers), `/readyz`
@@ -34,25 +31,6 @@ export interface ProbeDeps {
   /** The surfaces started so far, in start order (filled while the process warms up). */
   started: readonly StartedSurface[];
   mqttMode: 'embedded' | 'external';
-  models: ModelWatch;
-}
-
-/** The provider each surface resolves to, by its setting (surface setting, else LLM_PROVIDER). */
-export function providersPerSurface(ctx: Pick<AppContext, 'config' | 'providers'>): Record<string, ProviderName> {
-  const { config, providers } = ctx;
-  // A surface with its own endpoint/key (SKULL_BASE_URL…) uses its own client.
-  const pick = (surface: LlmSurface): ProviderName => {
-    const setting = surfaceSetting(config, surface);
-    if (hasOverride(surfaceEndpoint(config, surface))) return surfaceProvider(providers, config, surface).name;
-    return providers.resolve(setting === 'auto' ? config.LLM_PROVIDER : setting).name;
-  };
-  return {
-    skull: pick('skull'),
-    docs: pick('docs'),
-    corrections: pick('corrections'),
-    // The live interlocutor is Gemini Live; without a Gemini key T2 falls back to its text mode.
-    t2: providers.available().includes('gemini') ? 'gemini' : pick('t2text'),
-  };
 }
 
 /** One `SELECT 1` on the store, bounded: a store that hangs makes the instance not ready. */
@@ -135,11 +113,9 @@ export function mountProbes(expressApp: Express, d: ProbeDeps): void {
   });
 }
 
-/** The body of a ready /healthz: providers, offline use, actors, models and every surface's health(). */
+/** The body of a ready /healthz: the process services' facts (providers, models), actors and every surface's health(). */
 async function readyHealth(d: ProbeDeps, store: { engine: Store['dialect']; latencyMs?: number }, uptimeS: number) {
   const { app } = d;
-  const providers = providersPerSurface(app);
-  const offline = Object.entries(providers).filter(([, p]) => p === 'offline').map(([s]) => s);
   const surfaces: Record<string, unknown> = {};
   for (const { name, running } of d.started) {
     try {
@@ -158,13 +134,9 @@ async function readyHealth(d: ProbeDeps, store: { engine: Store['dialect']; late
     storeLatencyMs: store.latencyMs,
     instance: app.config.INSTANCE_ID ?? hostname(),
     uptimeS,
-    providers,
-    offline: offline.length === 0
-      ? 'no surface uses the offline provider'
-      : `offline provider (deterministic, no network) for: ${offline.join(', ')}${app.providers.available().length <= 1 ? ' — no API key is set' : ''}`,
+    ...app.services.health?.(),
     actors: app.runtime.countByKind(),
     mqtt: d.mqttMode,
-    models: d.models.current(),
     surfaces,
   };
 }

@@ -1,7 +1,7 @@
 import { createActor, type Actor, type ActorOptions, type AnyActorLogic, type AnyActorRef, type InspectionEvent } from 'xstate';
 
 type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
-import { rootMachine, type ConversationEntry } from '../machines/root.js';
+import { rootMachine, type ConversationEntry } from './rootMachine.js';
 
 export type InspectListener = (event: InspectionEvent) => void;
 /** The journal's hook (core/journal/recorder.ts): told of each start, it returns the input the actor gets. */

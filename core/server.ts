@@ -1,17 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
 import helmet from 'helmet';
 import type { Config } from './config/index.js';
 import { redactText, redactUrl, type Logger } from './log.js';
-import { createApp, type App } from './app.js';
+import { createApp, type App, type CreateAppOptions } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
-import { surfaces as defaultSurfaces, type SurfaceLoader } from './surfaceList.js';
 import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './tuning/gcAfterWarmUp.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from './surfaceContract.js';
-import { watchModels, type ModelWatch } from '../actors/llm/modelStatus.js';
-import { errorMessage, errorStatus, notFoundPage, sendErrorPage, wantsPage } from '../web/errorPage.js';
+import type { AppContext, MachineRegistry, RunningSurface, Surface, SurfaceLoader, UpgradeHandler } from './surfaceContract.js';
+import { createAdminAuth, type AdminLoginView } from './admin/adminAuth.js';
+import { machineRegistry } from './machineRegistry.js';
+import { errorMessage, errorStatus, wantsPage } from './http/errors.js';
+import { routeUpgrades } from './http/upgrades.js';
 
 /** A failure to start that the user can fix; `exitCode` 2 (busy port, bad host) or 1. */
 export class StartupError extends Error {
@@ -23,20 +24,37 @@ export class StartupError extends Error {
   }
 }
 
+/** The site's own pages, drawn by web/ and handed in by the caller; JSON and bare forms without them. */
+interface SitePages {
+  /** An error page in the site's layout (404 with the path asked for, 5xx, admin refusals). */
+  sendError(res: Response, status: number, opts?: { message?: string; path?: string }): void;
+  /** The admin login form. */
+  adminLogin(res: Response, view: AdminLoginView): void;
+}
+
 export interface ServeOptions {
   config: Config;
   /** Replaces the logger LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
-  /** Surfaces to start; default the list in core/surfaceList.ts. */
-  surfaces?: SurfaceLoader[];
+  /** The surfaces to start, in order (actors/surfaces.ts); SURFACES may select some of them. */
+  surfaces: readonly SurfaceLoader[];
+  /** Services of the layers above core (actors/llm/llmServices.ts). */
+  services?: CreateAppOptions['services'];
+  /** The charts the inspector offers; default: those of `surfaces` (and the runtime's). */
+  machines?: MachineRegistry;
+  pages?: SitePages;
 }
 
-export type { StartedSurface } from './probes.js';
-export { providersPerSurface } from './probes.js';
+
+/** The HTTP server of the process. */
+export interface HttpServer {
+  app: Express;
+  server: Server;
+}
 
 export interface RunningServer {
   ctx: AppContext;
-  http: HttpContext;
+  http: HttpServer;
   /** `embedded` when this process runs the aedes broker, `external` when MQTT_URL names one. */
   mqttMode: 'embedded' | 'external';
   surfaces: StartedSurface[];
@@ -44,8 +62,6 @@ export interface RunningServer {
   timings: Record<string, number>;
   /** Absolute URLs per surface, for printing. */
   urls: Record<string, Record<string, string>>;
-  /** The background model check (/healthz `models`); its first result is `models.firstCheck`. */
-  models: ModelWatch;
   /** Stops everything within SHUTDOWN_TIMEOUT_MS; `forced` when the deadline cut it short. */
   shutdown(reason: string): Promise<ShutdownOutcome>;
 }
@@ -91,9 +107,9 @@ function portMessage(err: ListenError, what: string, portVar: string, hostVar: s
 }
 
 /** The surfaces SURFACES names (`all`, `none`, or a comma list); unknown names are an error. */
-export function selectSurfaces(all: Surface[], setting: string): Surface[] {
+function selectSurfaces(all: readonly Surface[], setting: string): Surface[] {
   const wanted = setting.trim();
-  if (wanted === 'all') return all;
+  if (wanted === 'all') return [...all];
   const names = wanted === 'none' ? [] : wanted.split(',').map((n) => n.trim());
   const known = new Set(all.map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
@@ -112,7 +128,7 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
 }
 
 /** Seconds a client is told to wait (Retry-After) while this process drains. */
-export const DRAIN_RETRY_AFTER_S = 5;
+const DRAIN_RETRY_AFTER_S = 5;
 
 /**
  * The bare Express app: proxy trust, production mode, helmet's security headers with our CSP, and
@@ -136,9 +152,12 @@ function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping'
   return app;
 }
 
-function addFinalHandlers(app: Express, logger: Logger): void {
+function addFinalHandlers(app: Express, logger: Logger, pages: SitePages | undefined): void {
   // A browser gets the site's error page (layout, title, lang, main landmark); /api and JSON clients get JSON.
-  app.use(notFoundPage);
+  app.use((req, res) => {
+    if (pages && wantsPage(req)) pages.sendError(res, 404, { path: req.path });
+    else res.status(404).json({ error: 'not found' });
+  });
   const onError: ErrorRequestHandler = (err: unknown, req, res, next) => {
     const status = errorStatus(err);
     if (status >= 500) logger.error({ err, method: req.method, url: req.originalUrl }, 'request failed');
@@ -146,15 +165,17 @@ function addFinalHandlers(app: Express, logger: Logger): void {
       next(err);
       return;
     }
-    if (wantsPage(req)) sendErrorPage(res, status);
+    if (pages && wantsPage(req)) pages.sendError(res, status);
     else res.status(status).json({ error: errorMessage(err, status) });
   };
   app.use(onError);
 }
 
 /**
- * Starts `palabre serve`: shared pieces (store, runtime, providers), the embedded MQTT broker
- * unless MQTT_URL is set, the HTTP server with its probes (core/probes.ts), then every surface.
+ * Starts `palabre serve`: loads the surfaces, builds the shared services once (store with every
+ * surface's migrations, runtime, metrics, admin auth, the services of the layers above), the
+ * embedded MQTT broker unless MQTT_URL is set, the HTTP server with its probes (core/probes.ts),
+ * then starts every surface and mounts the routes and sockets it returns.
  * Throws StartupError for a busy port or bad address, after closing what had started.
  */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
@@ -162,11 +183,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const startedAt = Date.now();
   const timings: Record<string, number> = {};
   const lap = lapTimer(timings);
-  const app: App = await createApp({ config, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const known = await Promise.all(opts.surfaces.map((load) => load()));
+  const selected = selectSurfaces(known, config.SURFACES);
+  lap('surfaces.load');
+  const app: App = await createApp({ config, surfaces: selected, ...(opts.logger ? { logger: opts.logger } : {}), ...(opts.services ? { services: opts.services } : {}) });
   lap('app');
   const { logger } = app;
-  // Started once the process serves: the provider lists are read in the background, never in the way.
-  const models = watchModels(config, { logger, providers: app.providers });
   const { broker, mqttUrl } = await startBroker(config, app);
   lap('mqtt');
 
@@ -175,7 +197,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const server: Server = createServer(expressApp);
   const connections = trackConnections(server);
   const started: StartedSurface[] = [];
-  mountProbes(expressApp, { app, state, startedAt, started, mqttMode: broker ? 'embedded' : 'external', models });
+  mountProbes(expressApp, { app, state, startedAt, started, mqttMode: broker ? 'embedded' : 'external' });
+  const admin = createAdminAuth({
+    db: app.db, store: app.store, config, logger,
+    ...(opts.pages ? { loginPage: opts.pages.adminLogin, errorPage: (res: Response, status: number, message: string) => opts.pages?.sendError(res, status, { message }) } : {}),
+  });
+  expressApp.use(admin.routes);
+  const sockets = new Map<string, UpgradeHandler>();
+  routeUpgrades(server, sockets);
   const httpPort = await listenHttp(server, config, async () => {
     await broker?.close();
     await app.close();
@@ -184,39 +213,40 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
 
   const publicUrl = (config.PUBLIC_URL ?? `http://${displayHost(config.HOST)}:${httpPort}`).replace(/\/+$/, '');
   const ctx: AppContext = {
+    ...app.services.context,
     config,
     logger,
     db: app.db,
     store: app.store,
     runtime: app.runtime,
     metrics: app.metrics,
-    providers: app.providers,
     engines: app.engines,
+    admin,
+    machines: opts.machines ?? machineRegistry(known),
     mqttUrl,
     publicUrl,
-    modelStatus: () => models.current(),
   };
-  const http: HttpContext = { app: expressApp, server };
+  const http: HttpServer = { app: expressApp, server };
   let shuttingDown: Promise<ShutdownOutcome> | undefined;
   const shutdown = (reason: string): Promise<ShutdownOutcome> =>
-    (shuttingDown ??= stopAll({ app, config, state, models, server, connections, started, broker }, reason));
+    (shuttingDown ??= stopAll({ app, config, state, server, connections, started, broker }, reason));
 
   try {
-    await startSurfaces(opts.surfaces ?? defaultSurfaces, { ctx, http, state, started, lap });
+    await startSurfaces(selected, { ctx, http, sockets, state, started, lap });
   } catch (err) {
     logger.error({ err }, 'startup failed');
     await shutdown('startup failed');
     throw err instanceof StartupError ? err : new StartupError(`palabre: startup failed: ${err instanceof Error ? err.message : String(err)}`, 1, err);
   }
-  addFinalHandlers(expressApp, logger);
+  addFinalHandlers(expressApp, logger, opts.pages);
   const urls = surfaceUrls(publicUrl, mqttUrl, started);
   state.ready = true;
-  models.start();
+  app.services.start?.();
   // The start-up garbage and the grown young generation go back to the system once idle.
   setImmediate(() => {
     if (!state.stopping) collectAfterWarmUp();
   }).unref();
-  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, models, shutdown };
+  return { ctx, http, mqttMode: broker ? 'embedded' : 'external', surfaces: started, timings, urls, shutdown };
 }
 
 /** Records the milliseconds of each start phase since the previous one. */
@@ -286,19 +316,41 @@ function trackConnections(server: Server): Connections {
   };
 }
 
-/** Loads every surface module at once (I/O overlaps), then starts them one by one in list order. */
-async function startSurfaces(loaders: SurfaceLoader[], s: { ctx: AppContext; http: HttpContext; state: Lifecycle; started: StartedSurface[]; lap: (phase: string) => void }): Promise<void> {
-  const loaded = selectSurfaces(await Promise.all(loaders.map((load) => load())), s.ctx.config.SURFACES);
-  s.lap('surfaces.load');
+/**
+ * Mounts what a started surface declared: its routes on the app, its WebSocket paths in the
+ * upgrade routing. A path two surfaces declare is a mistake, refused here.
+ */
+function mountSurface(http: HttpServer, sockets: Map<string, UpgradeHandler>, name: string, running: RunningSurface): void {
+  if (running.routes) http.app.use(running.routes);
+  for (const [path, handler] of Object.entries(running.sockets ?? {})) {
+    if (sockets.has(path)) throw new Error(`the WebSocket path ${path} of ${name} is already taken`);
+    sockets.set(path, handler);
+  }
+}
+
+/** Mounts started surfaces on a server of one's own (tests, embedding), routed as core routes them. */
+export function surfaceMounter(http: HttpServer): (name: string, running: RunningSurface) => void {
+  const sockets = new Map<string, UpgradeHandler>();
+  routeUpgrades(http.server, sockets);
+  return (name, running) => mountSurface(http, sockets, name, running);
+}
+
+/** Starts the surfaces one by one in list order, mounting each one's edges as it is ready. */
+async function startSurfaces(loaded: readonly Surface[], s: { ctx: AppContext; http: HttpServer; sockets: Map<string, UpgradeHandler>; state: Lifecycle; started: StartedSurface[]; lap: (phase: string) => void }): Promise<void> {
   s.state.warming = loaded.map((x) => x.name);
   for (const surface of loaded) {
     let running: RunningSurface;
     try {
-      running = await surface.start(s.ctx, s.http);
+      running = await surface.start(s.ctx);
     } catch (err) {
       throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
     }
     s.started.push({ name: surface.name, running });
+    try {
+      mountSurface(s.http, s.sockets, surface.name, running);
+    } catch (err) {
+      throw new StartupError(`palabre: the ${surface.name} surface cannot be mounted: ${(err as Error).message}`, 1, err);
+    }
     s.state.warming = s.state.warming.filter((n) => n !== surface.name);
     s.lap(`surfaces.${surface.name}`);
   }
@@ -324,7 +376,6 @@ interface Stoppable {
   app: App;
   config: Config;
   state: Lifecycle;
-  models: ModelWatch;
   server: Server;
   connections: Connections;
   started: readonly StartedSurface[];
@@ -332,7 +383,7 @@ interface Stoppable {
 }
 
 /** How a stop went: `forced` when the deadline cut it; `failed` names surfaces whose stop threw. */
-export interface ShutdownOutcome {
+interface ShutdownOutcome {
   forced: boolean;
   failed?: string[];
 }
@@ -345,7 +396,7 @@ async function stopAll(s: Stoppable, reason: string): Promise<ShutdownOutcome> {
   logger.info({ reason }, 'shutting down');
   s.state.ready = false;
   s.state.stopping = true;
-  s.models.stop();
+  s.app.services.stop?.();
   const failed: string[] = [];
   const outcome = await withDeadline(drainAndClose(s, stopStart + config.SHUTDOWN_TIMEOUT_MS, failed), config.SHUTDOWN_TIMEOUT_MS);
   const forced = outcome === 'timeout';

@@ -1,77 +1,99 @@
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Router } from 'express';
+import type { AnyStateMachine } from 'xstate';
 import type { Config } from './config/index.js';
 import type { Logger } from './log.js';
 import type { Db } from './store/db.js';
-import type { Store } from './store/sqlStore.js';
+import type { PortableMigration, Store } from './store/sqlStore.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
-import type { ProviderRegistry } from '../actors/llm/registry.js';
-import type { ModelStatus } from '../actors/llm/modelStatus.js';
 import type { SharedEngines } from './sharedEngines.js';
+import type { AdminAuth } from './admin/adminAuth.js';
 
-/** What every surface gets when the process starts it. */
-export interface AppContext {
+/** Statecharts by name, loaded on demand: `palabre machines`, /inspect, the docs images, model tests. */
+export type MachineRegistry = Readonly<Record<string, () => Promise<AnyStateMachine>>>;
+
+/**
+ * A surface is one kind of conversation (skull, docs, corrections, t2, inspect, echo). It DECLARES
+ * what it brings in its composition root `actors/<surface>/surface.ts`; core consumes the list
+ * (`actors/surfaces.ts`), provides the shared services once and mounts the edges it returns.
+ *
+ *   export const echoSurface: Surface = {            // actors/echo/surface.ts
+ *     name: 'echo',
+ *     machines: { echo: loadEchoChart },               // lazy: () => Promise<AnyStateMachine>
+ *     migrations: ECHO_MIGRATIONS,
+ *     async start(ctx) {
+ *       const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger });
+ *       return { sockets: { [ECHO_PATH]: socket.upgrade }, health: socket.health, stop: socket.close };
+ *     },
+ *   };
+ */
+export interface Surface {
+  name: string;
+  /** Its statecharts, by name (lazy): the machine registry, /inspect, `palabre machines`, model tests. */
+  machines?: Readonly<Record<string, () => Promise<AnyStateMachine>>>;
+  /** Its tables on the store port; core applies every surface's, ordered by version, before any starts. */
+  migrations?: readonly PortableMigration[];
+  /** The title of its section of the one configuration schema (core/config/sections/). */
+  configSection?: string;
+  /** Provides its actors, builds its edges; everything it returns is mounted and supervised by core. */
+  start(ctx: AppContext): Promise<RunningSurface>;
+}
+
+/** The list of surfaces is lazy: a command that does not start one never loads its modules. */
+export type SurfaceLoader = () => Promise<Surface>;
+
+/** What a started surface hands back to core. */
+export interface RunningSurface {
+  /** Its HTTP routes and pages; core mounts them on the one server, in list order. */
+  routes?: Router;
+  /** Its WebSocket paths with their upgrade handler; core routes every upgrade by path. */
+  sockets?: Readonly<Record<string, UpgradeHandler>>;
+  /** Facts for /healthz, read from selectors its machines export. Never secrets. */
+  health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Why it should get no new connections now (/readyz and /healthz answer 503), or undefined. */
+  unready?(): string | undefined;
+  /** The drain: stop taking work, finish what is in flight by `deadlineAt`, stop its actors and sockets. */
+  stop(opts?: StopOptions): Promise<void>;
+  /** URLs printed at start, e.g. { assistant: '/assistant' }. */
+  urls?: Record<string, string>;
+  /** Lines printed under the start banner. */
+  notes?(): string[];
+}
+
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** The drain's budget: a surface finishes its in-flight work by `deadlineAt` (epoch ms). */
+interface StopOptions {
+  deadlineAt: number;
+}
+
+/**
+ * Services the layers above core add to every context, declared by module augmentation
+ * (actors/llm/llmServices.ts adds `providers`): core passes them through without knowing them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface AppServices {}
+
+/** What every surface gets when core starts it: the shared services, built once per process. */
+export interface AppContext extends AppServices {
   config: Config;
   logger: Logger;
-  /** The instance's SQLite file: stores not on the store port yet (visitor sessions, kv). */
+  /** The instance's SQLite file: stores not on the store port (kv). */
   db: Db;
-  /**
-   * The store port (core/store/sqlStore.ts): SQLite over `db`, or Postgres with DATABASE_URL.
-   * Absent in hand-built contexts (tests): `storeOf(ctx)` then gives SQLite over `db`.
-   */
+  /** The store port (core/store/sqlStore.ts): SQLite over `db`, or Postgres with DATABASE_URL. */
   store?: Store;
   runtime: Runtime;
   metrics: Metrics;
-  providers: ProviderRegistry;
+  /** Admin login for /admin/* and /inspect (core/admin/adminAuth.ts), one per process. */
+  admin: AdminAuth;
+  /** Every machine of the surfaces this process knows, for the inspector. */
+  machines?: MachineRegistry;
   /** The broker every MQTT surface connects to (embedded or MQTT_URL). */
   mqttUrl: string;
   /** Base URL the HTTP server is reachable at. */
   publicUrl: string;
-  /**
-   * Engines shared by several surfaces, stopped by core after every surface has drained. Absent in
-   * hand-built contexts (tests): the owner then stops its engine itself.
-   */
+  /** Engines shared by several surfaces, stopped by core after every surface has drained. */
   engines?: SharedEngines;
-  /** The latest model check (actors/llm/modelStatus.ts); absent when nothing checks. */
-  modelStatus?: () => readonly ModelStatus[];
-}
-
-/** The HTTP server, for surfaces that add routes or WebSocket upgrades. */
-export interface HttpContext {
-  app: Express;
-  server: Server;
-}
-
-/** The drain's budget: a surface finishes its in-flight work by `deadlineAt` (epoch ms). */
-export interface StopOptions {
-  deadlineAt: number;
-}
-
-export interface RunningSurface {
-  /**
-   * Called on shutdown; must stop its actors and close its sockets. With `deadlineAt` (a signal,
-   * SHUTDOWN_TIMEOUT_MS) it first stops taking new work and finishes what is in flight by then.
-   */
-  stop(opts?: StopOptions): Promise<void>;
-  /**
-   * Why this surface should get no new connections right now (e.g. T2 fenced itself: its store
-   * claims may be expiring), or undefined. /readyz and /healthz answer 503 while one says why.
-   */
-  unready?(): string | undefined;
-  /** Extra facts for /healthz (e.g. provider in use, corpus size). Never secrets. May read the store. */
-  health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** URLs printed at start, e.g. { assistant: '/assistant' }. */
-  urls?: Record<string, string>;
-  /** Lines printed under the start banner (e.g. which grammar engine runs). */
-  notes?(): string[];
-}
-
-/**
- * A surface (skull, docs, corrections, t2, inspect) plugs into `palabre serve` through this.
- * `http` is absent when the surface runs alone (e.g. `palabre skull`).
- */
-export interface Surface {
-  name: string;
-  start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface>;
 }

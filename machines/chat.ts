@@ -61,7 +61,7 @@ export interface RelevanceSignals {
  * - `unseenWords`: how many of the question's informative words the corpus never uses.
  * A compound's parts (« Wi-Fi ») count as one word in `contentWords`, `heldTogether`, `unseenWords`.
  */
-export interface ScopeSignals {
+interface ScopeSignals {
   contentWords: number;
   heldTogether: number;
   unknownThings: string[];
@@ -103,8 +103,8 @@ export const REFUSE_UNSEEN_SHARE = 0.75;
 /** The cue of rounds 1–4 that kept a question from "high"; now a feature (bench/rag-quality.ts counts it). */
 export const DOUBT_UNSEEN_SHARE = 0.5;
 
-export type Confidence = 'high' | 'low';
-export type Band = 'refuse' | 'ask' | 'answer';
+type Confidence = 'high' | 'low';
+type Band = 'refuse' | 'ask' | 'answer';
 
 export interface ChatInput {
   question: string;
@@ -143,7 +143,7 @@ export interface ChatContext extends ChatInput {
   final: ChatState | undefined;
 }
 
-export type ChatState = 'answered' | 'outOfScope' | 'failed';
+type ChatState = 'answered' | 'outOfScope' | 'failed';
 
 export interface ChatOutput {
   state: ChatState;
@@ -163,7 +163,7 @@ export interface ChatOutput {
 }
 
 /** The llmCall request for a question: pure, so tests can read what the model would get. */
-export function buildLlmRequest(ctx: Pick<ChatContext, 'question' | 'history' | 'settings' | 'passages'>): LlmCallInput['request'] {
+function buildLlmRequest(ctx: Pick<ChatContext, 'question' | 'history' | 'settings' | 'passages'>): LlmCallInput['request'] {
   const turns = ctx.settings.historyTurns > 0 ? ctx.history.slice(-ctx.settings.historyTurns * 2) : [];
   return {
     model: ctx.settings.model,
@@ -184,7 +184,7 @@ const MARKS = /\s?\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
  * renumbered to their source's place; a mark naming no passage is removed (`removedMarks`).
  * `flagged` lists native citations naming no passage sent.
  */
-export function linkCitations(text: string, citations: Citation[] | undefined, passages: Passage[]): { answer: string; cited: Passage[]; flagged: string[]; removedMarks: number } {
+function linkCitations(text: string, citations: Citation[] | undefined, passages: Passage[]): { answer: string; cited: Passage[]; flagged: string[]; removedMarks: number } {
   const cited: Passage[] = [];
   let removedMarks = 0;
   // Two passages of one section are one source for the reader (one link, one number).
@@ -225,7 +225,7 @@ const CLAIM_END = /(?<=[.!?:])\s+(?=[^\s[])|\n+/;
 const MARK = /\[(\d{1,3})\]/g;
 
 /** « Vingt ans. [1] » → « Vingt ans [1]. »: a mark after a full stop belongs to the sentence it ends. */
-export const marksBeforeStops = (text: string): string =>
+const marksBeforeStops = (text: string): string =>
   text.replace(/([.!?])((?:[ \t]*\[\d{1,3}\])+)/g, (_, stop: string, marks: string) => ` ${marks.replace(/[ \t]+/g, '')}${stop}`).replace(/ {2,}\[/g, ' [');
 
 /**
@@ -252,7 +252,7 @@ export function splitClaims(answer: string): Claim[] {
  * The answer without its unsupported claims, laid out as the model wrote it (lines, lists), and
  * the dropped claims' text.
  */
-export function keepSupported(answer: string, claims: readonly Claim[], supported: readonly boolean[]): { answer: string; dropped: string[] } {
+function keepSupported(answer: string, claims: readonly Claim[], supported: readonly boolean[]): { answer: string; dropped: string[] } {
   const dropped = claims.filter((_, i) => !supported[i]).map((c) => c.text);
   let kept = marksBeforeStops(answer);
   let from = 0;
@@ -276,7 +276,7 @@ const norm = (s: string): string => s.replace(/[«»"“”'’\s.]/g, '').toLow
 const REFUSALS = new Set(Object.values(OUT_OF_SCOPE_ANSWERS).map(norm));
 
 /** The model answered with a refusal sentence (either language). */
-export function declined(text: string): boolean {
+function declined(text: string): boolean {
   return REFUSALS.has(norm(text));
 }
 
@@ -287,8 +287,8 @@ export function declined(text: string): boolean {
  * the question's own subject (« sourdough », « scratch ») is nowhere in the docs. One unknown word
  * is often the asker's synonym of the docs' own (« lancer » for « démarrer »), not another subject.
  */
-export const scatteredRule = { held: 1, heldWhenUnseen: 2, unseenShare: 0.55, unseenWords: 2 };
-export const scattered = (s: RelevanceSignals): boolean =>
+const scatteredRule = { held: 1, heldWhenUnseen: 2, unseenShare: 0.55, unseenWords: 2 };
+const scattered = (s: RelevanceSignals): boolean =>
   s.scope !== undefined &&
   s.scope.contentWords >= 2 &&
   (s.scope.heldTogether <= scatteredRule.held ||
@@ -303,8 +303,8 @@ export const scattered = (s: RelevanceSignals): boolean =>
  * self-hosted GitLab »), and an answerable short one still shares three words with the page that
  * answers it (docs/docs-assistant.md § Scope).
  */
-export const namedElsewhereRule = { held: 3, maxWords: 7 };
-export const namedElsewhere = (s: RelevanceSignals): boolean =>
+const namedElsewhereRule = { held: 3, maxWords: 7 };
+const namedElsewhere = (s: RelevanceSignals): boolean =>
   s.scope !== undefined &&
   (s.scope.absentNames ?? s.unknownNames).length > 0 &&
   s.scope.heldTogether < namedElsewhereRule.held &&

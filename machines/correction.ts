@@ -32,20 +32,20 @@ export interface CorrectionInput {
   maxTokens: number;
 }
 
-export interface PromptOutput {
+interface PromptOutput {
   system: string;
   messages: ChatMessage[];
 }
 
 export type ValidateOutput = { ok: true; value: ModelOutput } | { ok: false; errors: string[]; repairMessage: string };
 
-export interface MergeInput {
+interface MergeInput {
   production: Production;
   model: { output: ModelOutput; name: string } | undefined;
   fallback: { reason: FallbackReason; detail?: string } | undefined;
 }
 
-export interface SaveInput {
+interface SaveInput {
   production: Production;
   report: Report;
 }

@@ -1,6 +1,6 @@
 import type { OralSubject, OralTask, TranscriptTurn, WrittenTask } from '../prompts/corrections/tasks.js';
 
-export type { OralSubject, OralTask, TranscriptTurn, WrittenTask };
+export type { OralTask, WrittenTask };
 
 /**
  * Contract between the corrections surface (`actors/corrections/`) and its callers: the HTTP API

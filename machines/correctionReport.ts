@@ -13,7 +13,7 @@ import { ORAL_TASKS, WRITTEN_TASKS } from '../prompts/corrections/tasks.js';
 /** Why a report comes from the detectors alone. */
 export type FallbackReason = 'offline_provider' | 'model_unreachable' | 'invalid_after_repair' | 'timeout';
 
-export const reportErrorSchema = errorSchema.extend({
+const reportErrorSchema = errorSchema.extend({
   /** Who found it: the model, or a deterministic detector (named). */
   origine: z.enum(['modele', 'detecteur']),
   detecteur: z.string().optional(),
@@ -32,14 +32,14 @@ const reportCriterionSchema = criterionScoreSchema.extend({
  * Task completion (actors/corrections/ceiling.ts): whether the production does the task, the
  * highest global score it can then get, and the one sentence that says why. Absent from older reports.
  */
-export const realisationSchema = z.object({
+const realisationSchema = z.object({
   niveau: z.enum(['complete', 'partielle', 'insuffisante', 'hors_sujet']),
   plafond: scoreSchema.nullable(),
   raison: z.string().nullable(),
   mesures: z.record(z.string(), z.number()),
 });
 
-export const nclcSchema = z.object({
+const nclcSchema = z.object({
   niveau: z.string().describe('NCLC level, e.g. "7", "10+", "<4"'),
   source: z.string(),
 });

@@ -4,7 +4,7 @@
  */
 
 /** YAML (`---`) or TOML (`+++`) front matter at the very top of a file (Jekyll, Eleventy, Hugo, Mintlify). */
-export const FRONT_MATTER = /^(---|\+\+\+)\r?\n([\s\S]*?)\r?\n\1[ \t]*(?:\r?\n|$)/;
+const FRONT_MATTER = /^(---|\+\+\+)\r?\n([\s\S]*?)\r?\n\1[ \t]*(?:\r?\n|$)/;
 
 /** A top-level string field of a front-matter block (`title: x`, `title = "x"`); nested keys are not read. */
 export function frontMatterField(block: string, key: string): string | undefined {

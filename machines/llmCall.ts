@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 import type { GenerateResult } from './llmPort.js';
 import type { BreakerRef } from './breaker.js';
 import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, type LlmCallErrorKind, type LlmCallRequest, type LlmPolicySettings, type RetryReport } from './llmPolicy.js';
@@ -9,7 +9,7 @@ import { attemptFailed, attemptTimedOut, llmPolicy, noAttempt, type LlmAttempt, 
  * uses too), as steps: attempting → (decidingRetry → backingOff → attempting)* → succeeded | failed.
  *
  * - `attempting` invokes the named actor `generate` (provided at wiring time, see
- *   `actors/llm/llmCallActor.ts`) and arms the named delay `attemptTimeout`. Leaving the state
+ *   `actors/llm/llmWiring.ts`) and arms the named delay `attemptTimeout`. Leaving the state
  *   stops the actor, whose AbortSignal aborts the HTTP request.
  * - Transient errors are retried at most `maxRetries` times after a backoff (`input.random` is the
  *   jitter's source, injectable so tests are deterministic); any other error fails at once.
@@ -140,4 +140,3 @@ export const llmCallMachine = setup({
   },
 });
 
-export type LlmCallRef = ActorRefFrom<typeof llmCallMachine>;

@@ -98,7 +98,7 @@ export const JITTER_MAX_MS = 400;
 export const noAttempt = (model: string): LlmAttempt => ({ model, attempts: 0, seq: 0, retries: 0, backoffMs: 0, lastError: undefined });
 
 /** Normalises whatever a provider call rejected with. */
-export function toCallError(error: unknown): LlmCallError {
+function toCallError(error: unknown): LlmCallError {
   if (error instanceof LlmError) {
     return {
       kind: error.kind,
@@ -113,7 +113,7 @@ export function toCallError(error: unknown): LlmCallError {
 }
 
 /** The error of an attempt given up after `ms` (transient: retried like a provider's timeout). */
-export function attemptTimedOutError(ms: number): LlmCallError {
+function attemptTimedOutError(ms: number): LlmCallError {
   return { kind: 'timeout', message: `attempt timed out after ${ms} ms`, transient: true };
 }
 
@@ -129,7 +129,7 @@ export function backoffDelay(
 }
 
 /** The attempt's timeout: the short one on the fallback model when the settings give one. */
-export function attemptTimeoutOf(settings: LlmPolicySettings, model: string): number {
+function attemptTimeoutOf(settings: LlmPolicySettings, model: string): number {
   return settings.fallbackTimeoutMs !== undefined && model === settings.fallbackModel ? settings.fallbackTimeoutMs : settings.timeoutMs;
 }
 

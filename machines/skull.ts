@@ -143,12 +143,12 @@ const LATENCY_WINDOW = 50;
 const noCall = (model: string): SkullCall => ({ fallback: false, request: null, ...noAttempt(model) });
 
 /** ASR texts that differ only in case, spacing or final punctuation are the same utterance. */
-export function normaliseAsr(text: string): string {
+function normaliseAsr(text: string): string {
   return text.toLowerCase().replace(/[\s.!?…,]+/g, ' ').trim();
 }
 
 /** Model and knobs of the next turn: retained skull/config/ia over the environment. */
-export function effectiveModel(ctx: Pick<SkullContext, 'settings' | 'retainedIa'>): string {
+function effectiveModel(ctx: Pick<SkullContext, 'settings' | 'retainedIa'>): string {
   return ctx.retainedIa?.model ?? ctx.settings.model;
 }
 
@@ -220,7 +220,7 @@ function reply(ctx: SkullContext, text: string): Outgoing {
   return { response: { ts_ms: ctx.now(), text } };
 }
 
-export function latencyP50(latencies: readonly number[]): number | null {
+function latencyP50(latencies: readonly number[]): number | null {
   if (latencies.length === 0) return null;
   const sorted = [...latencies].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;

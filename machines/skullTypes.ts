@@ -43,12 +43,12 @@ export interface SkullSettings {
   breaker: { failureThreshold: number; windowMs: number; cooldownMs: number };
 }
 
-export interface ResponsePayload {
+interface ResponsePayload {
   ts_ms: number;
   text: string;
 }
 
-export interface UsagePayload {
+interface UsagePayload {
   ts_ms: number;
   latency_ms: number;
   input_tokens: number;
@@ -65,7 +65,7 @@ export interface Outgoing {
   deviceId?: string;
 }
 
-export type JobSource = 'asr' | 'request';
+type JobSource = 'asr' | 'request';
 
 export interface Job {
   source: JobSource;

@@ -9,7 +9,9 @@ import { and, assign, fromCallback, fromPromise, not, or, raise, setup, stateIn,
  *   are stopped unsaved, admission refuses, /readyz says 503) until a renewal reaches the store
  *   again. A tick that is only late (the loop was busy; the last renewal reached the store, none
  *   is waiting, the claims have not expired) renews instead of fencing, and fences only if that
- *   renewal fails or is still not done halfway to the claims' expiry (`lateTick`).
+ *   renewal fails or is still not done halfway to the claims' expiry (`lateTick`). A drain first
+ *   asks whether other instances run (`peers`): then the live dialogues are handed over to them
+ *   (their pages reconnect there) instead of ended.
  * - `ticker`: the renewal period's ticks, from start until the drain has ended the sessions.
  * - `sweeper`: one renewal, then one sweep (the orphaned sessions of dead instances, the
  *   recordings a drain left pending), at a time; a tick that comes while one runs asks for one
@@ -29,7 +31,7 @@ export interface TickEvent {
   expiresInMs: number;
 }
 
-export interface StopEvent {
+interface StopEvent {
   type: 'stop';
   /** Epoch ms: the drain's start, and the time by which everything must be done. */
   startedAt: number;
@@ -37,7 +39,7 @@ export interface StopEvent {
 }
 
 /** Raised by the sweeper for the instance region: what the renewal found. */
-export type RenewalDoneEvent = { type: 'renewal.done' } & RenewalOutcome;
+type RenewalDoneEvent = { type: 'renewal.done' } & RenewalOutcome;
 
 export type T2InstanceEvent = TickEvent | StopEvent | RenewalDoneEvent | { type: 'sessions.drained' };
 
@@ -55,6 +57,8 @@ export interface SweepInput {
 export interface DrainInput {
   startedAt: number;
   deadlineAt: number;
+  /** Other instances run: live dialogues are handed over to them instead of ended. */
+  handOver: boolean;
 }
 
 export interface T2InstanceContext {
@@ -101,6 +105,8 @@ export const t2InstanceMachine = setup({
     drainSessions: fromPromise<void, DrainInput>(async () => notProvided('drainSessions')()),
     /** The drained sessions' recordings, the claims' release, the catch-up grading, to the deadline. */
     finishDrain: fromPromise<void, DrainInput>(async () => notProvided('finishDrain')()),
+    /** How many other instances are alive (their claims not expired) and can take sessions over. */
+    otherInstances: fromPromise<number>(async () => notProvided('otherInstances')()),
   },
   actions: {
     tellRenewal: raise(({ event }) => ({ type: 'renewal.done' as const, ...(event as unknown as { output: RenewalOutcome }).output })),
@@ -153,7 +159,7 @@ export const t2InstanceMachine = setup({
               { guard: 'claimsAtRisk', target: 'fenced' },
             ],
             'renewal.done': { guard: 'renewalFailedAtRisk', target: 'fenced' },
-            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt }) }) },
+            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt, handOver: false }) }) },
           },
         },
         fenced: {
@@ -166,13 +172,23 @@ export const t2InstanceMachine = setup({
           on: {
             // The sweeper took the sessions to close (`toClose`) on the same renewal.
             'renewal.done': { guard: 'renewalReachedSafe', target: 'serving' },
-            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt }) }) },
+            stop: { target: 'draining', actions: assign({ drain: ({ event }) => ({ startedAt: event.startedAt, deadlineAt: event.deadlineAt, handOver: false }) }) },
           },
         },
         draining: {
-          description: 'Shutting down: no new session, the live ones end (graded by the deadline, or cut).',
-          initial: 'sessions',
+          description: 'Shutting down: no new session, the live ones end (graded by the deadline, or cut) or are handed over.',
+          initial: 'peers',
           states: {
+            peers: {
+              description: 'Are other instances running? Then the live dialogues are handed over to them instead of ended.',
+              invoke: {
+                id: 'otherInstances',
+                src: 'otherInstances',
+                onDone: { target: 'sessions', actions: assign({ drain: ({ context, event }) => ({ ...context.drain!, handOver: event.output > 0 }) }) },
+                // Not known (the store failed): alone, the sessions end and are graded here.
+                onError: { target: 'sessions' },
+              },
+            },
             sessions: {
               description: 'The live sessions end and the socket closes; renewals go on meanwhile.',
               invoke: {

@@ -5,22 +5,25 @@ import { and, assign, emit, enqueueActions, fromCallback, fromPromise, sendTo, s
  * interlocutor (Gemini Live, or the offline text interlocutor) on the other.
  *
  *   authorizing → loadingSubject → session{ connecting → live{ dialogue ∥ idle ∥ exam ∥ link } }
- *     → finishing → evaluating → saving → ended | error | cancelled   (| handedOver)
+ *     → finishing → evaluating → saving → ended | error | cancelled   (| handedOver | handedOff)
  *
  * `link` is the candidate's socket: when it drops during the dialogue the session waits
  * `graceMs` for the same candidate (`away`, tagged `awaitingClient`) while the exam clock and the
  * interlocutor go on; a reconnect resumes it (`client.resumed`: the transcript is replayed), the
  * grace period's end finishes it as `disconnected`. The reconnecting socket's own session learns
  * from the root that an older one awaits its candidate and hands its socket over (`handedOver`).
+ * A session can also outlive its instance: another instance rebuilds it from its row (`restored`:
+ * transcript and exam clock go on), and a stop with other instances running hands the live
+ * session over (`server.handover` → `handedOff`) instead of ending it.
  *
  * The chart does no I/O: authorization, subject lookup, the interlocutor, the recording, the
  * rule monitor, the correction and the store are named here and provided at wiring time
- * (`actors/t2/wiring.ts`). What goes to the client leaves as emitted events (`client.*`), which
+ * (`actors/t2/t2Wiring.ts`). What goes to the client leaves as emitted events (`client.*`), which
  * the WebSocket transport serializes. The JWT never enters context or input: the `authorize`
  * actor closes over it, so inspection never sees it.
  */
 
-export type Speaker = 'candidate' | 'interlocutor';
+type Speaker = 'candidate' | 'interlocutor';
 
 export interface Turn {
   speaker: Speaker;
@@ -63,8 +66,30 @@ export const CLOSE = {
   /** A message sent before the dialogue opened, past what is held for it (the socket stays open). */
   NOT_READY: 4425,
   TOO_MANY_SESSIONS: 4429,
+  /**
+   * Reconnect now with `resume=1`: the session goes on on another instance (this one stops, its
+   * session handed over), or it is being taken over and is not ready here yet. The page retries
+   * as after a dropped connection (docs/t2-live.md#close-codes).
+   */
+  RECONNECT: 4503,
   INTERNAL: 1011,
 } as const;
+
+/**
+ * A session another instance ran, rebuilt from what it persisted (docs/scaling.md § A live T2
+ * session survives its instance): the subject, the transcript written so far, the exam's
+ * absolute end on the instances' clock (null: it never went live), the last Gemini Live
+ * resumption handle.
+ */
+export interface RestoredSession {
+  sujetId: string;
+  mode: 'audio' | 'text';
+  transcript: Turn[];
+  examEndsAt: number | null;
+  handle: string | null;
+  /** What the first instance recorded (audio mode): joined to this instance's recording at the end. */
+  audioPath: string | null;
+}
 
 export interface T2Input {
   sessionId: string;
@@ -85,6 +110,11 @@ export interface T2Input {
   takeover?: boolean;
   /** The clock of `liveAt` and `remainingMs` (the system's clock in tests: SimulatedClock.now). */
   now?: () => number;
+  /**
+   * Taken over from an instance that died or handed it over: the transcript so far and the
+   * exam's end go on from there (the page gets `resume` as the dialogue opens).
+   */
+  restored?: { transcript: Turn[]; examEndsAt: number | null };
 }
 
 export interface Principal {
@@ -126,6 +156,8 @@ export interface T2Context extends T2Input {
    * time, so a resumed page gets the true remaining time; the `after` timers keep running).
    */
   liveAt: number | null;
+  /** Exam time already spent on another instance (a session taken over), counted at `live`'s entry. */
+  examElapsedMs: number;
   /**
    * Candidate messages sent before the dialogue opened (a page, or a client, that writes as soon
    * as its socket opens): held, then given to the dialogue as it opens, in order — never dropped.
@@ -134,10 +166,10 @@ export interface T2Context extends T2Input {
 }
 
 /** Messages held before the dialogue opens; one more is refused with an error frame, not dropped. */
-export const MAX_HELD_TEXTS = 8;
+const MAX_HELD_TEXTS = 8;
 
 /** Events from the transport (validated there). */
-export type ClientEvent =
+type ClientEvent =
   | { type: 'client.audio'; pcm: Uint8Array }
   | { type: 'client.text'; text: string; atMs: number }
   | { type: 'client.end' }
@@ -160,13 +192,18 @@ export type InterlocutorEvent =
 
 /**
  * Events from the process: the root actor tells a session another one took its candidate over
- * (machines/root.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
+ * (core/rootMachine.ts); the drain on SIGTERM ends it as « Terminer » would, then, past its grading
  * time, tells it to save without the report (graded at the next start).
  */
-export type SystemEvent =
+type SystemEvent =
   | { type: 'conversation.replaced' }
   | { type: 'server.shutdown' }
   | { type: 'server.deadline' }
+  /**
+   * The instance stops while others run (SIGTERM): the live session is handed over — persisted as
+   * awaiting a taker, the page told to reconnect (RECONNECT) — instead of being ended and graded.
+   */
+  | { type: 'server.handover' }
   /** The root's answer to a claim: an older session of this candidate awaits its socket. */
   | { type: 'conversation.resume'; systemId: string }
   /** The root's answer to a resume-only claim when no session awaits the candidate. */
@@ -297,6 +334,10 @@ export const t2liveMachine = setup({
     persistOpen: (_, _params: { candidateId: string }) => {},
     persistTurn: (_, _params: { turn: Turn }) => {},
     persistDiscard: (_, _params: { keep: boolean }) => {},
+    /** The exam's absolute end (epoch ms on `now`'s clock), so another instance can continue it. */
+    persistClock: (_, _params: { endsAt: number }) => {},
+    /** Handed over: the row is marked as awaiting a taker, after every turn written before it. */
+    persistAway: (_, _params: undefined) => {},
     /** One live session per candidate: the root ends the older one (`conversation.replaced`). */
     claimCandidate: enqueueActions(({ context, self, enqueue }) => {
       // Alone (tests, benches) there is no root to claim from.
@@ -369,7 +410,19 @@ export const t2liveMachine = setup({
       for (const t of context.heldTexts) enqueue.raise({ type: 'client.text', text: t.text, atMs: t.atMs });
       enqueue.assign({ heldTexts: [] });
     }),
-    markLive: assign({ liveAt: ({ context }) => (context.now ?? Date.now)() }),
+    /** A session taken over resumes the exam where the other instance left it (never from zero). */
+    markLive: assign(({ context }) => {
+      const at = (context.now ?? Date.now)();
+      const endsAt = context.restored?.examEndsAt;
+      const elapsed = endsAt == null ? 0 : Math.min(context.examMs, Math.max(0, context.examMs - (endsAt - at)));
+      return { liveAt: at - elapsed, examElapsedMs: elapsed };
+    }),
+    /** A session taken over: the page gets the transcript and the time left as the dialogue opens. */
+    replayRestored: enqueueActions(({ context, enqueue }) => {
+      if (!context.restored) return;
+      const endsAt = (context.liveAt ?? 0) + context.examMs;
+      enqueue.emit({ type: 'client.resume', state: 'listening', transcript: context.transcript, remainingMs: Math.max(0, endsAt - (context.now ?? Date.now)()) });
+    }),
     /** The page reconnected: everything it needs to show the session as it is now. */
     replayToClient: enqueueActions(({ context, enqueue, check }) => {
       // `stateIn` is typed for the finished machine; the id path is checked at run time.
@@ -394,8 +447,8 @@ export const t2liveMachine = setup({
   delays: {
     connectTimeout: ({ context }) => context.connectMs,
     idleTimeout: ({ context }) => context.idleMs,
-    untilWarning: ({ context }) => Math.max(0, context.examMs - context.warningMs),
-    warningToEnd: ({ context }) => Math.min(context.warningMs, context.examMs),
+    untilWarning: ({ context }) => Math.max(0, context.examMs - context.warningMs - context.examElapsedMs),
+    warningToEnd: ({ context }) => Math.max(0, Math.min(context.warningMs, context.examMs - context.examElapsedMs)),
     resumeGrace: ({ context }) => context.graceMs ?? 0,
   },
 }).createMachine({
@@ -405,14 +458,15 @@ export const t2liveMachine = setup({
     ...input,
     candidateId: null,
     subject: null,
-    transcript: [],
-    candidateSpoke: false,
+    transcript: input.restored?.transcript ?? [],
+    candidateSpoke: input.restored?.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0) ?? false,
     endReason: null,
     facts: null,
     graded: null,
     gradeTimeOver: false,
     error: null,
     liveAt: null,
+    examElapsedMs: 0,
     heldTexts: [],
   }),
   initial: 'authorizing',
@@ -501,7 +555,7 @@ export const t2liveMachine = setup({
           // The root reads it: a reconnect asking only to resume (`resumeOnly`) takes this session
           // over even while its old socket still looks open (a network drop is not seen at once).
           tags: ['resumable'],
-          entry: ['openAudio', 'markLive', 'releaseHeldTexts'],
+          entry: ['openAudio', 'markLive', { type: 'persistClock', params: ({ context }) => ({ endsAt: (context.liveAt ?? 0) + context.examMs }) }, 'replayRestored', 'releaseHeldTexts'],
           exit: 'closeAudio',
           on: {
             // Audio as events: the path of an interlocutor or transport wired without the pipe
@@ -527,6 +581,8 @@ export const t2liveMachine = setup({
             'conversation.replaced': { target: '#t2live.finishing', actions: assign({ endReason: 'replaced' }) },
             // The drain: as if the candidate had pressed « Terminer ».
             'server.shutdown': { target: '#t2live.finishing', actions: assign({ endReason: 'server_shutdown' }) },
+            // The drain with other instances running: one of them continues the session.
+            'server.handover': { target: '#t2live.handedOff' },
           },
           states: {
             dialogue: {
@@ -607,7 +663,7 @@ export const t2liveMachine = setup({
                 },
                 warned: {
                   description: 'The candidate was told 30 seconds remain; then the session ends.',
-                  entry: emit(({ context }) => ({ type: 'client.warning' as const, message: 'Il reste 30 secondes.', remainingMs: Math.min(context.warningMs, context.examMs) })),
+                  entry: emit(({ context }) => ({ type: 'client.warning' as const, message: 'Il reste 30 secondes.', remainingMs: Math.max(0, Math.min(context.warningMs, context.examMs - context.examElapsedMs)) })),
                   after: { warningToEnd: { target: '#t2live.finishing', actions: assign({ endReason: 'time' }) } },
                 },
               },
@@ -738,6 +794,15 @@ export const t2liveMachine = setup({
       ],
     },
     handedOver: { type: 'final', description: 'This socket resumed an older session of the candidate: nothing of its own to keep or close.' },
+    handedOff: {
+      type: 'final',
+      description: 'The instance stops while others run: the session is left to another instance, its page told to reconnect there.',
+      entry: [
+        'persistAway',
+        emit({ type: 'client.error', code: CLOSE.RECONNECT, name: 'RECONNECT', message: 'Le serveur redémarre : votre séance continue sur un autre serveur, reconnexion…' }),
+        emit({ type: 'client.close', code: CLOSE.RECONNECT, reason: 'RECONNECT' }),
+      ],
+    },
     cancelled: {
       type: 'final',
       description: 'Ended before the dialogue began, or replaced: nothing is saved.',

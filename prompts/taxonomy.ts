@@ -32,7 +32,7 @@ const taxonomySchema = z.object({
   ).length(4),
 });
 
-export type TaxonomyData = z.infer<typeof taxonomySchema>;
+type TaxonomyData = z.infer<typeof taxonomySchema>;
 
 export interface TaxonomyEntry {
   code: string;
@@ -41,7 +41,7 @@ export interface TaxonomyEntry {
   description: string;
 }
 
-export const TAXONOMY: TaxonomyData = taxonomySchema.parse(data);
+const TAXONOMY: TaxonomyData = taxonomySchema.parse(data);
 export const TAXONOMY_VERSION = TAXONOMY.version;
 export const AUTRE = 'autre';
 

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/config/index.js';
 import { createLogger } from '../core/log.js';
-import { startServer } from '../core/server.js';
+import { startServer } from '../actors/serve.js';
 import { findBinary } from '../test/support/requires.js';
 import { launchChromium } from '../test/support/browser.js';
 

@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { loadConfig } from '../core/config/index.js';
 import { createAuth } from '../core/auth.js';
 import { silentLogger } from '../core/log.js';
-import { startServer } from '../core/server.js';
+import { startServer } from '../actors/serve.js';
 
 const OUT = 'docs/img';
 const PASSWORD = 'demo-inspector-password';

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { html, renderPage, sendPage } from './layout.js';
+import { errorMessage, errorStatus, wantsPage } from '../core/http/errors.js';
 
 /**
  * Error pages in the site's layout (title, `lang`, header, main landmark, nav), so that a mistyped
@@ -44,30 +45,11 @@ export function sendErrorPage(res: Response, status: number, opts: ErrorPageOpti
   sendPage(res, renderPage({ title: `${title} (${status})`, body, bodyClass: 'error-page' }), status);
 }
 
-/** Does this request want a page (a browser), rather than JSON (/api, fetch with Accept: json)? */
-export function wantsPage(req: Request): boolean {
-  if (req.path === '/api' || req.path.startsWith('/api/')) return false;
-  return req.accepts(['html', 'json']) === 'html';
-}
-
 /** The last route: 404 as a page, JSON for /api and JSON clients. */
 export const notFoundPage: RequestHandler = (req, res) => {
   if (wantsPage(req)) sendErrorPage(res, 404, { path: req.path });
   else res.status(404).json({ error: 'not found' });
 };
-
-/** Status of a thrown error (http-errors, body parsers), 500 when it has none. */
-export function errorStatus(err: unknown): number {
-  const e = (err ?? {}) as { status?: unknown; statusCode?: unknown };
-  const raw = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 500;
-  return raw >= 400 && raw < 600 ? raw : 500;
-}
-
-/** 4xx from body parsers and http-errors carry a message meant for the client; 5xx never do. */
-export function errorMessage(err: unknown, status: number): string {
-  const e = (err ?? {}) as { expose?: unknown; message?: unknown };
-  return status < 500 && e.expose === true && typeof e.message === 'string' ? e.message : STATUS_CODES[status] ?? 'error';
-}
 
 /** Error handler without logging (tests, pages-only apps): a page for browsers, JSON otherwise. */
 export const errorPage: ErrorRequestHandler = (err: unknown, req, res, next) => {

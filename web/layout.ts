@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Response } from 'express';
+import express, { type IRouter, type Response } from 'express';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
-export { html, escapeHtml, trusted, SafeHtml } from './html.js';
+export { html, trusted, SafeHtml } from './html.js';
 
 /**
  * The page shell every palabre page shares (docs assistant, T2, inspector): landmarks (header,
@@ -31,7 +31,7 @@ export function addNavLink(link: NavLink): void {
   navLinks.sort((a, b) => (a.order ?? 50) - (b.order ?? 50));
 }
 
-export function getNavLinks(): readonly NavLink[] {
+function getNavLinks(): readonly NavLink[] {
   return navLinks;
 }
 
@@ -134,14 +134,14 @@ export function webAssetDir(relative: string): string {
 }
 
 /** web/static. */
-export function staticDir(): string {
+function staticDir(): string {
   return webAssetDir('static');
 }
 
-const mounted = new WeakSet<Express>();
+const mounted = new WeakSet<IRouter>();
 
 /** Serves web/static under /static once per app (several surfaces may ask). */
-export function mountStatic(app: Express): void {
+export function mountStatic(app: IRouter): void {
   if (mounted.has(app)) return;
   mounted.add(app);
   // Browsers ask for /favicon.ico whatever the page says (JSON responses, old bookmarks).
@@ -161,13 +161,13 @@ export function mountStatic(app: Express): void {
   );
 }
 
-const homes = new WeakSet<Express>();
+const homes = new WeakSet<IRouter>();
 
 /**
  * `/`: the list of pages this process serves (the nav registry), so the header's "palabre" link
  * always leads somewhere. Idempotent per app; any surface with pages may call it.
  */
-export function mountHome(app: Express): void {
+export function mountHome(app: IRouter): void {
   if (homes.has(app)) return;
   homes.add(app);
   app.get('/', (_req, res) => {

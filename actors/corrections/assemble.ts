@@ -1,12 +1,13 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/gradingPrompt.js';
-import { DETECTORS, type Finding } from './detectors/index.js';
+import { DETECTORS, type Finding } from './detectors/allDetectors.js';
 import { candidateText, countWords, normaliseQuote } from './production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 import { measureTask, type Measured } from './ceiling.js';
 import { taskAdvice, taskStrengths } from './feedback.js';
 import { ORAL, SCORING, densityScores, oralComponents, oralScores, type OralParams, type ScoringParams } from './scoring.js';
-import { PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf, type ModelOutput } from './report.js';
+import type { ModelOutput } from '../../prompts/corrections/modelOutput.js';
+import { PHONOLOGIE_NOT_ASSESSED, criteriaOf, globalScore, nclcOf } from './report.js';
 import { reportSchema, type FallbackReason, type Report, type ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 
 /**
@@ -16,7 +17,7 @@ import { reportSchema, type FallbackReason, type Report, type ReportErrorWithOri
  */
 
 
-export const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
+const FALLBACK_TEXT: Readonly<Record<FallbackReason, string>> = {
   offline_provider: 'fournisseur hors ligne (aucune clé de modèle configurée)',
   model_unreachable: 'modèle injoignable',
   invalid_after_repair: 'réponse du modèle invalide, même après une reprise',
@@ -51,9 +52,9 @@ function isDuplicate(a: { code: string; extrait: string }, b: { code: string; ex
  * Under a ceiling, the share of the band every production gets: even the weakest production of a
  * band is judged against that band, the rest is earned by its language (scores are scaled into it).
  */
-export const BAND_FLOOR = 0.3;
+const BAND_FLOOR = 0.3;
 
-export function toReportError(f: Finding): ReportErrorWithOrigin {
+function toReportError(f: Finding): ReportErrorWithOrigin {
   return { code: f.code, critere: f.critere, description: f.description ?? null, extrait: f.extrait, correction: f.correction, origine: 'detecteur', detecteur: f.detecteur };
 }
 

@@ -24,7 +24,7 @@ import { oralMeasures, spokenWords, stems, writtenMeasures, type OralTaskMeasure
 
 export type Completion = 'complete' | 'partielle' | 'insuffisante' | 'hors_sujet';
 
-export interface TaskCompletion {
+interface TaskCompletion {
   niveau: Completion;
   /** The highest global score the production can get, or null when the task is done. */
   plafond: number | null;
@@ -47,9 +47,9 @@ const EXPECTED_WORDS = { EO_T1: 120, EO_T3: 200 } as const;
 const plural = (n: number, one: string, many: string) => `${n} ${n > 1 ? many : one}`;
 
 /** Relevant questions that make the role-play's task done (with the information they bring). */
-export const QUESTIONS_DONE = 6;
+const QUESTIONS_DONE = 6;
 /** Below this share of the task done, the production is capped (`plafond = 3 + 9 × share`). */
-export const SHARE_DONE = 2 / 3;
+const SHARE_DONE = 2 / 3;
 
 /** How much of the role-play's task was done, 0–1: the information obtained, or the relevant questions asked. */
 export function taskShare(m: OralTaskMeasures): number {
@@ -59,7 +59,7 @@ export function taskShare(m: OralTaskMeasures): number {
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const frNum = (x: number) => String(round1(x)).replace('.', ',');
 
-export function oralCompletion(m: OralTaskMeasures): Omit<TaskCompletion, 'mesures'> {
+function oralCompletion(m: OralTaskMeasures): Omit<TaskCompletion, 'mesures'> {
   const q = m.questionsPertinentes;
   const share = taskShare(m);
   const plafond = round1(3 + 9 * share);
@@ -95,7 +95,7 @@ function monologueCompletion(tache: 'EO_T1' | 'EO_T3', mots: number, onTopic: bo
   return { niveau: 'complete', plafond: null, raison: null };
 }
 
-export function writtenCompletion(m: WrittenTaskMeasures): Omit<TaskCompletion, 'mesures'> {
+function writtenCompletion(m: WrittenTaskMeasures): Omit<TaskCompletion, 'mesures'> {
   if (m.mots < m.min / 2) {
     return { niveau: 'insuffisante', plafond: 5, raison: `Votre texte ne compte que ${plural(m.mots, 'mot', 'mots')} alors que la tâche en demande au moins ${m.min} : quelques lignes ne suffisent pas à réaliser la tâche, donc la note ne peut pas dépasser 5/20.` };
   }

@@ -1,7 +1,7 @@
 import type { Logger } from '../../core/log.js';
 import { buildContext, type Finding } from './detectors/context.js';
-import { DETECTORS } from './detectors/index.js';
-import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicon.js';
+import { DETECTORS } from './detectors/allDetectors.js';
+import { ANGLICISM_PHRASE_WORDS, ANGLICISMS, SMS_WORDS } from './detectors/lexicalChecks.js';
 import { toFindings } from './grammalecte/mapping.js';
 import { INSTALL_HINT } from './grammalecte/locate.js';
 import type { GrammarEngine } from './grammalecte/sidecar.js';
@@ -14,7 +14,7 @@ import type { Production } from '../../prompts/corrections/tasks.js';
  * spelling list steps aside (Grammalecte checks every word against its full dictionary).
  */
 
-export type EngineName = 'grammalecte' | 'detectors';
+type EngineName = 'grammalecte' | 'detectors';
 
 export interface EngineStatus {
   engine: EngineName;
@@ -34,7 +34,7 @@ const sameError = (a: Finding, b: Finding) => overlaps(a, b) && (a.code === b.co
 /** Built-in findings that decide a passage alone: Grammalecte's reading of the same words is dropped. */
 const DECISIVE = new Set(['confusion_homophones', 'anglicisme', 'majuscules_incorrectes', 'negation_incomplete']);
 
-export function mergeFindings(base: Finding[], extra: Finding[]): Finding[] {
+function mergeFindings(base: Finding[], extra: Finding[]): Finding[] {
   const out = [...base];
   const decisive = base.filter((b) => DECISIVE.has(b.code));
   for (const f of extra) {

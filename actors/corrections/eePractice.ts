@@ -2,7 +2,7 @@ import type { WrittenPracticeDeps, WrittenProductionDetail, WrittenProductionSum
 import type { CorrectionService } from '../../machines/correctionContract.js';
 import { consigneText, EE_MIN_WORDS_TO_GRADE, EE_SUBJECTS, eeTask } from './eeSubjects.js';
 import { countWords } from './production.js';
-import type { CorrectionStore, StoredProduction } from './store.js';
+import type { CorrectionStore, StoredProduction } from './correctionsStore.js';
 
 /**
  * What the written-practice routes need from the corrections surface: the subjects with the

@@ -149,10 +149,6 @@ export function eeTask(tache: WrittenTask): EeTask {
   return t;
 }
 
-export function eeSubject(id: string): EeSubject | undefined {
-  return EE_SUBJECTS.find((s) => s.id === id);
-}
-
 /** The instruction graded with a production: the consigne, then task 3's documents. */
 export function consigneText(s: EeSubject): string {
   const docs = (s.documents ?? []).map((d) => `${d.titre}\n${d.texte}`);

@@ -18,7 +18,7 @@ export const FUNCTION_WORD_LANGUAGES = Object.keys(LISTS) as FunctionWordLanguag
 const SETS = Object.fromEntries(Object.entries(LISTS).map(([lang, words]) => [lang, new Set(words.split(' '))])) as Record<FunctionWordLanguage, Set<string>>;
 
 /** The text's words, lower-cased, split at apostrophes (« l'école » → l, école; « don't » → don, t). */
-export function tokens(text: string): string[] {
+function tokens(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}]+/u).filter(Boolean);
 }
 

@@ -6,7 +6,7 @@ import type { Production } from '../../prompts/corrections/tasks.js';
  * a transcriber) replaced by U+FFFD, and NFC, so that « é » typed as e + accent and as one
  * character are the same word to the detectors, Grammalecte and the model, and quotes match.
  */
-export function normaliseText(text: string): string {
+function normaliseText(text: string): string {
   return wellFormed(text).normalize('NFC');
 }
 

@@ -1,5 +1,5 @@
 import { AUTRE, describeCode, type Critere } from '../../prompts/taxonomy.js';
-import type { CorrectionStore } from './store.js';
+import type { CorrectionStore } from './correctionsStore.js';
 
 /**
  * Patterns (docs/corrections.md § Patterns and enrichment): a code is a confirmed pattern for a candidate when it appears in at
@@ -9,7 +9,7 @@ import type { CorrectionStore } from './store.js';
 export const PATTERN_WINDOW = 5;
 export const PATTERN_MIN = 3;
 
-export interface CodeCount {
+interface CodeCount {
   code: string;
   critere: string;
   description: string | undefined;
@@ -28,7 +28,7 @@ export interface CandidatePatterns {
   counts: CodeCount[];
 }
 
-export function patternsOf(candidateId: string, recent: Array<{ codes: Array<{ code: string; critere: string }> }>): CandidatePatterns {
+function patternsOf(candidateId: string, recent: Array<{ codes: Array<{ code: string; critere: string }> }>): CandidatePatterns {
   const window = recent.slice(0, PATTERN_WINDOW);
   const counts = new Map<string, CodeCount>();
   for (const prod of window) {
@@ -61,7 +61,7 @@ const SIMILARITY = 0.5;
 const STOPWORDS = new Set('le la les un une des du de d l à au aux en et ou que qui dans pour par sur avec sans ce cet cette ces son sa ses est sont pas ne n se s y il elle on'.split(' '));
 
 /** Content-word stems of a description: accents folded, stopwords dropped, words cut to 6 letters. */
-export function descriptionKey(text: string): Set<string> {
+function descriptionKey(text: string): Set<string> {
   const words = text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().match(/\p{L}+/gu) ?? [];
   return new Set(words.filter((w) => w.length > 2 && !STOPWORDS.has(w)).map((w) => w.slice(0, 6)));
 }

@@ -3,12 +3,10 @@ import type { Epreuve, WrittenTask } from '../../prompts/corrections/tasks.js';
 
 /**
  * The figures of a report: word limits, NCLC levels, criteria weights and the global score. The
- * schemas are in two layers: what the MODEL must return (prompts/corrections/modelOutput.ts,
- * re-exported here), and the REPORT palabre returns and stores (machines/correctionReport.ts),
- * which adds what palabre computes itself.
+ * schemas are in two layers: what the MODEL must return (prompts/corrections/modelOutput.ts),
+ * and the REPORT palabre returns and stores (machines/correctionReport.ts), which adds what
+ * palabre computes itself.
  */
-
-export { ORAL_TASKS, WRITTEN_TASKS } from '../../prompts/corrections/tasks.js';
 
 /** Word limits of the written tasks (TCF Canada expression écrite). */
 export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: number }>> = {
@@ -17,23 +15,11 @@ export const WORD_LIMITS: Readonly<Record<WrittenTask, { min: number; max: numbe
   EE_T3: { min: 120, max: 180 },
 };
 
-// What the model must return is part of the prompt's contract: prompts/corrections/modelOutput.ts.
-export {
-  criterionScoreSchema,
-  errorSchema,
-  oralModelOutputSchema,
-  writtenModelOutputSchema,
-  type ModelOutput,
-  type OralModelOutput,
-  type ReportError,
-  type WrittenModelOutput,
-} from '../../prompts/corrections/modelOutput.js';
-
 /**
  * IRCC's equivalence of TCF Canada expression orale / écrite scores (/20) with NCLC levels
  * (canada.ca, "Language test equivalency charts", TCF Canada). See docs/corrections.md.
  */
-export const NCLC_SOURCE =
+const NCLC_SOURCE =
   'IRCC, Language test equivalency charts — TCF Canada, expression orale/écrite (/20): https://www.canada.ca/en/immigration-refugees-citizenship/services/immigrate-canada/express-entry/documents/language-requirements/test-equivalency-charts.html';
 const NCLC_TABLE: ReadonlyArray<[number, string]> = [
   [16, '10+'], [14, '9'], [12, '8'], [10, '7'], [7, '6'], [6, '5'], [4, '4'],

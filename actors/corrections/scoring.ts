@@ -58,8 +58,8 @@ export interface ScoringParams {
 }
 
 export const BASE = 17;
-export const FLOOR = 3;
-export const SLOPE = 2;
+const FLOOR = 3;
+const SLOPE = 2;
 export const SPILL: Readonly<Record<string, number>> = { coherence_cohesion: 0.5, adequation_tache: 0.25, lexique: 0, morphosyntaxe: 0 };
 
 /** Gravity of a code (1 = an ordinary grammar error). Codes not listed weigh 1. */
@@ -73,7 +73,7 @@ export const GRAVITY: Readonly<Record<string, number>> = {
 export const SCORING: ScoringParams = { base: BASE, floor: FLOOR, slope: SLOPE, curve: 'linear', spill: SPILL, gravity: GRAVITY, minWords: 60, bandTop: 10 };
 
 /** Score of one criterion for a weighted density `x` (errors per 100 words), before rounding. */
-export function curve(x: number, p: ScoringParams): number {
+function curve(x: number, p: ScoringParams): number {
   if (p.curve === 'exp') return p.floor + (p.base - p.floor) * Math.exp((-p.slope * x) / (p.base - p.floor));
   return Math.min(p.base, Math.max(p.floor, p.base - p.slope * x));
 }
@@ -113,7 +113,7 @@ const fr = (x: number) => String(round1(x)).replace('.', ',');
  * complex sentences. A simple, correct text within the limits is a B1 text (about 12/20), not 17.
  * Guiraud's index 6 → 0, 10 → 1 (over windows of 150 words); complexity as for the oral task.
  */
-export const WRITTEN_RICHNESS = { rangeLow: 6, rangeHigh: 10, complexityFull: 5, weight: 10 } as const;
+const WRITTEN_RICHNESS = { rangeLow: 6, rangeHigh: 10, complexityFull: 5, weight: 10 } as const;
 /** How much of each written criterion rests on the range of the vocabulary (the rest on complexity). */
 const RANGE_SHARE: Readonly<Record<string, number>> = { adequation_tache: 0.5, coherence_cohesion: 0.3, competence_lexicale: 0.8, competence_grammaticale: 0.3 };
 /** Points lost by a task-3 text that takes up neither, or only one, of the two documents. */
@@ -185,7 +185,7 @@ export const ORAL: OralParams = {
 };
 
 /** Complexity markers per 100 words to 0–1, concave: the first markers show more than the tenth. */
-export function complexityScore(per100: number, p: Pick<OralParams, 'complexityFull'> = ORAL): number {
+function complexityScore(per100: number, p: Pick<OralParams, 'complexityFull'> = ORAL): number {
   return Math.sqrt(clamp01(per100 / p.complexityFull));
 }
 

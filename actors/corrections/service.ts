@@ -11,8 +11,8 @@ import type { Store } from '../../core/store/sqlStore.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import type { LlmProvider } from '../../machines/llmPort.js';
-import { provideLlmCall } from '../llm/llmCallActor.js';
-import { correctionMachine, type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
+import { provideLlmCall } from '../llm/llmWiring.js';
+import { type CorrectionInput, type CorrectionOutput, type ValidateOutput } from '../../machines/correction.js';
 import { buildCorrectionPrompt, repairInstruction } from '../../prompts/corrections/gradingPrompt.js';
 import { assembleReport } from './assemble.js';
 import { normaliseProduction } from './normalise.js';
@@ -24,8 +24,9 @@ import { GrammalectePool } from './grammalecte/pool.js';
 import { withEngines } from './engines.js';
 import { autreReview, candidatePatterns, type AutreGroup, type CandidatePatterns } from './patterns.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
-import { CorrectionStore } from './store.js';
+import { CorrectionStore } from './correctionsStore.js';
 import { validateModelAnswer } from './validate.js';
+import { wireCorrection, type CorrectionActors } from './correctionsWiring.js';
 
 /**
  * The corrections service: each request is one `correction` actor spawned in the process's
@@ -34,7 +35,7 @@ import { validateModelAnswer } from './validate.js';
  */
 
 /** Margin between the grading deadline and the HTTP limit: detectors + saving take milliseconds. */
-export const DEADLINE_MARGIN_MS = 3_000;
+const DEADLINE_MARGIN_MS = 3_000;
 
 type CorrectionConfig = Pick<Config,
   'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
@@ -52,14 +53,13 @@ export interface CorrectionsDeps {
   metrics?: Pick<Metrics, 'llmRetries'>;
   /**
    * The chart each request runs, given the actors this engine wires (default:
-   * `correctionMachine.provide({actors})`). Model tests hand in the chart with its invoked actors
+   * `wireCorrection` in correctionsWiring.ts). Model tests hand in the chart with its invoked actors
    * made controllable, to replay paths through the real engine and HTTP edge.
    */
   provideChart?: (actors: CorrectionActors) => AnyStateMachine;
 }
 
 /** The invoked actors of the `correction` chart, as the engine implements them. */
-export type CorrectionActors = NonNullable<Parameters<typeof correctionMachine.provide>[0]['actors']>;
 
 export class CorrectionEngine implements CorrectionService {
   readonly store: CorrectionStore;
@@ -180,7 +180,7 @@ export class CorrectionEngine implements CorrectionService {
           ...(save.audioPath ? { audioPath: save.audioPath } : {}),
         })),
     };
-    return this.deps.provideChart ? this.deps.provideChart(actors) : correctionMachine.provide({ actors });
+    return this.deps.provideChart ? this.deps.provideChart(actors) : wireCorrection(actors);
   }
 
   inputFor(production: Production, provider: LlmProvider): CorrectionInput {

@@ -1,15 +1,15 @@
-import type express from 'express';
+import express from 'express';
 import { authFor } from '../../core/auth.js';
 import type { AppContext, Surface } from '../../core/surfaceContract.js';
 import { correctionsRouter } from '../../transports/http/correctionsHttp.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
 import { NOT_FRENCH_MESSAGE, detectFrench } from './language.js';
-import { ORAL_TASKS, WRITTEN_TASKS } from './report.js';
-import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
-import { mountEePages } from '../../web/ee/mount.js';
+import { ORAL_TASKS, WRITTEN_TASKS } from '../../prompts/corrections/tasks.js';
+import { mountEePages } from '../../web/ee/eeMount.js';
 import { addNavLink } from '../../web/layout.js';
 import { EE_SUBJECTS, EE_TASKS } from './eeSubjects.js';
 import { writtenPracticeDeps } from './eePractice.js';
+import { CORRECTION_MIGRATIONS } from './correctionsStore.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
@@ -29,25 +29,28 @@ export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requ
 
 export const correctionsSurface: Surface = {
   name: 'corrections',
-  async start(ctx: AppContext, http) {
+  machines: {
+    correction: () => import('../../machines/correction.js').then((m) => m.correctionMachine),
+    llmCall: () => import('../../machines/llmCall.js').then((m) => m.llmCallMachine),
+    breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
+  },
+  migrations: CORRECTION_MIGRATIONS,
+  configSection: 'Corrections',
+  async start(ctx: AppContext) {
     const service = createCorrectionService(ctx);
-    if (http) {
-      let requireAdmin: express.RequestHandler | undefined;
-      if (ctx.config.ADMIN_PASSWORD) {
-        const { adminAuth } = await import('../../transports/http/admin.js');
-        requireAdmin = adminAuth({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage }).requireAdmin;
-      }
-      http.app.use(correctionsHttp(ctx, service, requireAdmin));
-      // Development (the dev secret signs): the page offers T2's dev sign-in (POST /api/t2/dev/token).
-      const devSignin = !ctx.config.JWT_SECRET && !ctx.config.JWT_JWKS_URL;
-      const auth = authFor(ctx.config, { logger: ctx.logger });
-      mountEePages(http.app, { tasks: EE_TASKS, subjects: EE_SUBJECTS, verifyToken: (t) => auth.verifyToken(t), logger: ctx.logger, devSignin });
-      addNavLink({ href: '/ee', label: 'Expression écrite', order: 22 });
-    }
+    const routes = express.Router();
+    // /corrections/autre exists only for admins: without ADMIN_PASSWORD it is not mounted at all.
+    routes.use(correctionsHttp(ctx, service, ctx.config.ADMIN_PASSWORD ? ctx.admin.requireAdmin : undefined));
+    // Development (the dev secret signs): the page offers T2's dev sign-in (POST /api/t2/dev/token).
+    const devSignin = !ctx.config.JWT_SECRET && !ctx.config.JWT_JWKS_URL;
+    const auth = authFor(ctx.config, { logger: ctx.logger });
+    mountEePages(routes, { tasks: EE_TASKS, subjects: EE_SUBJECTS, verifyToken: (t) => auth.verifyToken(t), logger: ctx.logger, devSignin });
+    addNavLink({ href: '/ee', label: 'Expression écrite', order: 22 });
     // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
     // process) before answering, bounded so a slow machine does not hold the start.
     await Promise.race([service.startChecker(), new Promise((r) => setTimeout(r, 3_000).unref())]);
     return {
+      routes,
       async stop() {
         // Correction actors are children of the runtime: serve stops the runtime after the surfaces.
         // Grammalecte is shared with T2: core stops it once T2 has graded its drained sessions; only
@@ -56,7 +59,7 @@ export const correctionsSurface: Surface = {
       },
       health: async () => ({ provider: service.provider().name, model: ctx.config.CORRECTION_MODEL, productions: await service.store.count(), engine: service.checker.status() }),
       notes: () => [service.engineNote()],
-      urls: (http ? { ee: '/ee', 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' } : {}) as Record<string, string>,
+      urls: { ee: '/ee', 'POST ee': '/corrections/ee', 'POST eo': '/corrections/eo' },
     };
   },
 };

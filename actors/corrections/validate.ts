@@ -1,12 +1,12 @@
 import { CODE_CRITERE, WRITTEN_ONLY_CODES, AUTRE } from '../../prompts/taxonomy.js';
-import { oralModelOutputSchema, writtenModelOutputSchema, type ModelOutput } from './report.js';
+import { oralModelOutputSchema, writtenModelOutputSchema, type ModelOutput } from '../../prompts/corrections/modelOutput.js';
 import { candidateText, quoteOccursIn } from './production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 
 export type ValidationResult = { ok: true; value: ModelOutput } | { ok: false; errors: string[] };
 
 /** Takes the JSON object out of a model answer (bare, or inside a ```json fence). */
-export function extractJson(raw: string): unknown {
+function extractJson(raw: string): unknown {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(raw);
   const body = (fenced?.[1] ?? raw).trim();
   const start = body.indexOf('{');
@@ -37,7 +37,7 @@ export function validateModelAnswer(raw: string, production: Production): Valida
 }
 
 /** The taxonomy's usage rules, on a structurally valid answer. */
-export function ruleErrors(value: ModelOutput, production: Production): string[] {
+function ruleErrors(value: ModelOutput, production: Production): string[] {
   const text = candidateText(production);
   const out: string[] = [];
   value.erreurs.forEach((e, i) => {

@@ -7,10 +7,10 @@ import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
-import { chatMachine, type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved, type VerifyInput, type VerifyOutput } from '../../machines/chat.js';
+import { type ChatInput, type ChatOutput, type JudgeInput, type JudgeOutput, type Retrieved, type VerifyInput, type VerifyOutput } from '../../machines/chat.js';
 import { checkClaims, type ClaimCheckDeps } from './claimCheck.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';
-import { runLlmCall } from '../llm/llmCallActor.js';
+import { runLlmCall } from '../llm/llmWiring.js';
 import { registerOfflineResponder } from '../llm/offline.js';
 import type { ProviderRegistry } from '../llm/registry.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
@@ -27,6 +27,7 @@ import type { GenerateResult } from '../../machines/llmPort.js';
 import { judgeRelevance } from './relevanceCall.js';
 import type { ChatAnswer, ChatSettings, DocMeta, DocsAssistant, Passage, SourceRef } from '../../machines/chatContract.js';
 import { extractiveAnswer } from './offlineAnswer.js';
+import { wireChat } from './docsWiring.js';
 
 /** The offline provider answers chat questions extractively from the passages it is sent. */
 registerOfflineResponder('chat', extractiveAnswer);
@@ -35,7 +36,6 @@ export const FAILED_ANSWERS = {
   fr: 'La réponse n’a pas pu être produite pour le moment. Réessayez dans un instant.',
   en: 'The answer could not be produced just now. Try again in a moment.',
 } as const;
-export const FAILED_ANSWER = FAILED_ANSWERS.fr;
 
 export type DocsConfig = Pick<
   Config,
@@ -69,14 +69,14 @@ export interface DocsAssistantDeps {
   persist?: boolean;
   /**
    * The chart each question runs, given the actors this assistant wires (default:
-   * `chatMachine.provide({actors})`). Model tests hand in the chart with its invoked actors made
+   * `wireChat` in docsWiring.ts). Model tests hand in the chart with its invoked actors made
    * controllable, to replay paths through the real assistant and HTTP API.
    */
   provideChart?: (actors: ChatActors) => AnyStateMachine;
 }
 
 /** The invoked actors of the `chat` chart, as this assistant implements them. */
-export interface ChatActors {
+interface ChatActors {
   retrieve: ReturnType<typeof fromPromise<Retrieved, { question: string; k: number }>>;
   judge: ReturnType<typeof fromPromise<JudgeOutput, JudgeInput>>;
   generate: ReturnType<typeof fromPromise<LlmCallOutput, LlmCallInput>>;
@@ -104,7 +104,7 @@ export function docHref(path: string, anchor: string): string {
   return `/docs/${encoded}${anchor ? `#${anchor}` : ''}`;
 }
 
-export function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
+function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): SourceRef {
   return { path: p.path, section: p.section, anchor: p.anchor, lang: p.lang, href: docHref(p.path, p.anchor) };
 }
 
@@ -208,7 +208,7 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
         }),
       ),
     };
-    const logic = deps.provideChart ? deps.provideChart(actors) : chatMachine.provide({ actors });
+    const logic = deps.provideChart ? deps.provideChart(actors) : wireChat(actors);
     const systemId = `chat:${randomUUID()}`;
     const ref: AnyActorRef = deps.runtime ? deps.runtime.start('chat', systemId, logic, input) : createActor(logic, { input }).start();
     try {

@@ -4,7 +4,6 @@ import { RECONNECTED, type PortableMigration, type Store } from '../../core/stor
 import type { ChatSettings } from '../../machines/chatContract.js';
 import { chatSettingsSchema, storedSettingsSchema, type SavedChatConfig } from '../../machines/chatSettings.js';
 
-export { chatSettingsOverridesSchema } from '../../machines/chatSettings.js';
 
 export const chatConfigMigrations: PortableMigration[] = [
   {
@@ -40,7 +39,7 @@ type ChatConfigTables = {
 };
 
 /** Postgres NOTIFY channel: "the saved ChatConfig changed, re-read it". */
-export const CHAT_CONFIG_CHANNEL = 'palabre_chat_config';
+const CHAT_CONFIG_CHANNEL = 'palabre_chat_config';
 
 type Saved = SavedChatConfig;
 

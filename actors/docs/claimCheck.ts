@@ -13,9 +13,9 @@ import type { GenerateResult } from '../../machines/llmPort.js';
 const MAX_PASSAGE_CHARS = 1200;
 const MAX_VERDICT_TOKENS = 80;
 
-export const claimVerdictSchema = z.object({ supported: z.array(z.number().int().min(1).max(200)).max(200) });
+const claimVerdictSchema = z.object({ supported: z.array(z.number().int().min(1).max(200)).max(200) });
 
-export function claimCheckRequest(input: VerifyInput, model: string): LlmCallInput['request'] {
+function claimCheckRequest(input: VerifyInput, model: string): LlmCallInput['request'] {
   const passages = input.passages
     .map((p, i) => `[${i + 1}] ${p.path} › ${p.section}\n${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`)
     .join('\n\n');
@@ -32,7 +32,7 @@ export function claimCheckRequest(input: VerifyInput, model: string): LlmCallInp
 }
 
 /** Which claims a reply says are supported, or why it is not a verdict. */
-export function parseClaimVerdict(text: string, claims: readonly Claim[]): { ok: true; supported: boolean[] } | { ok: false; reason: string } {
+function parseClaimVerdict(text: string, claims: readonly Claim[]): { ok: true; supported: boolean[] } | { ok: false; reason: string } {
   const m = /\{[\s\S]*\}/.exec(text);
   if (!m) return { ok: false, reason: 'malformed claim check: no JSON object' };
   let raw: unknown;

@@ -70,7 +70,7 @@ const MAX_FOLLOW_CHARS = 500;
 
 const clean = (s: string): string => s.replace(/^[-*•\d.)\s]+(?=\S)/, '').replace(/\s+/g, ' ').trim();
 
-/** Most of the unit's characters are in file paths (« web/docs/mount.ts », « core/store/db.ts »). */
+/** Most of the unit's characters are in file paths (« web/docs/docsMount.ts », « core/store/db.ts »). */
 function mostlyPaths(unit: string): boolean {
   const parts = unit.split(/[\s,;|()]+/).filter((w) => w.length > 0);
   // A file name has an extension: « resources/read » and « notifications/cancelled » are protocol

@@ -13,9 +13,9 @@ import type { GenerateResult } from '../../machines/llmPort.js';
 const MAX_PASSAGE_CHARS = 700;
 const MAX_VERDICT_TOKENS = 40;
 
-export const verdictSchema = z.object({ answering: z.array(z.number().int().min(1).max(50)).max(50) });
+const verdictSchema = z.object({ answering: z.array(z.number().int().min(1).max(50)).max(50) });
 
-export function relevanceRequest(input: JudgeInput, model: string): LlmCallInput['request'] {
+function relevanceRequest(input: JudgeInput, model: string): LlmCallInput['request'] {
   const listed = input.passages
     .map((p, i) => `[${i + 1}] ${p.path} › ${p.section}\n${p.text.length > MAX_PASSAGE_CHARS ? `${p.text.slice(0, MAX_PASSAGE_CHARS)}…` : p.text}`)
     .join('\n\n');
@@ -31,7 +31,7 @@ export function relevanceRequest(input: JudgeInput, model: string): LlmCallInput
 }
 
 /** The passage ids a reply keeps, or why it is not a verdict. Numbers past the list are ignored. */
-export function parseVerdict(text: string, input: JudgeInput): { ok: true; keep: string[] } | { ok: false; reason: string } {
+function parseVerdict(text: string, input: JudgeInput): { ok: true; keep: string[] } | { ok: false; reason: string } {
   const m = /\{[\s\S]*\}/.exec(text);
   if (!m) return { ok: false, reason: 'malformed verdict: no JSON object' };
   let raw: unknown;

@@ -1,14 +1,18 @@
 import { createDocsAssistant, type DocsCore } from './assistant.js';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import express from 'express';
 import type { Surface } from '../../core/surfaceContract.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
 import { storeOf } from '../../core/store/appStore.js';
-import { GapStore } from './gapStore.js';
+import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
+import { mountDocsPages } from '../../web/docs/docsMount.js';
+import { GAP_MIGRATIONS, GapStore } from './gapStore.js';
+import { ChatConfigStore, chatConfigMigrations } from './chatConfigStore.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
  * persisted index up to date, watches the corpus, mounts the JSON API and the pages
- * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/mount.ts).
+ * (/assistant, /docs, /admin/chat/params, /admin/docs/gaps — web/docs/docsMount.ts).
  */
 let running: DocsCore | undefined;
 
@@ -50,7 +54,14 @@ export function getDocsAssistant(): DocsCore | undefined {
 
 export const docsSurface: Surface = {
   name: 'docs',
-  async start(ctx, http) {
+  machines: {
+    chat: () => import('../../machines/chat.js').then((m) => m.chatMachine),
+    llmCall: () => import('../../machines/llmCall.js').then((m) => m.llmCallMachine),
+    breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
+  },
+  migrations: [...VISITOR_MIGRATIONS, ...chatConfigMigrations, ...GAP_MIGRATIONS],
+  configSection: 'Docs assistant',
+  async start(ctx) {
     const metrics = docsMetrics(ctx.metrics.registry);
     const gaps = new GapStore(storeOf({ db: ctx.db, store: ctx.store }), { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });
     const assistant = createDocsAssistant({
@@ -93,18 +104,17 @@ export const docsSurface: Surface = {
     }
     metrics.passages.set(assistant.retriever.passageCount);
     const unwatch = assistant.watch();
-    let pages: import('../../web/docs/mount.js').DocsPages | undefined;
     running = assistant;
-    if (http) {
-      mountDocsApi(http.app, { assistant, logger: ctx.logger, metrics: ctx.metrics });
-      const { mountDocsPages } = await import('../../web/docs/mount.js');
-      pages = mountDocsPages({ app: http.app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, assistant, gaps });
-      await pages.chatConfig.ready;
-    }
+    const routes = express.Router();
+    mountDocsApi(routes, { assistant, logger: ctx.logger, metrics: ctx.metrics });
+    const chatConfig = new ChatConfigStore(storeOf({ db: ctx.db, store: ctx.store }), ctx.logger);
+    const pages = mountDocsPages({ app: routes, db: ctx.db, store: ctx.store, admin: ctx.admin, config: ctx.config, logger: ctx.logger, assistant, gaps, chatConfig });
+    await pages.chatConfig.ready;
     return {
+      routes,
       async stop() {
         unwatch();
-        pages?.chatConfig.close();
+        pages.chatConfig.close();
         if (running === assistant) running = undefined;
       },
       // The banner says when questions are not expanded, with the command that adds the dictionaries.
@@ -116,7 +126,7 @@ export const docsSurface: Surface = {
         hybrid: assistant.retriever.hybrid,
         provider: assistant.providerName(),
       }),
-      urls: (http ? { assistant: '/assistant', docs: '/docs', search: '/api/search?q=…' } : {}) as Record<string, string>,
+      urls: { assistant: '/assistant', docs: '/docs', search: '/api/search?q=…' },
     };
   },
 };

@@ -1,11 +1,15 @@
+import express from 'express';
 import type { Surface, RunningSurface } from '../../core/surfaceContract.js';
-import { loadMachine, machineNames } from '../../core/machineRegistry.js';
+import { loadMachine, machineRegistry } from '../../core/machineRegistry.js';
+import { upgradeChannel } from '../../core/http/upgrades.js';
 import { chartOf } from '../statecharts/chart.js';
 import { InspectorHub } from '../statecharts/inspectorHub.js';
 import { addNavLink, html, mountStatic, renderPage, sendPage } from '../../web/layout.js';
-import { adminAuth } from '../../transports/http/admin.js';
-import { attachInspectSocket } from '../../transports/ws/inspectSocket.js';
-import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
+import { attachInspectSocket, INSPECT_WS_PATH } from '../../transports/ws/inspectSocket.js';
+import { JournalStore } from '../../core/journal/store.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { mountInspectJournal } from '../../transports/http/inspectJournal.js';
+import { mountInspectJournalPage } from '../../web/inspectJournalPage.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
@@ -14,33 +18,27 @@ import { sendAdminLoginPage } from '../../web/admin/loginPage.js';
  */
 export const inspectSurface: Surface = {
   name: 'inspect',
-  async start(ctx, http): Promise<RunningSurface> {
+  configSection: 'Inspector',
+  async start(ctx): Promise<RunningSurface> {
     const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
     // @statelyai/inspect (and its WebSocket client) is loaded only when asked for.
     const stately = ctx.config.INSPECT === 'stately' ? (await import('../statecharts/stately.js')).attachStatelyInspector(ctx.runtime, ctx.config.INSPECT_STATELY_URL, ctx.logger) : undefined;
-    if (!http) {
-      return {
-        async stop() {
-          stately?.stop();
-          hub.close();
-        },
-      };
-    }
-    const { app, server } = http;
+    const app = express.Router();
+    const machines = ctx.machines ?? machineRegistry([]);
     mountStatic(app);
-    const admin = adminAuth({ app, db: ctx.db, store: ctx.store, config: ctx.config, logger: ctx.logger, loginPage: sendAdminLoginPage });
+    const { admin } = ctx;
     if (admin.enabled) addNavLink({ href: '/inspect', label: 'Inspecteur', order: 95 });
 
     const svgCache = new Map<string, string>();
     app.get('/inspect/charts/:name', admin.requireAdmin, async (req, res) => {
       const name = String(req.params.name).replace(/\.svg$/, '');
-      if (!machineNames().includes(name)) {
+      if (!Object.hasOwn(machines, name)) {
         res.status(404).type('text/plain').send(`No machine named ${name}.\n`);
         return;
       }
       let svg = svgCache.get(name);
       if (!svg) {
-        const machine = await loadMachine(name);
+        const machine = await loadMachine(machines, name);
         // elkjs is large: load it on the first chart request, not at start.
         const { chartToSvg } = await import('../statecharts/svg.js');
         svg = await chartToSvg(chartOf(name, machine!), { embedStyle: false, title: `Statechart ${name}` });
@@ -48,6 +46,10 @@ export const inspectSurface: Surface = {
       }
       res.type('image/svg+xml').set('Cache-Control', 'no-store').send(svg);
     });
+
+    // Recorded conversations (the journal), scrubbed step by step: /inspect/journal/:id and /api/inspect/journal.
+    mountInspectJournal(app, { journal: new JournalStore(storeOf(ctx)), machines, adminEnabled: admin.enabled, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
+    mountInspectJournalPage(app, admin.requireAdmin);
 
     app.get('/inspect/api/conversations', admin.requireAdmin, (_req, res) => {
       res.json({ conversations: hub.conversations() });
@@ -61,6 +63,9 @@ export const inspectSurface: Surface = {
 <h2 id="actors-title">Conversations</h2>
 <p id="actors-empty" class="muted">Aucune conversation pour l’instant.</p>
 <ul id="actors" class="actor-list"></ul>
+<h3 id="recorded-title">Enregistrées (journal)</h3>
+<p id="recorded-empty" class="muted">Chargement du journal…</p>
+<ul id="recorded" class="recorded-list" aria-labelledby="recorded-title"></ul>
 </section>
 <section class="inspect-chart" aria-labelledby="chart-title">
 <h2 id="chart-title">Statechart</h2>
@@ -107,11 +112,14 @@ export const inspectSurface: Surface = {
 <ol id="log" class="event-log"></ol>
 </section>
 </div>`;
-      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js'], styles: ['/static/inspect.css'], bodyClass: 'inspect-page' }));
+      sendPage(res, renderPage({ title: 'Inspecteur', current: '/inspect', body, scripts: ['/static/inspect.js', '/static/inspect-recorded.js'], styles: ['/static/inspect.css', '/static/inspect-journal.css'], bodyClass: 'inspect-page' }));
     });
 
-    const socket = attachInspectSocket({ server, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
+    const channel = upgradeChannel();
+    const socket = attachInspectSocket({ server: channel.source, hub, logger: ctx.logger, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
     return {
+      routes: app,
+      sockets: { [INSPECT_WS_PATH]: channel.handler },
       urls: admin.enabled ? { inspector: '/inspect' } : {},
       health: () => ({ inspector: admin.enabled ? 'enabled' : 'disabled (set ADMIN_PASSWORD)', stately: Boolean(stately) }),
       async stop() {

@@ -32,7 +32,7 @@ export function estimateTokens(text: string): number {
  * Sources for an API without native citations: numbered passages placed before the question, and
  * an instruction to cite with `[n]`. Kept out of the system block so the stable prefix stays cacheable.
  */
-export function sourcesPrompt(docs: SourceDocument[]): string {
+function sourcesPrompt(docs: SourceDocument[]): string {
   const blocks = docs.map((d, i) => `[${i + 1}] ${d.title} (${d.source})\n${d.text}`);
   return `Sources:\n\n${blocks.join('\n\n')}\n\nCite the sources you use as [n].`;
 }

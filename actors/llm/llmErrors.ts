@@ -78,7 +78,7 @@ function causeChain(err: unknown): Array<{ name?: unknown; code?: unknown; messa
 }
 
 /** True when the signal's reason says the deadline passed (AbortSignal.timeout) rather than a caller abort. */
-export function isTimeoutReason(reason: unknown): boolean {
+function isTimeoutReason(reason: unknown): boolean {
   return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
 }
 

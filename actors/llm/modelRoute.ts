@@ -8,7 +8,7 @@ import type { LlmProvider } from '../../machines/llmPort.js';
  * so a `missing` primary costs no failed call per turn. `route` is read at each call: the model
  * check (actors/llm/modelStatus.ts) may change it every 24 h. Each change is logged once.
  */
-export function routeMissingModels(inner: LlmProvider, route: (model: string) => string | undefined, logger: Logger): LlmProvider {
+function routeMissingModels(inner: LlmProvider, route: (model: string) => string | undefined, logger: Logger): LlmProvider {
   const announced = new Map<string, string | undefined>();
   return {
     name: inner.name,

@@ -22,7 +22,7 @@ import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import { surfaceEndpoint, surfaceProvider, type LlmSurface } from './surfaceEndpoints.js';
 import type { ProviderName } from '../../machines/llmPort.js';
 
-export type ModelState = 'ok' | 'deprecated' | 'missing' | 'unchecked';
+type ModelState = 'ok' | 'deprecated' | 'missing' | 'unchecked';
 
 export interface ModelStatus {
   /** skull, docs, corrections, t2, embeddings. */
@@ -39,7 +39,7 @@ export interface ModelStatus {
 }
 
 /** One model a surface will call, and where. */
-export interface ModelTarget {
+interface ModelTarget {
   surface: string;
   provider: ProviderName;
   model: string;
@@ -48,7 +48,7 @@ export interface ModelTarget {
 }
 
 /** One entry of a provider's models list, normalised. */
-export interface CatalogEntry {
+interface CatalogEntry {
   id: string;
   shutdownDate?: string;
   /** Anthropic `lifecycle: deprecated` (a retirement is scheduled, maybe without a date yet). */
@@ -82,7 +82,7 @@ function surfacesWanted(config: Pick<Config, 'SURFACES'>): (name: string) => boo
 }
 
 /** The models each started surface will call, with the provider and endpoint it calls them on. */
-export function modelTargets(config: Config, providers: ProviderRegistry): ModelTarget[] {
+function modelTargets(config: Config, providers: ProviderRegistry): ModelTarget[] {
   const wanted = surfacesWanted(config);
   const out: ModelTarget[] = [];
   const add = (surface: string, llm: LlmSurface | undefined, provider: ProviderName, model: string, variable: string) => {
@@ -121,7 +121,7 @@ function dateOnly(value: unknown): string | undefined {
 }
 
 /** The official SDKs' list calls, loaded lazily (a Skull on a Pi never loads the Gemini SDK). */
-export const sdkListModels: ListModels = async (provider, config, signal) => {
+const sdkListModels: ListModels = async (provider, config, signal) => {
   const timeout = DEFAULT_TIMEOUT_MS;
   if (provider === 'openai') {
     const { default: OpenAI } = await import('openai');

@@ -19,7 +19,7 @@ export interface OfflineAnswer {
 export type OfflineResponder = (req: GenerateRequest) => string | OfflineAnswer | Promise<string | OfflineAnswer>;
 
 /** The model name reported by the offline provider. */
-export const OFFLINE_MODEL = 'offline';
+const OFFLINE_MODEL = 'offline';
 
 const responders = new Map<string, OfflineResponder>();
 
@@ -41,7 +41,7 @@ function firstSentence(text: string): string {
  * Default: with documents, quote the first passage (extractive and cited); without, say what this is.
  * French, as the product's users are.
  */
-export const defaultOfflineResponder: OfflineResponder = (req) => {
+const defaultOfflineResponder: OfflineResponder = (req) => {
   const doc = req.documents?.[0];
   if (doc) {
     return {

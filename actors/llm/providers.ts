@@ -38,7 +38,7 @@ export interface ProvidersDeps {
 }
 
 /** Order of `auto`. */
-export const AUTO_ORDER: readonly ProviderName[] = ['anthropic', 'openai', 'gemini'];
+const AUTO_ORDER: readonly ProviderName[] = ['anthropic', 'openai', 'gemini'];
 
 /** A placeholder key for local OpenAI-compatible servers that ignore it (the SDK insists on one). */
 const LOCAL_KEY = 'not-needed';
@@ -95,7 +95,7 @@ function lazy(name: ProviderName, factory: Factory): LlmProvider {
 }
 
 /** Counts and logs every call; turns anything thrown into an LlmError. */
-export function instrument(inner: LlmProvider, deps: ProvidersDeps): LlmProvider {
+function instrument(inner: LlmProvider, deps: ProvidersDeps): LlmProvider {
   const { logger, metrics } = deps;
   const provider = inner.name;
   return {

@@ -17,7 +17,7 @@ interface SurfaceKeys {
 }
 
 /** The configuration variables of each surface (also named in warnings: "set SKULL_BASE_URL…"). */
-export const SURFACE_KEYS: Readonly<Record<LlmSurface, SurfaceKeys>> = {
+const SURFACE_KEYS: Readonly<Record<LlmSurface, SurfaceKeys>> = {
   skull: { provider: 'SKULL_PROVIDER', baseUrl: 'SKULL_BASE_URL', apiKey: 'SKULL_API_KEY' },
   docs: { provider: 'CHAT_PROVIDER', baseUrl: 'CHAT_BASE_URL', apiKey: 'CHAT_API_KEY' },
   corrections: { provider: 'CORRECTION_PROVIDER', baseUrl: 'CORRECTION_BASE_URL', apiKey: 'CORRECTION_API_KEY' },

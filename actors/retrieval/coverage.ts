@@ -14,7 +14,7 @@ import type { QueryToken } from './analyze.js';
  * words are the ones missing. It does not depend on passage length or corpus size the way raw BM25
  * does, which is what lets one threshold hold across corpora.
  */
-export const FUZZY_CREDIT = 0.5;
+const FUZZY_CREDIT = 0.5;
 /**
  * Credit of a word matched only through a dictionary's related word (a synonym or translation,
  * lexicons/): tunable so bench/rag-quality.ts can measure it (0 = expansion ranks but never

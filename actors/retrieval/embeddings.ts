@@ -41,7 +41,7 @@ export function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Embedder {
 }
 
 /** Unit length, so a dot product is the cosine. */
-export function normalise(v: Float32Array): Float32Array {
+function normalise(v: Float32Array): Float32Array {
   let n = 0;
   for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
   n = Math.sqrt(n) || 1;

@@ -132,7 +132,7 @@ export function closestSentences(tokens: readonly QueryToken[], weights: readonl
 }
 
 /** How many of the closest sentences are read for the expected answer. */
-export const CLOSEST = 3;
+const CLOSEST = 3;
 
 /**
  * 1 when the question asks for an answer type and none of the `CLOSEST` sentences of the retrieved
@@ -145,7 +145,7 @@ export function answerTypeUnmet(question: string, tokens: readonly QueryToken[],
 }
 
 /** IDF weight from which a name is specific (df ≤ ~5 % of passages): not « MCP », « RGAA » in their own docs. */
-export const RARE_NAME = 3;
+const RARE_NAME = 3;
 
 /**
  * 1 when a capitalised name of the question that the corpus knows (`known[i]`) and that is

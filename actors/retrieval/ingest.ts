@@ -10,10 +10,10 @@ import type { PassageRecord } from '../../machines/chatContract.js';
  * Files the assistant reads. JSON is read only when it is prose organised as records
  * (jsonRecords.ts); licences without extension and binaries are not documentation prose.
  */
-export const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown', '.txt', '.json']);
+const DOC_EXTENSIONS: ReadonlySet<string> = new Set(['.md', '.mdx', '.markdown', '.txt', '.json']);
 
 /** A passage is one section, or a slice of a long section cut at block boundaries. */
-export const MAX_PASSAGE_CHARS = 1200;
+const MAX_PASSAGE_CHARS = 1200;
 
 export interface DocRecord {
   path: string;

@@ -128,7 +128,7 @@ export function diversify<T extends { id: string }>(hits: T[], perFile: number):
 }
 
 /** How many of a word's translations, in the dictionary's order, count as the word in `heldTogether` (bench/rag-scope.ts). */
-export const heldTranslations = { n: 0 };
+const heldTranslations = { n: 0 };
 
 export class LexicalIndex {
   private mini = newMiniSearch();

@@ -15,7 +15,7 @@ export interface Heading {
   line: number;
 }
 
-export interface Section {
+interface Section {
   /** Heading path from the top, e.g. ["Fiche n°14", "Durées"]; empty before the first heading. */
   path: string[];
   anchor: string;

@@ -1,6 +1,6 @@
 import { redactUrl } from '../../core/log.js';
 import type { Surface } from '../../core/surfaceContract.js';
-import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skull.js';
+import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOptions, type SkullService, type SkullServiceOptions } from '../../transports/mqtt/skullEdge.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';
 import { fleetSupervisor, wireSkull, type SkullWiringOptions } from './skullWiring.js';
@@ -23,10 +23,17 @@ export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<Skul
 
 /**
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
- * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skull.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
+ * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skullEdge.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
  */
 export const skullSurface: Surface = {
   name: 'skull',
+  machines: {
+    skull: () => import('../../machines/skull.js').then((m) => m.skullMachine),
+    skullFleet: () => import('../../machines/skullFleet.js').then((m) => m.skullFleetMachine),
+    llmCall: () => import('../../machines/llmCall.js').then((m) => m.llmCallMachine),
+    breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
+  },
+  configSection: 'Skull',
   async start(ctx) {
     const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
     // A primary the provider no longer lists is served by a listed fallback (one log line).

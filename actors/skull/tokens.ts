@@ -15,7 +15,7 @@ import type { TokenCounter } from '../../prompts/skull/contextPrompt.js';
 const require = createRequire(import.meta.url);
 let encoder: Tiktoken | undefined;
 
-export function encoder200k(): Tiktoken {
+function encoder200k(): Tiktoken {
   if (!encoder) {
     const { Tiktoken: Enc } = require('js-tiktoken/lite') as { Tiktoken: new (ranks: TiktokenBPE) => Tiktoken };
     const ranks = require('js-tiktoken/ranks/o200k_base') as TiktokenBPE | { default: TiktokenBPE };

@@ -19,7 +19,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** The part after the kind prefix (`chat:<uuid>` → first 4 characters of the uuid). */
-export function shortId(systemId: string): string {
+function shortId(systemId: string): string {
   const tail = systemId.includes(':') ? systemId.slice(systemId.indexOf(':') + 1) : systemId;
   return /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(tail) ? tail.slice(0, 4) : tail;
 }

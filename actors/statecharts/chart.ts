@@ -7,7 +7,7 @@ import type { AnyStateMachine } from 'xstate';
  * implementations (which are provided at wiring time and may hold secrets).
  */
 
-export type ChartNodeType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
+type ChartNodeType = 'atomic' | 'compound' | 'parallel' | 'final' | 'history';
 
 export interface ChartNode {
   /** Dotted id as XState names it, e.g. `llmCall.attempting`. */
@@ -25,7 +25,7 @@ export interface ChartNode {
   description?: string;
 }
 
-export type TransitionKind = 'event' | 'after' | 'done' | 'error' | 'always' | 'stateDone';
+type TransitionKind = 'event' | 'after' | 'done' | 'error' | 'always' | 'stateDone';
 
 export interface ChartTransition {
   source: string;

@@ -21,7 +21,7 @@ type Listener = (record: InspectRecord) => void;
 
 const HISTORY = 200;
 /** Default retention of ended conversations (INSPECT_RETAIN_S = 300). */
-export const DEFAULT_RETAIN_MS = 300_000;
+const DEFAULT_RETAIN_MS = 300_000;
 
 interface Owner {
   systemId: string;

@@ -8,7 +8,7 @@ import type { Chart, ChartNode, ChartTransition } from './chart.js';
  */
 
 /** Mermaid ids must be plain identifiers: dots and dashes become underscores. */
-export function mermaidId(id: string): string {
+function mermaidId(id: string): string {
   return `s_${id.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 

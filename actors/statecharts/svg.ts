@@ -159,7 +159,7 @@ export async function chartToSvg(chart: Chart, opts: SvgOptions = {}): Promise<s
 }
 
 /** The chart's stylesheet; the inspector page serves the same rules from its CSS file. */
-export const SVG_STYLE = [
+const SVG_STYLE = [
   '.statechart text{font:12px system-ui,-apple-system,"DejaVu Sans",sans-serif;fill:#1a1a1a}',
   '.state rect{fill:#f7f9fc;stroke:#46566b;stroke-width:1.2}',
   '.state-compound>rect,.state-parallel>rect{fill:#eef2f7}',

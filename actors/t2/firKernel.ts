@@ -25,7 +25,7 @@
  * rounding) right after the input.
  */
 
-export const BUF_OFFSET = 1024;
+const BUF_OFFSET = 1024;
 
 const PAGE = 65536;
 

@@ -4,7 +4,7 @@ import type { Logger } from '../../core/log.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { GeminiLiveLink } from './geminiLiveLink.js';
 import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
-import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
+import type { InterlocutorEvent, InterlocutorInput, RestoredSession, ToInterlocutor } from '../../machines/t2live.js';
 
 /**
  * The Gemini Live interlocutor (docs/t2-live.md) as a callback actor: it opens the Live session
@@ -14,7 +14,6 @@ import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../..
  * across Gemini's ~10-minute limit and the audio queue during a gap are actors/t2/geminiLiveLink.ts.
  */
 
-export { INPUT_MIME, MAX_SILENT_RESUMES, liveConfig } from './geminiLiveLink.js';
 
 export interface GeminiInterlocutorDeps {
   ai: GoogleGenAI;
@@ -29,6 +28,10 @@ export interface GeminiInterlocutorDeps {
    * `candidate.audio` / `interlocutor.audio` events.
    */
   audio?: InterlocutorAudioPort;
+  /** Stores each new resumption handle of the session (another instance may take it over). */
+  saveHandle?: (sessionId: string, handle: string) => void;
+  /** A session taken over: resume from its stored handle, or prime a new Live session with its transcript. */
+  restore?: Pick<RestoredSession, 'handle' | 'transcript'>;
 }
 
 export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
@@ -48,6 +51,8 @@ export function geminiInterlocutor(deps: GeminiInterlocutorDeps) {
       log: deps.logger.child({ session: input.sessionId }),
       send,
       onMessage: (msg) => forwardServerMessage(msg, { send, beforeAudio: () => events.beforeAudio(), audio: deps.audio, atMs: () => now() - t0 }),
+      ...(deps.saveHandle ? { onHandle: (handle: string) => deps.saveHandle?.(input.sessionId, handle) } : {}),
+      ...(deps.restore ? { resumeFrom: { handle: deps.restore.handle, transcript: deps.restore.transcript } } : {}),
     });
     link.open();
     const detachAudio = deps.audio?.attachInterlocutor((pcm, base64) => link.sendAudio(pcm, base64));

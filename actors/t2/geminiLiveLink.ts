@@ -1,6 +1,6 @@
 import { EndSensitivity, Modality, type GoogleGenAI, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import type { Logger } from '../../core/log.js';
-import type { InterlocutorEvent } from '../../machines/t2live.js';
+import type { InterlocutorEvent, Turn } from '../../machines/t2live.js';
 
 /**
  * One T2 session's link to Gemini Live, across connections. A Live connection lives about 10
@@ -17,7 +17,7 @@ export const INPUT_MIME = 'audio/pcm;rate=16000';
  * `Session.sendRealtimeInput({ audio: { data, mimeType: INPUT_MIME } })` sends. The SDK's method
  * runs its generic converters per call (seven path look-ups and writes, a Vertex/Gemini branch,
  * then JSON.stringify of the result): about 4–5 µs and 1 KB of garbage per 20 ms chunk, at 50
- * chunks a second per session (bench/journal/2026-12-bench-waves.md, T2). For an audio blob both converters return
+ * chunks a second per session (bench/journal/2026-12-performance.md, T2). For an audio blob both converters return
  * `{ audio: <the blob object> }` unchanged, so the message is fixed text around the base64, which
  * needs no JSON escaping: encoded here, or the client's own, checked against the base64 alphabet
  * [A-Za-z0-9+/=] by transports/ws/t2liveFrames.ts. It goes out through `Session.conn.send`, the public
@@ -35,7 +35,7 @@ const MAX_QUEUED_BYTES = 10 * 16000 * 2;
  * Resumed connections closed before Gemini said anything on them, in a row, before giving up: a
  * handle Gemini refuses (expired, unknown) must end in `interlocutor.failed`, not in a loop.
  */
-export const MAX_SILENT_RESUMES = 3;
+const MAX_SILENT_RESUMES = 3;
 
 /** The setup Gemini Live is sent, with transcriptions and resumption (docs/t2-live.md#configuration). */
 export function liveConfig(systemPrompt: string, handle?: string): LiveConnectConfig {
@@ -63,6 +63,14 @@ export interface LiveLinkOptions {
   send: (e: InterlocutorEvent) => void;
   /** Every message of the connection in use (the older one's are dropped once swapped). */
   onMessage: (msg: LiveServerMessage) => void;
+  /** Each new resumption handle Gemini gives (stored: another instance may resume from it). */
+  onHandle?: (handle: string) => void;
+  /**
+   * A session taken over from another instance: the first connection resumes from its last
+   * stored handle; when Gemini refuses it (expired, unknown), a new Live session is opened and
+   * primed with the transcript so far.
+   */
+  resumeFrom?: { handle: string | null; transcript: readonly Turn[] };
 }
 
 export class GeminiLiveLink {
@@ -83,7 +91,7 @@ export class GeminiLiveLink {
 
   /** Opens the first connection; `interlocutor.ready` once it is usable. */
   open(): void {
-    this.connect()
+    this.firstConnection()
       .then((s) => {
         if (this.stopped) {
           s.close();
@@ -97,6 +105,30 @@ export class GeminiLiveLink {
       .catch((err: unknown) => {
         if (!this.stopped) this.o.send({ type: 'interlocutor.failed', message: (err as Error).message });
       });
+  }
+
+  /**
+   * The first connection: a new Live session, or, for a session taken over, one resumed from the
+   * stored handle — else a new one primed with the transcript so far (said in the session's log).
+   */
+  private async firstConnection(): Promise<Session> {
+    const from = this.o.resumeFrom;
+    if (!from) return this.connect();
+    if (from.handle) {
+      try {
+        const s = await this.connect(from.handle, true);
+        this.handle = from.handle;
+        this.o.log.info({ turns: from.transcript.length }, 't2 session taken over: Gemini Live resumed with the stored handle');
+        return s;
+      } catch (err) {
+        this.o.log.warn({ err: (err as Error).message, turns: from.transcript.length }, 't2 session taken over: Gemini refused the stored handle; a new Live session is primed with the transcript so far');
+      }
+    } else this.o.log.warn({ turns: from.transcript.length }, 't2 session taken over without a stored handle: a new Live session is primed with the transcript so far');
+    const s = await this.connect();
+    const turns = from.transcript.filter((t) => t.text.trim().length > 0).map((t) => ({ role: t.speaker === 'candidate' ? 'user' : 'model', parts: [{ text: t.text }] }));
+    // The dialogue so far as context, no turn to answer: the model waits for the candidate.
+    if (turns.length > 0) s.sendClientContent({ turns, turnComplete: false });
+    return s;
   }
 
   /** A candidate chunk, sent now or queued while no connection is usable. */
@@ -135,6 +167,7 @@ export class GeminiLiveLink {
     this.o.onMessage(msg);
     if (msg.sessionResumptionUpdate?.resumable && msg.sessionResumptionUpdate.newHandle) {
       this.handle = msg.sessionResumptionUpdate.newHandle;
+      this.o.onHandle?.(this.handle);
     }
     if (msg.goAway) {
       this.o.log.info({ timeLeft: msg.goAway.timeLeft }, 'gemini live goAway: resuming on a new connection');
@@ -150,9 +183,15 @@ export class GeminiLiveLink {
     } else this.o.send({ type: 'interlocutor.failed', message: `connexion Gemini fermée (${e.code})` });
   }
 
-  private async connect(resumeHandle?: string): Promise<Session> {
+  /**
+   * `awaitSetup`: resolve only once Gemini answered the setup (a handle from another instance
+   * may be refused after the socket opened: that close then fails the connect).
+   */
+  private async connect(resumeHandle?: string, awaitSetup = false): Promise<Session> {
     // The callbacks can fire before connect() resolves: they compare against this holder.
-    const mine: { session?: Session } = {};
+    const mine: { session?: Session; answered?: boolean } = {};
+    let answered: () => void = () => undefined;
+    const setup = new Promise<void>((resolve) => (answered = resolve));
     // A socket closed before the setup completes (a refused handle) fails the connect here: SDK
     // releases before 3.x wait for a setupComplete that never comes.
     let closedEarly: (err: Error) => void = () => undefined;
@@ -162,11 +201,15 @@ export class GeminiLiveLink {
       config: liveConfig(this.o.systemPrompt, resumeHandle),
       callbacks: {
         onmessage: (m) => {
+          if (!mine.answered) {
+            mine.answered = true;
+            answered();
+          }
           if (!this.stopped && mine.session === this.current) this.received(m);
         },
         onerror: (e) => this.o.log.warn({ err: e.message }, 'gemini live socket error'),
         onclose: (e) => {
-          if (!mine.session) closedEarly(new Error(`Live connection closed before setup completed (code ${e.code}): ${e.reason || 'no reason'}`));
+          if (!mine.session || (awaitSetup && !mine.answered)) closedEarly(new Error(`Live connection closed before setup completed (code ${e.code}): ${e.reason || 'no reason'}`));
           else if (!this.stopped && mine.session === this.current) this.closed(e);
         },
       },
@@ -175,6 +218,7 @@ export class GeminiLiveLink {
     connecting.catch(() => undefined);
     early.catch(() => undefined);
     mine.session = await Promise.race([connecting, early]);
+    if (awaitSetup) await Promise.race([setup, early]);
     return mine.session;
   }
 

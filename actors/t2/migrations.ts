@@ -91,4 +91,17 @@ export const T2_MIGRATIONS: PortableMigration[] = [
     name: 't2_sessions_recording_pending',
     up: (k) => [k.schema.alterTable('t2_sessions').addColumn('recording_pending', 'integer')],
   },
+  {
+    // A live session outlives its instance (docs/scaling.md § A live T2 session survives its
+    // instance): what another instance needs to take it over — the exam's absolute end (epoch
+    // ms), the last Gemini Live resumption handle — and since when it awaits a taker (epoch ms;
+    // null while its instance holds it).
+    version: 406,
+    name: 't2_sessions_takeover',
+    up: (k) => [
+      k.schema.alterTable('t2_sessions').addColumn('exam_ends_at', 'bigint'),
+      k.schema.alterTable('t2_sessions').addColumn('live_handle', 'text'),
+      k.schema.alterTable('t2_sessions').addColumn('away_since', 'bigint'),
+    ],
+  },
 ];

@@ -53,7 +53,7 @@ function dropFrames(folded: string): string {
 }
 
 /** Content stems of a text (stop words and question-form words dropped). */
-export function stems(text: string): string[] {
+function stems(text: string): string[] {
   const out: string[] = [];
   for (const w of words(dropFrames(fold(text)))) {
     if (w.length < 2 || isStopWord(w) || FORM_WORDS.has(w)) continue;
@@ -102,7 +102,7 @@ export function indexSheet(facts: Fact[], background = ''): SheetIndex {
  * How strongly the question points at each fact (same order as the sheet): `words` from the
  * words they share, `score` with the price cue added.
  */
-export function factScores(index: SheetIndex, question: string): Array<{ words: number; score: number }> {
+function factScores(index: SheetIndex, question: string): Array<{ words: number; score: number }> {
   const folded = dropFrames(fold(question));
   const qs = new Set(stems(question));
   const priceCue = PRICE_CUE.test(folded);
@@ -130,7 +130,7 @@ export function asksAgain(question: string): boolean {
   return ASKS_AGAIN.test(fold(question).replace(/[’']/g, ' '));
 }
 
-export function hasContent(question: string): boolean {
+function hasContent(question: string): boolean {
   return stems(question).length > 0;
 }
 

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SessionRecorder } from './recorder.js';
+import { SessionRecorder } from './audioRecorder.js';
 import { pcm16FromBytes } from './resampler.js';
 import { repairWav } from './wavWriter.js';
 
@@ -9,7 +9,7 @@ import { repairWav } from './wavWriter.js';
  * to the WAV (`<session>.wav.journal`); the WAV is assembled from it once, when the session ends.
  *
  * Why: resampling the candidate to 24 kHz, mixing both voices and rounding them was most of the
- * recording's CPU (≈ 7–8 µs per candidate chunk at 200 sessions, bench/journal/2026-12-bench-waves.md, on "T2: the recording assembled at the end"),
+ * recording's CPU (≈ 7–8 µs per candidate chunk at 200 sessions, bench/journal/2026-12-performance.md, on "T2: the recording assembled at the end"),
  * spent while every session streams. Appending a chunk here is a copy; the same work runs at the
  * end, after the real-time part, by replaying the journal through SessionRecorder with each
  * chunk's arrival time as its clock — so the file is byte for byte what a recorder fed live
@@ -21,7 +21,7 @@ import { repairWav } from './wavWriter.js';
  * last record may be cut: it is dropped, the rest assembled (`recoverRecording`).
  */
 
-export const JOURNAL_SUFFIX = '.journal';
+const JOURNAL_SUFFIX = '.journal';
 const MAGIC = 'PALREC01';
 const HEADER = 16;
 const RECORD = 16;

@@ -19,7 +19,7 @@ import { startWorker } from '../../core/worker.js';
  */
 
 /** Longest a recorded chunk waits on the main thread before it is posted to the worker. */
-export const FLUSH_MS = 20;
+const FLUSH_MS = 20;
 
 /** Opens and closes (a few per session): objects, each placed before the chunk record `at`. */
 export type RecordingControl =
@@ -110,7 +110,7 @@ export class RecordingThread {
    * first chunk. Starting a worker (a new isolate, its modules loaded and compiled) costs CPU
    * once — ≈ 200 ms of the thread's samples under tsx in the profile of bench/t2-sessions.ts —
    * and, started by the first chunk, it ran on the audio path and inside the first sessions'
-   * streaming (bench/journal/2026-12-bench-waves.md, T2).
+   * streaming (bench/journal/2026-12-performance.md, T2).
    */
   prepare(): void {
     this.ensureWorker();

@@ -5,7 +5,7 @@ import { gradeKey, recordingKey, type Claims } from './claims.js';
 import type { SessionRow, SessionStore } from './sessionStore.js';
 import type { SubjectStore } from './subjects.js';
 import { recoverRecording } from './recordingJournal.js';
-import { gradeT2 } from './wiring.js';
+import { gradeT2 } from './t2Wiring.js';
 
 /**
  * What a stop or a crash left behind, dealt with at start (before any new session) and, with
@@ -31,9 +31,30 @@ export interface RecoveryOutcome {
  */
 export type RecoverRecording = (wavPath: string) => Promise<number | null>;
 
-/** `alive`: the instances whose live rows are not stranded (at start: the others, not this one). */
-export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = [], recover: RecoverRecording = recoverRecording): Promise<RecoveryOutcome> {
-  return closeRows(sessions, log, await sessions.strandedRows(alive), recover);
+/**
+ * A live session awaits a taker for this long (T2_RESUME_GRACE_MS) from `now` on the claims' clock:
+ * another instance may take it over meanwhile (actors/t2/takeover.ts); 0 closes at once.
+ */
+export interface TakeoverGrace {
+  now: number;
+  graceMs: number;
+}
+
+/**
+ * `alive`: the instances whose live rows are not stranded (at start: the others, not this one).
+ * With `grace`, a stranded row is first marked as awaiting a taker, and closed only once it awaited
+ * one for the grace period (a row handed over on a stop is closed the same way). At start a row
+ * that awaits a taker within its grace is left for the sweeps: its page may be reconnecting.
+ */
+export async function closeInterruptedSessions(sessions: SessionStore, log: Logger, alive: readonly string[] = [], recover: RecoverRecording = recoverRecording, grace?: TakeoverGrace & { atStart?: boolean }): Promise<RecoveryOutcome> {
+  if (!grace || grace.graceMs <= 0) return closeRows(sessions, log, await sessions.strandedRows(alive), recover);
+  if (grace.atStart) {
+    const waiting = (r: SessionRow): boolean => r.away_since !== null && Number(r.away_since) + grace.graceMs > grace.now;
+    return closeRows(sessions, log, (await sessions.strandedRows(alive)).filter((r) => !waiting(r)), recover);
+  }
+  const marked = await sessions.markStranded(alive, grace.now);
+  if (marked > 0) log.info({ sessions: marked, graceMs: grace.graceMs }, 't2 live sessions of a dead instance await a reconnect to take them over');
+  return closeRows(sessions, log, await sessions.awayExpired(grace.now - grace.graceMs), recover);
 }
 
 /**

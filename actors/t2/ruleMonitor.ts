@@ -20,7 +20,7 @@ export type RuleId =
   | 'answers_question' // §2.3: answers the question asked (no fact for a greeting, none unrelated)
   | 'no_repeat'; // §2.3: a fact already given comes back only when asked again
 
-export const RULES: Record<RuleId, string> = {
+const RULES: Record<RuleId, string> = {
   no_question: '§3 règle 7 — aucune question, aucun point d’interrogation',
   length_15_25: '§3 règle 4 — réponses de 15 à 25 mots',
   no_list: '§3 règle 11 — jamais de listes ni de structure numérotée',
@@ -71,14 +71,14 @@ const INLINE_ENUM = /\b(?:premi[èe]rement|deuxi[èe]mement|troisi[èe]mement)\b
 const FOREIGN = new Set(['the', 'and', 'is', 'are', 'you', 'your', 'with', 'this', 'that', 'have', 'it', 'of', 'to', 'for', 'what', 'el', 'los', 'las', 'por', 'con', 'y']);
 const FRENCH = new Set(['le', 'la', 'les', 'de', 'des', 'du', 'un', 'une', 'et', 'est', 'vous', 'je', 'il', 'elle', 'nous', 'à', 'au', 'aux', 'pour', 'par', 'sur', 'avec', 'dans', 'en', 'pas', 'ne', 'qui', 'que', 'ce', 'c’est', "c'est", 'sont', 'mais', 'ou', 'se', 'sa', 'son', 'ses', 'leur', 'plus']);
 
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return text
     .replace(/[«»“”"(),;:!?.…]/g, ' ')
     .split(/\s+/)
     .filter((w) => /[\p{L}\p{N}]/u.test(w));
 }
 
-export function isFrench(text: string): boolean {
+function isFrench(text: string): boolean {
   const ws = words(text.toLowerCase());
   if (ws.length === 0) return true;
   let fr = 0;

@@ -15,7 +15,7 @@ type Row = Pick<SessionRow, 'id' | 'sujet_id' | 'mode' | 'status' | 'end_reason'
 };
 
 /** The newest sessions first; a page of 200 is more than a candidate prepares with. */
-export const MAX_LISTED = 200;
+const MAX_LISTED = 200;
 
 function parseJson(text: string | null): unknown {
   if (!text) return undefined;

@@ -32,6 +32,15 @@ export interface SessionRow {
    * journal next to `audio_path`, and `audio_bytes` is not known yet. Null once it is assembled.
    */
   recording_pending: number | null;
+  /** The exam's end, epoch ms (migration 406): another instance taking the session over continues it. */
+  exam_ends_at: number | string | null;
+  /** The last Gemini Live session-resumption handle (audio mode). */
+  live_handle: string | null;
+  /**
+   * Epoch ms since when the live session awaits another instance (its own died, or handed it over
+   * on a stop); null while an instance holds it. Past T2_RESUME_GRACE_MS it is closed `interrupted`.
+   */
+  away_since: number | string | null;
 }
 
 export interface FinishedSession {
@@ -52,19 +61,19 @@ export interface FinishedSession {
 }
 
 /** End reasons whose sessions are graded at the next start when the stop left them ungraded. */
-export const REGRADE_REASONS = ['server_shutdown', 'interrupted'] as const;
+const REGRADE_REASONS = ['server_shutdown', 'interrupted'] as const;
 
 type SessionTables = { t2_sessions: SessionRow };
 
 /** `datetime('now')`'s format (UTC, no zone), which rows kept since before the store port have. */
-export function storeNow(at = Date.now()): string {
+function storeNow(at = Date.now()): string {
   return new Date(at).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /**
  * Every write goes through `store.writeAll`: on SQLite it runs in the calling tick (a turn is on
  * disk before its transcript frame leaves), on Postgres it is one round trip. A session's writes
- * must stay in order on a pool: the wiring queues them (actors/t2/wiring.ts).
+ * must stay in order on a pool: the wiring queues them (actors/t2/t2Wiring.ts).
  */
 export class SessionStore {
   private readonly db: Kysely<SessionTables>;
@@ -185,6 +194,55 @@ export class SessionStore {
     let q = this.db.selectFrom('t2_sessions').selectAll().where('recording_pending', '=', 1).where('status', '!=', 'live');
     q = alive.length > 0 ? q.where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', 'not in', [...alive])])) : q;
     return q.orderBy('started_at').execute();
+  }
+
+  /** The exam's absolute end, written as the dialogue opens (a takeover continues the clock). */
+  setExamEnd(id: string, endsAt: number): Promise<void> {
+    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ exam_ends_at: Math.round(endsAt) }).where('id', '=', id).where('status', '=', 'live')]);
+  }
+
+  /** The last Gemini Live resumption handle: the instance taking the session over reconnects with it. */
+  setHandle(id: string, handle: string): Promise<void> {
+    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ live_handle: handle }).where('id', '=', id).where('status', '=', 'live')]);
+  }
+
+  /** A live session handed over (its instance stops): it awaits another instance from `at`. */
+  markAway(id: string, at: number): Promise<void> {
+    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ away_since: at }).where('id', '=', id).where('status', '=', 'live').where('instance_id', '=', this.instanceId)]);
+  }
+
+  /** Live rows of instances not in `alive`, not yet marked: they await a taker from `at` (one UPDATE). */
+  async markStranded(alive: readonly string[], at: number): Promise<number> {
+    let q = this.db.updateTable('t2_sessions').set({ away_since: at }).where('status', '=', 'live').where('away_since', 'is', null);
+    q = alive.length > 0 ? q.where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', 'not in', [...alive])])) : q;
+    const r = await q.executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  /** Live rows that awaited a taker for `graceMs` or more: nobody reconnected, they are closed `interrupted`. */
+  awayExpired(before: number): Promise<SessionRow[]> {
+    return this.db.selectFrom('t2_sessions').selectAll().where('status', '=', 'live').where('away_since', 'is not', null).where('away_since', '<=', before).orderBy('started_at').execute();
+  }
+
+  /**
+   * The candidate's live sessions not run here, newest first: held by another instance, or
+   * awaiting a taker (`away_since` set: never a session this process runs — one handed over by
+   * this instance's previous run, restarted with the same INSTANCE_ID, is one). Each is takeable
+   * when it awaits a taker or its instance is not alive.
+   */
+  liveElsewhere(candidateId: string): Promise<SessionRow[]> {
+    return this.db.selectFrom('t2_sessions').selectAll().where('candidate_id', '=', candidateId).where('status', '=', 'live')
+      .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', this.instanceId), eb('away_since', 'is not', null)])).orderBy('started_at', 'desc').execute();
+  }
+
+  /**
+   * Takes a live session over from `from` (one statement: of two instances racing for it, exactly
+   * one changes the row). True when this instance now holds it.
+   */
+  async takeOver(id: string, from: string | null): Promise<boolean> {
+    const r = await this.db.updateTable('t2_sessions').set({ instance_id: this.instanceId, away_since: null })
+      .where('id', '=', id).where('status', '=', 'live').where('instance_id', from === null ? 'is' : '=', from).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   get(id: string): Promise<SessionRow | undefined> {

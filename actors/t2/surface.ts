@@ -1,16 +1,18 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { GoogleGenAI } from '@google/genai';
+import express from 'express';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
 import type { Config } from '../../core/config/index.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
-import type { AppContext, HttpContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
+import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
+import { upgradeChannel } from '../../core/http/upgrades.js';
 import { addNavLink } from '../../web/layout.js';
-import { attachT2LiveSocket, RESUMED_ELSEWHERE, type Admission } from '../../transports/ws/t2liveSocket.js';
+import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
-import { mountT2Pages } from '../../web/t2/mount.js';
+import { mountT2Pages } from '../../web/t2/t2Mount.js';
 import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';
@@ -18,15 +20,18 @@ import { registerT2OfflineResponder } from './offlineResponder.js';
 import { buildSystemPrompt } from '../../prompts/t2/interlocutorPrompt.js';
 import { SEED_SUBJECTS } from './seedSubjects.js';
 import { SessionStore } from './sessionStore.js';
+import { T2_MIGRATIONS } from './migrations.js';
 import { SessionQueries, transcriptText } from './sessionQueries.js';
 import { SubjectStore } from './subjects.js';
 import { Claims, candidateKey } from './claims.js';
 import { textInterlocutor } from './textInterlocutor.js';
-import { wireT2Session } from './wiring.js';
+import { wireT2Session } from './t2Wiring.js';
 import { provideT2Instance, startT2Instance, type T2Instance } from './t2InstanceWiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
+import { admitReconnect } from './takeover.js';
+import type { RestoredSession } from '../../machines/t2live.js';
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -48,9 +53,9 @@ export interface T2SurfaceOptions {
 }
 
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
-export const DEV_TOKEN_TTL_S = 2 * 3600;
+const DEV_TOKEN_TTL_S = 2 * 3600;
 
-export function geminiConfigured(config: Config): boolean {
+function geminiConfigured(config: Config): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
@@ -59,7 +64,7 @@ export function geminiConfigured(config: Config): boolean {
  * Vertex AI. The SDK is imported here, when Gemini is configured: without a key (text mode)
  * `palabre serve` never holds it, which keeps its idle RSS low.
  */
-export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
+async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
   const { GoogleGenAI } = await import('@google/genai');
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
@@ -78,15 +83,22 @@ export async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
  * What a fenced instance's candidates get: the close code of an upstream or store failure (1011),
  * with words of its own (the page shows them rather than its generic 1011 message).
  */
-export const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
+const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
 
 export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
   return {
     name: 't2',
-    async start(ctx: AppContext, http?: HttpContext): Promise<RunningSurface> {
+    machines: {
+      t2live: () => import('../../machines/t2live.js').then((m) => m.t2liveMachine),
+      t2Instance: () => import('../../machines/t2Instance.js').then((m) => m.t2InstanceMachine),
+      t2Takeover: () => import('../../machines/t2Takeover.js').then((m) => m.t2TakeoverMachine),
+    },
+    migrations: T2_MIGRATIONS,
+    configSection: 'T2 live',
+    async start(ctx: AppContext): Promise<RunningSurface> {
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
-      // T2's tables are on the store port (migrations 400–499 in PORTABLE_MIGRATIONS).
+      // T2's tables are on the store port (migrations 400–499).
       const store = opts.store ? opts.store(storeOf(ctx)) : storeOf(ctx);
       const instanceId = config.INSTANCE_ID ?? hostname();
       const subjects = new SubjectStore(store);
@@ -101,7 +113,9 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       // Resampling and mixing (of live sessions, and of crashed ones' journals) run off the event loop.
       const recordings = opts.recordings?.() ?? new RecordingThread();
       const recover = (path: string): Promise<number | null> => recordings.recover(path);
-      const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover);
+      const claimsNow = opts.now ?? Date.now;
+      const graceMs = config.T2_RESUME_GRACE_MS;
+      const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover, { now: claimsNow(), graceMs, atStart: true });
       const unregister = registerT2OfflineResponder();
       const auth = authFor(config, { logger: log });
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
@@ -117,10 +131,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       const textProvider = surfaceProvider(ctx.providers, config, 't2text');
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
-      const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort }) : undefined;
+      // A session taken over resumes Gemini with the handle its instance stored, and stores its own.
+      const saveHandle = (sessionId: string, handle: string): void => void sessions.setHandle(sessionId, handle).catch((err: unknown) => log.warn({ err: (err as Error).message, session: sessionId }, 't2 resumption handle not stored: a takeover would open a new Live session'));
+      const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort, restore?: RestoredSession): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort, saveHandle, ...(restore ? { restore } : {}) }) : undefined;
       // One per session: its reply waits for that session's turn writes (`written`).
-      const text = (written: () => Promise<void>): AnyActorLogic =>
-        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written });
+      const text = (written: () => Promise<void>, restore?: RestoredSession): AnyActorLogic =>
+        textInterlocutor({ subject: (id) => subjects.cached(id), systemPrompt: prompt, provider: textProvider, model: config.T2_TEXT_MODEL, logger: log, written, ...(restore ? { history: restore.transcript } : {}) });
       /** Recordings assembled after their session's save (a drain): the stop waits for them to its deadline. */
       const finalising = new Set<Promise<void>>();
       const deps = {
@@ -129,7 +145,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         sessions,
         verifyToken: (t: string | undefined) => auth.verifyToken(t),
         corrections,
-        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>) => (mode === 'audio' && gemini ? gemini(audioPort) : text(written)),
+        interlocutor: (mode: 'audio' | 'text', audioPort: InterlocutorAudioPort, written: () => Promise<void>, restore?: RestoredSession) => (mode === 'audio' && gemini ? gemini(audioPort, restore) : text(written, restore)),
+        claimsNow,
         recordingsDir: config.T2_RECORDINGS_DIR ?? join(config.DATA_DIR, 't2-audio'),
         recordings,
         // Set before the drain ends the sessions: none of them waits for its WAV.
@@ -140,13 +157,6 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         },
         timers: { examMs: config.T2_EXAM_DURATION_MS, warningMs: config.T2_WARNING_BEFORE_MS, idleMs: config.T2_IDLE_TIMEOUT_MS, connectMs: config.T2_CONNECT_TIMEOUT_MS, graceMs: config.T2_RESUME_GRACE_MS },
       };
-      if (!http) {
-        log.warn('t2 needs the HTTP server: not started');
-        unregister();
-        await claims.stop();
-        await recordings.stop();
-        return { stop: async () => {} };
-      }
       // Development only: the dev secret signs (no JWT_SECRET, no JWKS), so a page may mint tokens.
       const devSecret = !config.JWT_SECRET && !config.JWT_JWKS_URL;
       const devToken = devSecret
@@ -160,7 +170,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
        * session starts. Within this instance the root actor still decides (the newer session
        * replaces, or a reconnect resumes); a candidate live on another instance is refused 4409.
        */
-      const admit = async (req: { token: string | undefined; sessionId: string }): Promise<Admission> => {
+      const admit = async (req: { token: string | undefined; sessionId: string; resume: boolean }): Promise<Admission> => {
         if (fenced() || claims.fenced()) return { ok: false, ...FENCED_FRAME };
         let sub: string;
         try {
@@ -168,6 +178,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         } catch {
           return { ok: true, done: () => Promise.resolve() }; // the session's chart refuses the token (4001)
         }
+        // A reconnect may take over the candidate's session another instance held (it died, or stops).
+        if (req.resume) return admitReconnect({ claims, sessions, graceMs, now: claimsNow, log }, sub, req.sessionId);
         const key = candidateKey(sub);
         try {
           const claim = await claims.acquire(key, req.sessionId);
@@ -197,8 +209,10 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       };
       const grading = (): ReturnType<typeof gradePendingSessions> => gradePendingSessions({ sessions, subjects, corrections, log, claims, stopped: () => stopping() || fenced() });
       const queries = new SessionQueries(store);
-      mountT2Pages(http.app, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
-      mountT2Http(http.app, {
+      const routes = express.Router();
+      const live = upgradeChannel();
+      mountT2Pages(routes, { subjects, verifyToken: deps.verifyToken, logger: log, textMode: !audio, examMs: config.T2_EXAM_DURATION_MS, graceMs: config.T2_RESUME_GRACE_MS, devSignin: Boolean(devToken) });
+      mountT2Http(routes, {
         subjects,
         sessions,
         queries: { list: (sub) => queries.list(sub), get: (sub, id) => queries.get(sub, id), transcriptText },
@@ -207,7 +221,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
         ...(devToken ? { devToken } : {}),
       });
       const socket = attachT2LiveSocket({
-        server: http.server,
+        server: live.source,
         runtime: ctx.runtime,
         logger: log,
         metrics: ctx.metrics,
@@ -247,15 +261,19 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
               if (closed.interrupted > 0) await grading();
             }
             const alive = await claims.alive();
-            const stranded = await closeInterruptedSessions(sessions, log, alive, recover);
+            const stranded = await closeInterruptedSessions(sessions, log, alive, recover, { now: claimsNow(), graceMs });
             if (stranded.interrupted > 0) await grading();
             await finalise(alive);
           },
-          drainSessions: async ({ startedAt, deadlineAt }) => {
+          // Sessions are handed over only when a reconnect may take them over (a grace period).
+          otherInstances: async () => (graceMs > 0 ? (await claims.alive()).filter((id) => id !== instanceId).length : 0),
+          drainSessions: async ({ startedAt, deadlineAt, handOver }) => {
             // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
             const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
             const live = socket.sessions();
-            const outcome = await socket.drain({ gradeBy, deadlineAt });
+            // Other instances running (the chart asked): each live session is handed over (its page
+            // reconnects to one of them, which takes it over) instead of ended.
+            const outcome = await socket.drain({ gradeBy, deadlineAt, handOver });
             const level = outcome.cut > 0 ? 'warn' : 'info';
             log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
             await socket.close();
@@ -279,6 +297,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       lifecycle.current = instance;
       log.info({ mode: audio ? 'audio (Gemini Live)' : 'text (offline interlocutor)', model: audio ? liveModel : `${textProvider.name}:${config.T2_TEXT_MODEL}` }, 't2 live ready');
       return {
+        routes,
+        sockets: { [T2_LIVE_PATH]: live.handler },
         stop: (stopOpts) => instance.stop(stopOpts?.deadlineAt ?? Date.now() + config.SHUTDOWN_TIMEOUT_MS),
         unready: () => (instance.fenced() ? 't2 claims not renewed: fenced until the store answers' : undefined),
         health: async () => ({ mode: audio ? 'audio' : 'text', interlocutor: audio ? `gemini-live:${liveModel}` : `text:${textProvider.name}`, sessions: socket.sessions(), subjects: (await subjects.list()).length }),

@@ -2,7 +2,7 @@ import { createActor, fromCallback, fromPromise, waitFor, type Actor, type Actor
 import { isFenced, isStopped, isStopping, t2InstanceMachine, type DrainInput, type RenewalOutcome, type SweepInput, type TickEvent } from '../../machines/t2Instance.js';
 
 /** Where this instance's claims stand (actors/t2/claims.ts). */
-export interface InstanceClaims {
+interface InstanceClaims {
   readonly renewEveryMs: number;
   fenced(): boolean;
   expiresInMs(): number;
@@ -19,6 +19,8 @@ export interface T2InstancePorts {
   /** One sweep after a renewal that reached the store. */
   sweep: (input: SweepInput) => Promise<void>;
   drainSessions: (input: DrainInput) => Promise<void>;
+  /** How many other instances are alive and can take sessions over (0: drain alone). */
+  otherInstances: () => Promise<number>;
   finishDrain: (input: DrainInput) => Promise<void>;
   /** A renewal or a sweep failed: logged, retried at the next tick. */
   warn: (err: unknown, msg: string) => void;
@@ -56,6 +58,7 @@ export function provideT2Instance(ports: T2InstancePorts) {
       ),
       stopSessions: fromPromise<string[]>(async () => ports.interrupt()),
       drainSessions: fromPromise<void, DrainInput>(({ input }) => ports.drainSessions(input)),
+      otherInstances: fromPromise<number>(() => ports.otherInstances()),
       finishDrain: fromPromise<void, DrainInput>(({ input }) => ports.finishDrain(input)),
     },
   });

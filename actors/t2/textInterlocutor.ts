@@ -1,7 +1,7 @@
 import { fromCallback } from 'xstate';
 import type { LlmProvider } from '../../machines/llmPort.js';
 import type { Logger } from '../../core/log.js';
-import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor } from '../../machines/t2live.js';
+import type { InterlocutorEvent, InterlocutorInput, ToInterlocutor, Turn } from '../../machines/t2live.js';
 import type { Subject } from './subjects.js';
 import { backgroundOf } from './factSheetResponder.js';
 
@@ -18,11 +18,16 @@ export interface TextInterlocutorDeps {
   logger: Logger;
   now?: () => number;
   /**
-   * Resolves once the session's writes asked for so far are in the store (actors/t2/wiring.ts).
+   * Resolves once the session's writes asked for so far are in the store (actors/t2/t2Wiring.ts).
    * Awaited before a reply is sent: a candidate turn the client saw answered is stored, even on
    * a Postgres pool where the write runs behind the frames.
    */
   written?: () => Promise<void>;
+  /**
+   * A session taken over from another instance: the dialogue so far, so the next reply follows
+   * it (the offline provider reads the history: a fact already given is not given again unasked).
+   */
+  history?: readonly Turn[];
 }
 
 export function textInterlocutor(deps: TextInterlocutorDeps) {
@@ -33,7 +38,7 @@ export function textInterlocutor(deps: TextInterlocutorDeps) {
     const t0 = now();
     let stopped = false;
     const controller = new AbortController();
-    const history: Array<{ role: 'user' | 'assistant'; content: string }> = [];
+    const history: Array<{ role: 'user' | 'assistant'; content: string }> = (deps.history ?? []).map((t) => ({ role: t.speaker === 'candidate' ? 'user' as const : 'assistant' as const, content: t.text }));
     let chain = Promise.resolve();
 
     const answer = async (question: string): Promise<string> => {

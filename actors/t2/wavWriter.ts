@@ -30,7 +30,7 @@ export function wavHeader(sampleRate: number, dataBytes: number): Buffer {
  * `writeSync` on the file's descriptor. That thread forwards no audio, so a write blocking it
  * for the page cache's few microseconds delays nothing; the WriteStream cost, per 0.5 s batch, a
  * copy of the batch, the stream's bookkeeping, a hop to libuv's thread pool and a wake-up of the
- * thread on completion — at 200 sessions, 400 batches a second (bench/journal/2026-12-bench-waves.md, T2).
+ * thread on completion — at 200 sessions, 400 batches a second (bench/journal/2026-12-performance.md, T2).
  */
 export class WavFileWriter {
   private stream: WriteStream | undefined;

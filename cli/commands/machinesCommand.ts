@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { loadMachine, machineNames } from '../../core/machineRegistry.js';
+import { loadMachine } from '../../core/machineRegistry.js';
+import { allMachines } from '../../actors/serve.js';
 import { chartOf, type Chart } from '../../actors/statecharts/chart.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { toScxml } from '../../actors/statecharts/scxml.js';
@@ -28,6 +29,9 @@ async function render(chart: Chart, format: Format): Promise<string> {
 }
 
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
+  // The machines the surfaces of `palabre serve` declare, and the runtime's own chart.
+  const registry = await allMachines();
+  const machineNames = (): string[] => Object.keys(registry);
   const parsed = parseCommand('machines', args, io, `Machines: ${machineNames().join(', ')}`);
   if ('exit' in parsed) return parsed.exit;
   const format = Format.safeParse(parsed.string('format') ?? 'json');
@@ -42,7 +46,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   if (outDir) mkdirSync(outDir, { recursive: true });
   const printed: string[] = [];
   for (const name of names) {
-    const machine = await loadMachine(name);
+    const machine = await loadMachine(registry, name);
     if (!machine) continue;
     const text = await render(chartOf(name, machine), format.data);
     if (outDir) {

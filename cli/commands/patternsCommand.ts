@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
-import { CorrectionStore } from '../../actors/corrections/store.js';
+import { allMigrations } from '../../actors/serve.js';
+import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { autreReview, candidatePatterns, AUTRE_MIN, PATTERN_MIN, PATTERN_WINDOW } from '../../actors/corrections/patterns.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
@@ -19,7 +20,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   if ('exit' in loaded) return loaded.exit;
   const { config } = loaded;
   const db = openStore({ path: config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db') });
-  const port = await openAppStore({ databaseUrl: config.DATABASE_URL, db });
+  const port = await openAppStore({ databaseUrl: config.DATABASE_URL, db, migrations: await allMigrations() });
   try {
     const store = new CorrectionStore(port);
     if (values.candidate) {

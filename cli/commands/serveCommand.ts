@@ -39,7 +39,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   tuneGcForServe();
 
   // Loaded here, not at the top: `palabre --help` and the other commands never pay for express.
-  const { startServer, StartupError, providersPerSurface } = await import('../../core/server.js');
+  const [{ startServer }, { StartupError }, { providersPerSurface }] = await Promise.all([import('../../actors/serve.js'), import('../../core/server.js'), import('../../actors/llm/llmServices.js')]);
   const { VERSION } = await import('../../core/version.js');
 
   // Signals are caught from here on: one that arrives while surfaces start is honoured right after.

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { dbPathOf } from '../../core/app.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
+import { allMigrations } from '../../actors/serve.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { SubjectStore } from '../../actors/t2/subjects.js';
 import { loadConfigOrExit } from '../configArgs.js';
@@ -30,7 +31,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     }
   }
   const db = openStore({ path: dbPathOf(config) });
-  const appStore = await openAppStore({ databaseUrl: config.DATABASE_URL, db }).catch((e: unknown) => {
+  const appStore = await openAppStore({ databaseUrl: config.DATABASE_URL, db, migrations: await allMigrations() }).catch((e: unknown) => {
     db.close();
     throw e;
   });

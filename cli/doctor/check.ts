@@ -19,8 +19,8 @@ export interface Check {
 
 export const MARK: Record<CheckStatus, string> = { ok: '✓', fail: '✗', warn: '!', unchecked: '?' };
 
-/** The surface names this build's `palabre serve` knows (core/surfaceList.ts). */
-export const KNOWN_SURFACES = ['skull', 'docs', 'corrections', 't2', 'inspect'] as const;
+/** The surface names this build's `palabre serve` knows (actors/surfaces.ts). */
+const KNOWN_SURFACES = ['skull', 'docs', 'corrections', 't2', 'inspect'] as const;
 
 /** The surfaces SURFACES selects, as core/server.ts's selectSurfaces reads it, plus the unknown names. */
 export function configuredSurfaces(setting: string): { names: string[]; unknown: string[] } {

@@ -3,7 +3,7 @@ import mqtt from 'mqtt';
 import { redactUrl } from '../../core/log.js';
 import type { Check } from './check.js';
 
-export type MqttProbe = { ok: true; version: 5 | 4 } | { ok: false; error: string };
+type MqttProbe = { ok: true; version: 5 | 4 } | { ok: false; error: string };
 
 /** A broker that only speaks 3.1.1 answers a v5 CONNECT with "unacceptable protocol version". */
 function isVersionRefused(err: unknown): boolean {
@@ -35,7 +35,7 @@ function connectOnce(url: string, version: 5 | 4, timeoutMs: number): Promise<vo
 }
 
 /** Connects with MQTT 5, then 3.1.1 when the broker refuses 5; reports the version it speaks. */
-export async function probeMqtt(url: string, timeoutMs = 3000): Promise<MqttProbe> {
+async function probeMqtt(url: string, timeoutMs = 3000): Promise<MqttProbe> {
   try {
     await connectOnce(url, 5, timeoutMs);
     return { ok: true, version: 5 };
@@ -56,7 +56,7 @@ function describe(err: unknown): string {
   return e.code && typeof e.code === 'string' ? `${e.code}: ${e.message}` : String(e?.message ?? err);
 }
 
-export const versionName = (v: 5 | 4): string => (v === 5 ? 'MQTT 5' : 'MQTT 3.1.1');
+const versionName = (v: 5 | 4): string => (v === 5 ? 'MQTT 5' : 'MQTT 3.1.1');
 
 export async function checkExternalBroker(url: string): Promise<Check> {
   const base = { id: 'mqtt.broker', group: 'network' as const, label: 'MQTT broker' };

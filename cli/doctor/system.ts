@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Check } from './check.js';
 
 /** The oldest Node.js palabre runs on (package.json "engines"). */
-export const MIN_NODE = [20, 19] as const;
+const MIN_NODE = [20, 19] as const;
 
 export function checkNode(version = process.versions.node): Check {
   const [major = 0, minor = 0] = version.split('.').map(Number);
@@ -113,7 +113,7 @@ export function checkSqlite(dbPath: string): Check {
 }
 
 /** Whether host:port can be listened on now (listen, then close at once). */
-export function probeListen(host: string, port: number): Promise<{ ok: true } | { ok: false; code: string }> {
+function probeListen(host: string, port: number): Promise<{ ok: true } | { ok: false; code: string }> {
   return new Promise((done) => {
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) => done({ ok: false, code: err.code ?? 'ERROR' }));

@@ -38,7 +38,6 @@ export const CONFIG_SECTIONS: ReadonlyArray<{ title: string; shape: Record<strin
 
 export const configSchema = z.object(configShape);
 export type Config = z.infer<typeof configSchema>;
-export type ConfigKey = keyof typeof configShape;
 
 /** Keys whose values are never printed, logged or sent to a page. */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([

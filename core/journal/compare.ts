@@ -1,8 +1,8 @@
 import type { JournalStep } from './step.js';
 
 /** What replay compares at each step; the rest (times, senders, call results) may differ harmlessly. */
-export const COMPARED = ['event', 'state', 'actions', 'invoked'] as const;
-export type Compared = (typeof COMPARED)[number];
+const COMPARED = ['event', 'state', 'actions', 'invoked'] as const;
+type Compared = (typeof COMPARED)[number];
 
 export interface StepDifference {
   field: Compared | 'status';
@@ -13,7 +13,7 @@ export interface StepDifference {
 }
 
 /** Stable text of a plain value (keys sorted), so that key order never counts as a difference. */
-export function canonical(v: unknown): string {
+function canonical(v: unknown): string {
   return JSON.stringify(sortKeys(v));
 }
 

@@ -79,7 +79,7 @@ function invokedSrcs(machine: AnyStateMachine): Set<string> {
  * inert (its outcomes are fed from the journal); charts spawned into the context (a circuit
  * breaker the chart reads) run for real, being pure; named effects are recorded, not done.
  */
-export function replayable(machine: AnyStateMachine): AnyStateMachine {
+function replayable(machine: AnyStateMachine): AnyStateMachine {
   const invoked = invokedSrcs(machine);
   const actors: Record<string, AnyActorLogic> = {};
   for (const [src, logic] of Object.entries(machine.implementations.actors ?? {})) {

@@ -5,15 +5,13 @@ import type { Store } from '../store/sqlStore.js';
 import { JournalRecorder } from './recorder.js';
 import { JournalStore } from './store.js';
 
-/** The surface a machine kind belongs to, where the names differ (docs/journal.md lists them). */
-const SURFACE_OF: Readonly<Record<string, string>> = { chat: 'docs', t2live: 't2', correction: 'corrections' };
-
 /** JOURNAL=on (the default): every conversation of `runtime` is recorded in `store` (SQLite: `dbFile` is its file, beside which the spill file is kept). */
-export function startJournal(config: Pick<Config, 'JOURNAL' | 'JOURNAL_FLUSH_MS' | 'JOURNAL_RETENTION_DAYS'>, runtime: Runtime, store: Store, logger?: Logger, dbFile?: string): JournalRecorder | undefined {
+export function startJournal(config: Pick<Config, 'JOURNAL' | 'JOURNAL_FLUSH_MS' | 'JOURNAL_RETENTION_DAYS'>, runtime: Runtime, store: Store, surfaceOf: Readonly<Record<string, string>>, logger?: Logger, dbFile?: string): JournalRecorder | undefined {
   if (config.JOURNAL !== 'on') return undefined;
   return new JournalRecorder(runtime, {
     store: new JournalStore(store, { file: dbFile }),
-    surfaceOf: (kind) => SURFACE_OF[kind] ?? kind,
+    // The surface that declared the machine kind (a kind no surface declared is filed under its own name).
+    surfaceOf: (kind) => (Object.hasOwn(surfaceOf, kind) ? surfaceOf[kind]! : kind),
     flushMs: config.JOURNAL_FLUSH_MS,
     retentionDays: config.JOURNAL_RETENTION_DAYS,
     ...(logger ? { logger: logger.child({ component: 'journal' }) } : {}),

@@ -4,7 +4,7 @@ import { CompiledQuery, type Compilable } from 'kysely';
  * A write whose SQL is compiled once, for hot paths. Kysely builds a query's tree and compiles it
  * to SQL on every call: for a T2 turn (≈ 130 a second at 200 sessions) that was tens of µs of the
  * event loop, and its visitors were among the functions V8 kept re-optimizing on its helper
- * threads long after the start (bench/journal/2026-12-bench-waves.md, on "T2: the JIT's share"). The text does not change from one
+ * threads long after the start (bench/journal/2026-12-performance.md, on "T2: the JIT's share"). The text does not change from one
  * call to the next; only the values do.
  *
  * `build` gets a placeholder for each named value and must use each one as a plain parameter

@@ -21,7 +21,7 @@ const registry = new Map<number, Migration>();
 /**
  * Core's own migrations are registered here at module load (below) and applied by `openStore`.
  * Surfaces do not register: their stores (corrections, T2, chat settings, admin and visitor
- * sessions) are on the store port, whose migrations (`PORTABLE_MIGRATIONS`, core/store/appStore.ts)
+ * sessions) are on the store port, whose migrations (declared by each surface, applied in order by core/store/appStore.ts)
  * are applied when the store opens.
  */
 function registerMigrations(...migrations: Migration[]): void {

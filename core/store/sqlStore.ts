@@ -61,7 +61,7 @@ export function compileMigration(m: PortableMigration, dialect: StoreDialect): C
 }
 
 /** The SQLite form of a portable migration, for the synchronous registry of core/store/db.ts. */
-export function forSqlite(m: PortableMigration): Migration {
+function forSqlite(m: PortableMigration): Migration {
   return {
     version: m.version,
     name: m.name,
@@ -81,7 +81,7 @@ export function sqliteStore(db: Db, migrations: readonly PortableMigration[] = [
   bus.setMaxListeners(0);
   // Statements prepared once per SQL text and the transaction wrapper built once: the writes on
   // hot paths (a T2 turn, ≈ 130 a second at 200 sessions) repeat a handful of texts, and preparing
-  // one cost more than running it (bench/journal/2026-12-bench-waves.md, on "T2: the per-reply work"). Bounded: texts that vary (an
+  // one cost more than running it (bench/journal/2026-12-performance.md, on "T2: the per-reply work"). Bounded: texts that vary (an
   // `in` list's length) cannot grow it without end.
   const statements = new Map<string, Statement>();
   const prepared = (text: string): Statement => {

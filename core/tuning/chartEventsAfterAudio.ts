@@ -58,7 +58,7 @@ export interface LoopSignal {
 }
 
 /** The process's own loop: the clock and the event-loop utilisation Node measures. */
-export function processLoop(): LoopSignal {
+function processLoop(): LoopSignal {
   let last = perfHooks.eventLoopUtilization();
   return {
     now: () => performance.now(),

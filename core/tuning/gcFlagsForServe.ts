@@ -33,7 +33,7 @@ import { tuningOn } from './switches.js';
 export const HEAP_GROWING_PERCENT = 100;
 
 /** One setting: the flag's name (either spelling matches it on node's command line) and its value here. */
-export const SERVE_GC_FLAGS: ReadonlyArray<{ name: RegExp; flag: string }> = [
+const SERVE_GC_FLAGS: ReadonlyArray<{ name: RegExp; flag: string }> = [
   { name: /^--(no-?)?allocation[-_]site[-_]pretenuring\b/, flag: '--no-allocation-site-pretenuring' },
   { name: /^--heap[-_]growing[-_]percent\b/, flag: `--heap-growing-percent=${HEAP_GROWING_PERCENT}` },
 ];

@@ -22,7 +22,7 @@ const TASK_LABEL: Record<Production['tache'], string> = {
 };
 
 /** The code list, grouped by criterion and section, straight from the taxonomy. */
-export function codeList(epreuve: 'EE' | 'EO'): string {
+function codeList(epreuve: 'EE' | 'EO'): string {
   const lines: string[] = [];
   for (const critere of WRITTEN_CRITERIA) {
     lines.push(`\n### critere: "${critere}" — ${CRITERE_LABEL[critere]}`);
@@ -58,7 +58,7 @@ Note d'abord ce que le candidat a fait de la tâche, puis la qualité de sa lang
 - Chaque justification est un retour en français simple adressé au candidat (« Votre texte… »), qui dit ce qui a été fait et ce qu'il faut améliorer ; jamais une formule ni un calcul.`,
 };
 
-export function systemPrompt(epreuve: 'EE' | 'EO'): string {
+function systemPrompt(epreuve: 'EE' | 'EO'): string {
   const schema = JSON.stringify(z.toJSONSchema(epreuve === 'EE' ? writtenModelOutputSchema : oralModelOutputSchema));
   const criteria = epreuve === 'EE'
     ? WRITTEN_CRITERIA.map((c) => `- ${c} : ${CRITERE_LABEL[c]} (25 %)`).join('\n')
@@ -91,7 +91,7 @@ Réponds uniquement par un objet JSON conforme à ce schéma JSON, sans texte au
 ${schema}`;
 }
 
-export function userPrompt(p: Production): string {
+function userPrompt(p: Production): string {
   const body = p.epreuve === 'EE'
     ? `Production du candidat :\n"""\n${p.texte}\n"""`
     : `${factsOf(p)}Transcription du dialogue :\n"""\n${p.transcript.map((t) => `${t.speaker === 'candidate' ? 'CANDIDAT' : 'INTERLOCUTEUR'} : ${t.text}`).join('\n')}\n"""`;

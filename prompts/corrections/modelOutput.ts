@@ -14,7 +14,6 @@ export const errorSchema = z.object({
   extrait: z.string().min(1).describe('Passage exact de la production, copié caractère pour caractère'),
   correction: z.string().describe('Forme corrigée ou conseil de correction'),
 });
-export type ReportError = z.infer<typeof errorSchema>;
 
 /** A mark out of 20. */
 export const scoreSchema = z.number().min(0).max(20);

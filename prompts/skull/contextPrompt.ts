@@ -25,7 +25,7 @@ export interface TokenCounter {
 export const RULES_FR = 'Réponds en français, concis (2-3 phrases). Évite politique, santé, argent, données personnelles.';
 
 /** Share of the total budget kept for the model's output. */
-export const OUTPUT_RESERVE = 0.3;
+const OUTPUT_RESERVE = 0.3;
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -53,7 +53,7 @@ export interface BuiltPrompt {
 }
 
 /** The rules line; the language follows `lang` (the spec's text is French). */
-export function rulesFor(lang = 'fr'): string {
+function rulesFor(lang = 'fr'): string {
   return lang === 'fr' ? RULES_FR : RULES_FR.replace('en français', `dans la langue « ${lang} »`);
 }
 

@@ -33,7 +33,7 @@ function stableIndex(text: string, n: number): number {
   return h % n;
 }
 
-export function personaReply(userText: string): string {
+function personaReply(userText: string): string {
   for (const line of SCRIPT) if (line.when.test(userText)) return line.say;
   return GENERIC[stableIndex(userText, GENERIC.length)]!;
 }

@@ -11,7 +11,7 @@ export const NNBSP = '\u202f';
 const URLISH = /(?:https?:\/\/|www\.)\S*[^\s.,;:!?…»)"']|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
 
 /** Did the user ask for code? Then code blocks are kept (as plain text), not dropped. */
-export function asksForCode(userText: string): boolean {
+function asksForCode(userText: string): boolean {
   return /\b(code|script|programme|fonction|commande|python|javascript|typescript|bash|sql)\b/i.test(userText);
 }
 

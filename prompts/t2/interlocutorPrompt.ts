@@ -31,7 +31,7 @@ export interface InterlocutorSubject {
 }
 
 /** {contexte}: consigne + contexte of the subject, then what the interlocutor knows. */
-export function buildContexte(subject: Omit<InterlocutorSubject, 'role'>): string {
+function buildContexte(subject: Omit<InterlocutorSubject, 'role'>): string {
   const facts = subject.factSheet.map((f) => `${f.theme} : ${f.answer}`).join(' ');
   return `${subject.consigne} ${subject.contexte} Ce que tu sais et que tu donnes seulement si on te le demande : ${facts}`;
 }

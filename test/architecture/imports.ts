@@ -23,7 +23,7 @@ export interface ImportEdge {
 
 export const SOURCE_DIRS = ['machines', 'actors', 'transports', 'prompts', 'core', 'web', 'cli'];
 
-export function sourceFiles(root: string, dirs = SOURCE_DIRS): string[] {
+function sourceFiles(root: string, dirs = SOURCE_DIRS): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
@@ -47,7 +47,7 @@ function resolveFile(root: string, from: string, specifier: string): string {
   return relative(root, base);
 }
 
-export function importsOf(root: string, file: string): ImportEdge[] {
+function importsOf(root: string, file: string): ImportEdge[] {
   const text = readFileSync(join(root, file), 'utf8');
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const edges: ImportEdge[] = [];

@@ -29,10 +29,10 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
 /** Height of each layer: an import may never reach a greater one, through any chain. */
 const RANK: Readonly<Record<string, number>> = { core: 0, prompts: 0, machines: 1, transports: 2, web: 3, actors: 4, cli: 5 };
 
-export const PURE_PACKAGES = new Set(['xstate', 'zod']);
+const PURE_PACKAGES = new Set(['xstate', 'zod']);
 const PURE_LAYERS = new Set(['machines', 'prompts']);
 
-/** Surfaces of core/surfaceList.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
+/** Surfaces of actors/surfaces.ts, by their folder under actors/ (llm, retrieval, statecharts are shared). */
 const SURFACES = new Set(['skull', 'docs', 'corrections', 't2']);
 
 const layerOf = (file: string): string => file.split('/')[0]!;

@@ -11,8 +11,8 @@ import type { Production } from '../../prompts/corrections/tasks.js';
  * replayed through the real engine and HTTP edge (correction.http.model.test.ts).
  */
 
-export const production: Production = { epreuve: 'EE', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE };
-export const input = (offline: boolean): CorrectionInput => ({
+const production: Production = { epreuve: 'EE', tache: 'EE_T1', consigne: T1_CONSIGNE, texte: T1_TEXTE };
+const input = (offline: boolean): CorrectionInput => ({
   production,
   offline,
   model: 'grader',

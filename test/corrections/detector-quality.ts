@@ -3,7 +3,7 @@
  *   npx tsx test/corrections/detector-quality.ts [--verbose]
  * Prints a table and one JSON line.
  */
-import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/index.js';
+import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/allDetectors.js';
 import { candidateText } from '../../actors/corrections/production.js';
 import { loadLabelled, score, type Score } from './labelled.js';
 

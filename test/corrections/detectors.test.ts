@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/index.js';
+import { DETECTORS, runDetectors } from '../../actors/corrections/detectors/allDetectors.js';
 import { candidateText } from '../../actors/corrections/production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 import { CODE_CRITERE } from '../../prompts/taxonomy.js';

@@ -12,6 +12,7 @@ import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surfaceContract.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 import { makeContext, T1_TEXTE } from './support.js';
+import { surfaceMounter } from '../../core/server.js';
 
 /**
  * The written-practice page in Chromium, offline grading, at 1280 px and at 375 px: a candidate
@@ -41,8 +42,11 @@ describe.skipIf(!chromiumRequirement.ok)(`written practice /ee in Chromium (${ch
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // The corrections surface (the page, its routes, the grading) and T2 (« Mes séances »), on one context.
-    running.push(await correctionsSurface.start(env.ctx, { app, server }));
-    running.push(await createT2Surface().start(env.ctx, { app, server }));
+    const mount = surfaceMounter({ app, server });
+    running.push(await correctionsSurface.start(env.ctx));
+    mount('corrections', running[running.length - 1]!);
+    running.push(await createT2Surface().start(env.ctx));
+    mount('t2', running[running.length - 1]!);
     const auth = createAuth(env.config);
     mint = (sub) => auth.mintToken({ sub, plan: 'free' });
     browser = await launchChromium();

@@ -9,6 +9,7 @@ import { WORD_LIMITS } from '../../actors/corrections/report.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surfaceContract.js';
 import { makeContext, T1_TEXTE } from './support.js';
+import { surfaceMounter } from '../../core/server.js';
 
 /**
  * The written-practice routes (`/api/ee/productions`) and pages (`/ee…`) through the corrections
@@ -40,7 +41,8 @@ describe('written practice over HTTP (corrections surface, offline)', () => {
     env = makeContext();
     const app = express();
     server = createServer(app);
-    running = await correctionsSurface.start(env.ctx, { app, server });
+    running = await correctionsSurface.start(env.ctx);
+    surfaceMounter({ app, server })('corrections', running);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const auth = createAuth(env.config);

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assembleReport } from '../../actors/corrections/assemble.js';
 import type { TranscriptTurn } from '../../prompts/corrections/tasks.js';
-import { runDetectors } from '../../actors/corrections/detectors/index.js';
+import { runDetectors } from '../../actors/corrections/detectors/allDetectors.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
-import { type OralModelOutput } from '../../actors/corrections/report.js';
+import { type OralModelOutput } from '../../prompts/corrections/modelOutput.js';
 import { reportSchema } from '../../machines/correctionReport.js';
 import { createCorrectionService } from '../../actors/corrections/service.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';

@@ -6,6 +6,7 @@ import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createAuth } from '../../core/auth.js';
 import type { RunningSurface } from '../../core/surfaceContract.js';
 import { ENGLISH_LETTER, makeContext, T1_CONSIGNE, T1_TEXTE } from './support.js';
+import { surfaceMounter } from '../../core/server.js';
 
 describe('HTTP /corrections (offline provider, real socket)', () => {
   let env: ReturnType<typeof makeContext>;
@@ -20,7 +21,8 @@ describe('HTTP /corrections (offline provider, real socket)', () => {
     env = makeContext({ GRAMMALECTE: 'auto' }); // the real engine when installed (always in CI)
     const app = express();
     server = createServer(app);
-    running = await correctionsSurface.start(env.ctx, { app, server });
+    running = await correctionsSurface.start(env.ctx);
+    surfaceMounter({ app, server })('corrections', running);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     token = await createAuth(env.config).mintToken({ sub: 'cand-http', plan: 'free' });

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CorrectionStore } from '../../actors/corrections/store.js';
+import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { candidatePatterns, groupAutre, autreReview } from '../../actors/corrections/patterns.js';
 import { assembleReport, mergeErrors } from '../../actors/corrections/assemble.js';
-import { runDetectors } from '../../actors/corrections/detectors/index.js';
+import { runDetectors } from '../../actors/corrections/detectors/allDetectors.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
 import type { ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 import { storeOf } from '../../core/store/appStore.js';

@@ -9,7 +9,8 @@ import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext } from '../../core/surfaceContract.js';
 import { createProviders } from '../../actors/llm/providers.js';
-import type { WrittenModelOutput } from '../../actors/corrections/report.js';
+import { coreServicesFor } from '../support/coreServices.js';
+import type { WrittenModelOutput } from '../../prompts/corrections/modelOutput.js';
 
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
 export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
@@ -23,6 +24,7 @@ export function makeContext(env: Record<string, string> = {}, opts: { clock?: Si
   const runtime = new Runtime(opts.clock ? { clock: opts.clock } : {});
   const ctx: AppContext = {
     config, logger, db, runtime, metrics,
+    ...coreServicesFor(db, config, logger),
     providers: createProviders(config, { logger, metrics }),
     mqttUrl: 'mqtt://127.0.0.1:1',
     publicUrl: 'http://127.0.0.1',

@@ -10,10 +10,10 @@ import type { OracleContext } from '../harness/index.js';
  * The `chat` model spec shared by the bare-chart test (chat.model.test.ts) and the one replayed
  * through the real assistant and HTTP API (chat.http.model.test.ts): samples, variants, oracle.
  */
-export const passage = (id: string, score: number, anchor = 'durees'): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor, lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
-export const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, inScope: 0, ...signals } });
+const passage = (id: string, score: number, anchor = 'durees'): Passage => ({ id, path: 'rgpd/14.md', section: 'Durées', anchor, lineStart: 1, lineEnd: 3, text: 'Le dossier médical est conservé 20 ans.', lang: 'fr', score });
+const retrieved = (passages: Passage[], signals: Partial<Retrieved['signals']> = {}): Retrieved => ({ passages, signals: { unseenShare: 0, unknownNames: [], namesNotRetrieved: [], liveData: false, inScope: 0, ...signals } });
 
-export const input = (canJudge: boolean, canVerify = false): ChatInput => ({
+const input = (canJudge: boolean, canVerify = false): ChatInput => ({
   question: 'Combien de temps garder un dossier médical ?',
   history: [],
   settings: { model: 'm', k: 5, threshold: 0.2, confident: 0.5, temperature: 0.2, maxTokens: 300, historyTurns: 2 },
@@ -27,12 +27,12 @@ const turns: ChatInput['history'] = [1, 2, 3].flatMap((n) => [
   { role: 'user' as const, content: `question ${n}` },
   { role: 'assistant' as const, content: `réponse ${n}` },
 ]);
-export const withHistory = (canJudge: boolean, historyTurns: number): ChatInput => {
+const withHistory = (canJudge: boolean, historyTurns: number): ChatInput => {
   const base = input(canJudge);
   return { ...base, history: turns, settings: { ...base.settings, historyTurns } };
 };
 
-export const generated = (text: string, citations: GenerateResult['citations']): LlmCallOutput => ({
+const generated = (text: string, citations: GenerateResult['citations']): LlmCallOutput => ({
   ok: true,
   attempts: 1,
   model: 'm',

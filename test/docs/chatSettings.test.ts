@@ -3,14 +3,15 @@ import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import { chatSettingsSchema, forAssistant, forEmbeddedChat } from '../../machines/chatSettings.js';
 import type { ChatSettings } from '../../machines/chatContract.js';
 import { openStore } from '../../core/store/db.js';
-import { storeOf } from '../../core/store/appStore.js';
+import { sqliteAppStore } from '../../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 
 const defaults: ChatSettings = { model: 'm', k: 5, threshold: 0.2, confident: 0.5, temperature: 0.2, maxTokens: 800, historyTurns: 4 };
 
 describe('chat settings: the two bounds', () => {
   it('a ChatConfig saved before the high bound existed still loads, with the default high bound', async () => {
     const db = openStore({ path: ':memory:' });
-    const port = storeOf({ db });
+    const port = sqliteAppStore(db, PORTABLE_MIGRATIONS);
     await new ChatConfigStore(port).ready;
     db.prepare("INSERT INTO chat_config (id, settings, updated_at) VALUES (1, ?, '2026-01-01 00:00:00')").run(JSON.stringify({ model: 'old', k: 3, threshold: 0.3, temperature: 0, maxTokens: 100, historyTurns: 0 }));
     const store = new ChatConfigStore(port);

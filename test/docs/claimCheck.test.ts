@@ -7,7 +7,7 @@ import { docsSurface } from '../../actors/docs/surface.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { splitClaims } from '../../machines/chat.js';
 import { CLAIM_CHECK_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS } from '../../prompts/docs/chatPrompt.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';

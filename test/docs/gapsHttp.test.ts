@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docsSurface } from '../../actors/docs/surface.js';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
+import type { RunningServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { ADMIN_PASSWORD, adminLogin } from '../inspect/support.js';
 import { makeCorpus } from './fixtures.js';
 

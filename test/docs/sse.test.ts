@@ -9,7 +9,11 @@ import type { ChatAnswer, DocsAssistant } from '../../machines/chatContract.js';
 import { silentLogger } from '../../core/log.js';
 import { openStore, type Db } from '../../core/store/db.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
-import { mountDocsPages } from '../../web/docs/mount.js';
+import { mountDocsPages } from '../../web/docs/docsMount.js';
+import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
+import { sqliteAppStore } from '../../core/store/appStore.js';
+import { createAdminAuth } from '../../core/admin/adminAuth.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 
 /**
  * One SSE writer (transports/http/sse.ts) for the API and the pages: a retried model call's
@@ -39,7 +43,9 @@ beforeAll(async () => {
   db = openStore({ path: join(dir, 'p.db') });
   const app = express();
   mountDocsApi(app, { assistant: retrying, logger: silentLogger() });
-  mountDocsPages({ app, db, logger: silentLogger(), assistant: retrying, config: { ADMIN_PASSWORD: undefined, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  const config = { ADMIN_PASSWORD: undefined, SESSION_SECRET: 'test-session-secret-0123456789' };
+  const store = sqliteAppStore(db, PORTABLE_MIGRATIONS);
+  mountDocsPages({ app, db, store, admin: createAdminAuth({ db, store, config, logger: silentLogger() }), logger: silentLogger(), assistant: retrying, config, chatConfig: new ChatConfigStore(store, silentLogger()) });
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
+import type { RunningServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { docsSurface, getDocsAssistant } from '../../actors/docs/surface.js';
 import { makeCorpus } from './fixtures.js';
 

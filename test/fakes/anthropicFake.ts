@@ -20,7 +20,7 @@
  */
 import { SSE_HEADERS, splitDeltas, sse, startWireFake, type CommonReply, type FakeOptions, type Protocol, type RecordedRequest, type WireFake } from './base.js';
 
-export interface AnthropicCitationReply {
+interface AnthropicCitationReply {
   /** Index of the cited `search_result` block among those of the request. */
   searchResultIndex: number;
   citedText?: string;

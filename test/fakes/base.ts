@@ -41,7 +41,7 @@ export interface CommonReply {
   errorMessage?: string;
 }
 
-export type Outcome = 'replied' | 'client-closed' | 'dropped';
+type Outcome = 'replied' | 'client-closed' | 'dropped';
 
 export interface RecordedRequest {
   method: string;
@@ -59,7 +59,7 @@ export interface RecordedRequest {
 }
 
 /** Bytes to send for one reply, as the protocol renders them. */
-export interface Rendered {
+interface Rendered {
   status: number;
   headers: Record<string, string>;
   /** One chunk for JSON; one chunk per SSE event when streaming. */
@@ -67,7 +67,7 @@ export interface Rendered {
 }
 
 /** One entry of a fake's model catalog (`GET …/models`). */
-export interface FakeModel {
+interface FakeModel {
   id: string;
   /** OpenAI: `shutdown_date` (YYYY-MM-DD) of a deprecated model. */
   shutdownDate?: string;
@@ -77,7 +77,7 @@ export interface FakeModel {
 }
 
 /** The models list a fake serves: entries, or a reply overriding it (an error status, a drop…). */
-export type Catalog = FakeModel[] | CommonReply;
+type Catalog = FakeModel[] | CommonReply;
 
 export interface Protocol<R> {
   /**

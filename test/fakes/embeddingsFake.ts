@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const FAKE_DIMENSIONS = 64;
+const FAKE_DIMENSIONS = 64;
 
 export interface EmbeddingsFake {
   /** OpenAI base URL (ends with /v1). */
@@ -34,7 +34,7 @@ function hash(word: string): number {
   return h >>> 0;
 }
 
-export function fakeVector(text: string, synonyms: Record<string, string> = {}): number[] {
+function fakeVector(text: string, synonyms: Record<string, string> = {}): number[] {
   const v = new Array<number>(FAKE_DIMENSIONS).fill(0);
   for (const w of words(text)) {
     if (w.length < 3) continue;

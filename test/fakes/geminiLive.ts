@@ -16,13 +16,13 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
  *   const ai = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: fake.baseUrl, apiVersion: 'v1beta' } });
  */
 
-export const LIVE_PATH_RE = /\/ws\/google\.ai\.generativelanguage\.(v1\w*)\.GenerativeService\.BidiGenerateContent$/;
+const LIVE_PATH_RE = /\/ws\/google\.ai\.generativelanguage\.(v1\w*)\.GenerativeService\.BidiGenerateContent$/;
 /** The Vertex AI Live route (the SDK with `vertexai: true`); the key comes in `x-goog-api-key`. */
-export const VERTEX_LIVE_PATH_RE = /\/ws\/google\.cloud\.aiplatform\.(v1\w*)\.LlmBidiService\/BidiGenerateContent$/;
+const VERTEX_LIVE_PATH_RE = /\/ws\/google\.cloud\.aiplatform\.(v1\w*)\.LlmBidiService\/BidiGenerateContent$/;
 
-export type Json = Record<string, unknown>;
+type Json = Record<string, unknown>;
 
-export interface AutoReply {
+interface AutoReply {
   /** Candidate audio bytes (16 kHz PCM16) received before the fake answers; each turn resets it. */
   afterAudioBytes?: number;
   /** Answer when the client sends `audioStreamEnd` (or a clientContent turn) too. */

@@ -1,7 +1,7 @@
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
-import { type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { requireBinary } from '../support/requires.js';
 import { memoryLogger, ScriptedProvider, testConfig, uniquePrefix } from '../skull/support.js';

@@ -147,8 +147,5 @@ export async function runModel<M extends AnyStateMachine>(spec: ModelSpec<M>): P
   return { paths: allPaths, failures, coverage: own.toJSON(), written };
 }
 
-export { Controls, settle, type Invocation } from './controls.js';
-export { generatePaths, type EventSamples, type ModelPath } from './paths.js';
-export { replayPath, type Oracle, type OracleContext, type ReplayFailure, type RunningActor, type StartContext } from './replay.js';
-export { inventory, transitionId } from './inventory.js';
-export { formatCoverageLine, writeCoverage, type CoverageFile } from './modelCoverage.js';
+export { type EventSamples } from './paths.js';
+export { type OracleContext } from './replay.js';

@@ -46,7 +46,7 @@ function allNodes(machine: AnyStateMachine): AnyStateNode[] {
   return [machine.root, ...getStateNodes(machine.root)];
 }
 
-export function transitionsOf(node: AnyStateNode): AnyTransitionDefinition[] {
+function transitionsOf(node: AnyStateNode): AnyTransitionDefinition[] {
   return [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
 }
 
@@ -58,7 +58,7 @@ export function inventory(machine: AnyStateMachine): Inventory {
 }
 
 /** State nodes active in a state value (root excluded). */
-export function activeNodes(machine: AnyStateMachine, value: StateValue): AnyStateNode[] {
+function activeNodes(machine: AnyStateMachine, value: StateValue): AnyStateNode[] {
   const nodes: AnyStateNode[] = [];
   const walk = (node: AnyStateNode, v: StateValue): void => {
     if (typeof v === 'string') {

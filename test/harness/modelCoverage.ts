@@ -33,7 +33,7 @@ export const COVERAGE_DIR = join(process.cwd(), 'coverage', 'model');
 export const RUN_ID_ENV = 'PALABRE_MODEL_RUN_ID';
 
 /** Vitest's forked workers share their parent: its pid identifies one `vitest run`. */
-export function currentRunId(): string {
+function currentRunId(): string {
   return process.env[RUN_ID_ENV] ?? `ppid-${process.ppid}`;
 }
 
@@ -96,7 +96,7 @@ export class MachineCoverage {
   }
 }
 
-export function summarize(machine: string, runId: string, inv: Inventory, contributions: Record<string, Contribution>): CoverageFile {
+function summarize(machine: string, runId: string, inv: Inventory, contributions: Record<string, Contribution>): CoverageFile {
   const all = Object.values(contributions);
   const states = new Set(all.flatMap((c) => c.coveredStates).filter((s) => inv.states.includes(s)));
   const transitions = new Set(all.flatMap((c) => c.coveredTransitions).filter((t) => inv.transitions.includes(t)));

@@ -11,16 +11,16 @@ import { getAdjacencyMap, getShortestPaths, getSimplePaths, serializeSnapshot, t
  * payloads of plain events; a sample list may depend on the snapshot, and an empty list means
  * "not possible here" (e.g. no expiry pending).
  */
-export type EventPayload = Record<string, unknown>;
+type EventPayload = Record<string, unknown>;
 export type EventSamples = Record<string, readonly EventPayload[] | ((snapshot: AnyMachineSnapshot) => readonly EventPayload[])>;
 
-export interface ModelStep {
+interface ModelStep {
   event: EventObject;
   /** The state the model reaches after `event`; absent in a scenario (only the oracle judges it). */
   state?: AnyMachineSnapshot;
 }
 
-export type PathKind = 'shortest' | 'simple' | 'transition' | 'scenario';
+type PathKind = 'shortest' | 'simple' | 'transition' | 'scenario';
 
 export interface ModelPath {
   kind: PathKind;
@@ -46,7 +46,7 @@ function samplesFor(samples: EventSamples | undefined, type: string, snapshot: A
   return typeof s === 'function' ? s(snapshot) : s;
 }
 
-export function defaultDescribeEvent(event: EventObject): string {
+function defaultDescribeEvent(event: EventObject): string {
   const { type, ...rest } = event as EventObject & Record<string, unknown>;
   const short = type.replace(/^xstate\.(done|error)\.actor\./, '$1:').replace(/^xstate\.after\.([^.]+)\..*$/, 'after:$1');
   const payload = Object.entries(rest)

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
-import type { SurfaceLoader } from '../../core/surfaceList.js';
+import type { RunningServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
+import type { SurfaceLoader } from '../../core/surfaceContract.js';
 
 export const ADMIN_PASSWORD = 'inspector-password-42';
 
@@ -16,7 +17,7 @@ export interface InspectServer {
 }
 
 /** `palabre serve` in-process on free ports, with the given surfaces and an admin password. */
-export async function startInspectServer(surfaces: SurfaceLoader[], env: Record<string, string> = {}): Promise<InspectServer> {
+export async function startInspectServer(surfaces: readonly SurfaceLoader[], env: Record<string, string> = {}): Promise<InspectServer> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-inspect-'));
   const config = loadConfig({
     env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, SESSION_SECRET: 'inspect-session-secret-0123456789', LOG_LEVEL: 'silent', LLM_PROVIDER: 'offline', ...env },

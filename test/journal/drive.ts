@@ -1,6 +1,6 @@
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { createAuth } from '../../core/auth.js';
 import { skullSurface } from '../../actors/skull/surface.js';
 import { docsSurface } from '../../actors/docs/surface.js';

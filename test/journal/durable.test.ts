@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JournalStore, type Journal } from '../../core/journal/index.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
 import { run as replayCmd } from '../../cli/commands/replayCommand.js';
@@ -35,7 +36,7 @@ async function journals(): Promise<Journal[]> {
   const db = openStore({ path: join(data, 'palabre.db') });
   try {
     // Opened with its file, as `palabre journal` does: what the killed process spilled is moved in.
-    const store = new JournalStore(await openAppStore({ db }), { file: join(data, 'palabre.db') });
+    const store = new JournalStore(await openAppStore({ db, migrations: PORTABLE_MIGRATIONS }), { file: join(data, 'palabre.db') });
     const out: Journal[] = [];
     for (const c of await store.list()) out.push((await store.get(c.id))!);
     return out;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { journalFileSchema, replayJournal, type Journal } from '../../core/journal/index.js';
@@ -10,7 +10,8 @@ import { replayTargets } from '../../cli/replayTargets.js';
  * it with the beginning of today's step and stops there: the same when those actions match, a
  * divergence when they do not.
  */
-const skull = journalFileSchema.parse(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'recorded', 'skull-mx5qvpkl-d3590f.json'), 'utf8')));
+const DIR = join(import.meta.dirname, '..', 'recorded');
+const skull = journalFileSchema.parse(JSON.parse(readFileSync(join(DIR, readdirSync(DIR).find((f) => f.startsWith('skull-') && f.endsWith('.json'))!), 'utf8')));
 const targets = replayTargets({ SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' });
 
 /** The Skull journal cut while step 2 (generate.done) was publishing its reply. */

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalStore, type JournalStep } from '../../core/journal/index.js';
+import { JOURNAL_MIGRATIONS, JournalStore, type JournalStep } from '../../core/journal/index.js';
 import { Spill } from '../../core/journal/spill.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
@@ -23,7 +23,7 @@ const head = { id: 'c1', systemId: 'sys-c1', surface: 'skull', machine: 'skull',
 
 async function open(file: string) {
   const db = openStore({ path: file });
-  return { journal: new JournalStore(await openAppStore({ db }), { file }), close: () => db.close() };
+  return { journal: new JournalStore(await openAppStore({ db, migrations: JOURNAL_MIGRATIONS }), { file }), close: () => db.close() };
 }
 
 /** The pid of a process that has exited. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMachine, type AnyStateMachine } from 'xstate';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { JournalStore, replayJournal, type Journal, type JournalSummary } from '../../core/journal/index.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';
@@ -19,6 +19,7 @@ import { divergenceText } from '../../cli/journalText.js';
 import { Listener, uniquePrefix } from '../skull/support.js';
 import { makeCorpus } from '../docs/fixtures.js';
 import { driveSurfaces } from './drive.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 
 /**
  * `palabre serve` (in process, offline providers) hosts a Skull exchange over its MQTT edge, a docs
@@ -40,7 +41,7 @@ async function cli(cmd: typeof journalCmd, args: string[], env: Record<string, s
 async function journalOf(machine: string): Promise<Journal> {
   const db = openStore({ path: join(data, 'palabre.db') });
   try {
-    const store = new JournalStore(await openAppStore({ db }));
+    const store = new JournalStore(await openAppStore({ db, migrations: PORTABLE_MIGRATIONS }));
     const id = listed.find((s) => s.machine === machine)!.id;
     return (await store.get(id))!;
   } finally {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock, type InspectionEvent } from 'xstate';
-import { runLlmCall } from '../../actors/llm/llmCallActor.js';
+import { runLlmCall } from '../../actors/llm/llmWiring.js';
 import { createAnthropicProvider } from '../../actors/llm/anthropic.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';

@@ -4,7 +4,7 @@ import { silentLogger } from '../../core/log.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
 import { checkModels } from '../../actors/llm/modelStatus.js';
-import { providersPerSurface } from '../../core/server.js';
+import { providersPerSurface } from '../../actors/llm/llmServices.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';
 
 /**

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, toPromise, waitFor } from 'xstate';
-import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
+import { provideLlmCall } from '../../actors/llm/llmWiring.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { breakerMachine, isBreakerOpen, type BreakerRef } from '../../machines/breaker.js';
 import type { LlmCallInput, LlmCallOutput } from '../../machines/llmCall.js';

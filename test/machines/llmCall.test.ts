@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, createActor, toPromise } from 'xstate';
-import { provideLlmCall, runLlmCall } from '../../actors/llm/llmCallActor.js';
+import { provideLlmCall, runLlmCall } from '../../actors/llm/llmWiring.js';
 import { createMetrics } from '../../core/metrics.js';
 import { breakerMachine } from '../../machines/breaker.js';
 import type { LlmCallInput } from '../../machines/llmCall.js';

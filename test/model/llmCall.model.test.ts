@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { provideLlmCall } from '../../actors/llm/llmCallActor.js';
+import { provideLlmCall } from '../../actors/llm/llmWiring.js';
 import { createMetrics } from '../../core/metrics.js';
 import type { LlmCallContext } from '../../machines/llmCall.js';
 import { createActor, type EventObject, type SimulatedClock } from 'xstate';

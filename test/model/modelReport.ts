@@ -88,10 +88,10 @@ export function formatReport(verdicts: MachineVerdict[]): string {
   return out.join('\n');
 }
 
-/** Every production machine by name: core/machineRegistry.ts (the registry `palabre machines` reads). */
+/** Every production machine by name: the registry `palabre machines` reads (actors/serve.ts). */
 export async function listMachines(): Promise<string[]> {
-  const { machineNames } = await import('../../core/machineRegistry.js');
-  return machineNames();
+  const { allMachines } = await import('../../actors/serve.js');
+  return Object.keys(await allMachines());
 }
 
 /** Machine names excused as a whole in unreachable.json (`"name": "reason"`). */

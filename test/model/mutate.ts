@@ -38,7 +38,7 @@ export const TARGETS: Record<string, { file: string; tests: string[] }> = {
   llmCall: { file: 'machines/llmCall.ts', tests: ['test/model/llmCall.model.test.ts'] },
   llmPolicy: { file: 'machines/llmPolicy.ts', tests: ['test/model/llmCall.model.test.ts', 'test/skull/skull.model.test.ts'] },
   breaker: { file: 'machines/breaker.ts', tests: ['test/model/breaker.model.test.ts'] },
-  root: { file: 'machines/root.ts', tests: ['test/model/root.model.test.ts'] },
+  root: { file: 'core/rootMachine.ts', tests: ['test/model/root.model.test.ts'] },
 };
 
 const NOT_HELPER = '\nfunction __mutantNot(g: any): any {\n  return (...a: any[]) => !g(...a);\n}\n';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromCallback, type AnyActorRef, type AnyMachineSnapshot, type EventObject } from 'xstate';
-import { AWAITING_CLIENT_TAG, RESUMABLE_TAG, rootMachine, type ConversationEntry } from '../../machines/root.js';
+import { AWAITING_CLIENT_TAG, RESUMABLE_TAG, rootMachine, type ConversationEntry } from '../../core/rootMachine.js';
 import { runModel, type OracleContext } from '../harness/index.js';
 
 /**

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../core/config/index.js';
 import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
+import type { RunningServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { correctionsSurface } from '../../actors/corrections/surface.js';
 import { createT2Surface, t2Surface } from '../../actors/t2/surface.js';
 import type { Store } from '../../core/store/sqlStore.js';
@@ -49,6 +50,8 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
           CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: '3000',
+          // A dead instance's row awaits a reconnect this long before it is closed `interrupted`.
+          T2_RESUME_GRACE_MS: '1000',
         },
         dotenvPath: null,
       });
@@ -144,6 +147,9 @@ describe.skipIf(!pgReq.ok)(`T2 self-fencing across two instances, one Postgres (
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
           CORRECTION_PROVIDER: 'offline', GRAMMALECTE: 'off', SURFACES: 'corrections,t2', T2_LEASE_TTL_MS: String(TTL),
+          // No grace: a dead instance's rows are closed as soon as its claims expire (with one, they
+          // would first await a reconnect: test/t2/failover.test.ts).
+          T2_RESUME_GRACE_MS: '0',
         },
         dotenvPath: null,
       });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../core/config/index.js';
 import { createLogger } from '../../core/log.js';
-import { startServer, type RunningServer } from '../../core/server.js';
+import { startServer, type PalabreServer as RunningServer } from '../../actors/serve.js';
 import { skullSurface } from '../../actors/skull/surface.js';
 import type { ModelStatus } from '../../actors/llm/modelStatus.js';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openaiFake.js';

@@ -1,3 +1,4 @@
+import express from 'express';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../core/config/index.js';
 import { createLogger } from '../../core/log.js';
-import { startServer, StartupError } from '../../core/server.js';
+import { StartupError } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import type { Surface } from '../../core/surfaceContract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palabre-server-'));
@@ -33,14 +35,15 @@ describe('startServer (in process, with test surfaces)', () => {
     let during: { health: number; body: unknown; ready: number; other: number; retryAfter: string | null } | undefined;
     const surface: Surface = {
       name: 'demo',
-      async start(ctx, http) {
+      async start(ctx) {
         const health = await fetch(`${ctx.publicUrl}/healthz`);
         const other = await fetch(`${ctx.publicUrl}/api/anything`);
         await other.arrayBuffer();
         during = { health: health.status, body: await health.json(), ready: (await fetch(`${ctx.publicUrl}/readyz`)).status, other: other.status, retryAfter: other.headers.get('retry-after') };
-        http!.app.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqttUrl.startsWith('mqtt://') }); });
-        http!.app.get('/api/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
-        return { stop: async () => {}, health: () => ({ sessions: 3 }), urls: { page: '/demo' } };
+        const routes = express.Router();
+        routes.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqttUrl.startsWith('mqtt://') }); });
+        routes.get('/api/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
+        return { routes, stop: async () => {}, health: () => ({ sessions: 3 }), urls: { page: '/demo' } };
       },
     };
     const server = await startServer({ config, logger, surfaces: [async () => surface] });
@@ -72,14 +75,15 @@ describe('startServer (in process, with test surfaces)', () => {
     const inHandler = new Promise<void>((resolve) => (arrived = resolve));
     const surface: Surface = {
       name: 'slow',
-      async start(_ctx, http) {
-        http!.app.post('/api/slow', async (_req, res) => {
+      async start() {
+        const routes = express.Router();
+        routes.post('/api/slow', async (_req, res) => {
           arrived();
           await held;
           res.json({ saved: true });
         });
-        http!.app.get('/api/demo', (_req, res) => { res.json({ ok: true }); });
-        return { stop: async () => {} };
+        routes.get('/api/demo', (_req, res) => { res.json({ ok: true }); });
+        return { routes, stop: async () => {} };
       },
     };
     const server = await startServer({ config, logger, surfaces: [async () => surface] });

@@ -73,7 +73,7 @@ describe('palabre skull (child process)', () => {
     expect(log.some((e) => e.msg === 'palabre skull stopping')).toBe(true);
 
     const loads = readFileSync(join(dir, 'loads.txt'), 'utf8').split('\n').filter(Boolean);
-    expect(loads.some((u) => u.includes('/transports/mqtt/skull.'))).toBe(true);
+    expect(loads.some((u) => u.includes('/transports/mqtt/skullEdge.'))).toBe(true);
     const forbidden = loads.filter((u) => /node_modules\/(express|@google\/genai|minisearch|@orama|better-sqlite3|marked|sanitize-html|helmet)\/|\/actors\/docs\/|\/core\/server\.|\/actors\/llm\/gemini\./.test(u));
     expect(forbidden).toEqual([]);
   }, 60_000);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { type HealthPayload } from '../../transports/mqtt/skull.js';
+import { type HealthPayload } from '../../transports/mqtt/skullHealth.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { MAX_PAYLOAD_BYTES } from '../../transports/mqtt/skullSchemas.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';

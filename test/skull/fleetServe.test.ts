@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config/index.js';
 import { silentLogger } from '../../core/log.js';
-import { startServer } from '../../core/server.js';
+import { startServer } from '../../actors/serve.js';
 import { skullSurface } from '../../actors/skull/surface.js';
 import { Listener } from './support.js';
 

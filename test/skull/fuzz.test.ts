@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { cancelSchema, iaConfigSchema, MAX_PAYLOAD_BYTES, parsePayload, promptSystemSchema, textInputSchema } from '../../transports/mqtt/skullSchemas.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import { embeddedBroker, Listener, ScriptedProvider, testConfig, uniquePrefix, type TestBroker } from './support.js';

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runtime } from '../../core/runtime.js';
 import { silentLogger } from '../../core/log.js';
-import { type SkullService } from '../../transports/mqtt/skull.js';
+import { type SkullService } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkull } from '../../actors/skull/surface.js';
 import { createOpenAIProvider } from '../../actors/llm/openai.js';
 import { APOLOGY_TEXT } from '../../machines/skullTypes.js';

@@ -37,9 +37,9 @@ export interface SkullWorld {
 }
 
 /** The log lines docs/skull.md names for a fallback and an apology ("causes retry, bascule fallback"). */
-export const FALLBACK_LOG = 'primary model failed: falling back';
-export const APOLOGY_LOG = 'no usable reply from any model: apology published';
-export const RETRY_LOG = 'llm retry';
+const FALLBACK_LOG = 'primary model failed: falling back';
+const APOLOGY_LOG = 'no usable reply from any model: apology published';
+const RETRY_LOG = 'llm retry';
 
 /** Step events of the provider call: it answers the attempt in flight; `late` = an earlier, timed-out or cancelled one. */
 export type GenerateStep = EventObject & { type: 'generate.done' | 'generate.failed'; late?: boolean };
@@ -75,7 +75,7 @@ const usableText = (text: string): string => (/[\p{L}\p{N}]/u.test(text.replace(
 /** Transient failures are retried: timeouts, 429, 5xx, network, empty (docs/skull.md § resilience). */
 const transient = (error: unknown): boolean => error instanceof LlmError && error.transient;
 
-export function expectedSkull(events: readonly EventObject[], settings: SkullSettings): Expected {
+function expectedSkull(events: readonly EventObject[], settings: SkullSettings): Expected {
   const x: Expected = {
     calls: [],
     modelReplies: 0,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allNodes, chartOf } from '../../actors/statecharts/chart.js';
-import { MACHINES, loadMachine } from '../../core/machineRegistry.js';
+import { MACHINES, loadMachine } from '../support/machines.js';
 
 /**
  * Every state of every registered chart — the machine itself, nested states and parallel regions

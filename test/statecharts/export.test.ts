@@ -6,7 +6,7 @@ import { machineFromChart } from '../../actors/statecharts/fromChart.js';
 import { toScxml, SCXML_NS, PALABRE_NS } from '../../actors/statecharts/scxml.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { chartToSvg } from '../../actors/statecharts/svg.js';
-import { MACHINES, loadMachine } from '../../core/machineRegistry.js';
+import { MACHINES, loadMachine } from '../support/machines.js';
 import { run } from '../../cli/commands/machinesCommand.js';
 
 /** A machine with every construct the exporters must carry: nesting, parallel, final, guards, delays, invokes, always. */

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Browser } from 'playwright-core';
 import { allNodes, chartOf } from '../../actors/statecharts/chart.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
-import { MACHINES, loadMachine } from '../../core/machineRegistry.js';
+import { MACHINES, loadMachine } from '../support/machines.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 
 const mermaidBundle = createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');

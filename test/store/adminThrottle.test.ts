@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adminAuth, MAX_ACCOUNT_FAILURES, MAX_FAILURES } from '../../transports/http/admin.js';
+import { createAdminAuth } from '../../core/admin/adminAuth.js';
+import { MAX_ACCOUNT_FAILURES, MAX_FAILURES } from '../../core/admin/adminThrottle.js';
 import { silentLogger } from '../../core/log.js';
 import { ENGINES, engineFixtures, type EngineFixture } from '../support/stores.js';
 
@@ -18,11 +19,12 @@ async function loginServer(f: EngineFixture, trustProxy: boolean): Promise<{ url
   const { store, db } = await f.open();
   const app = express();
   if (trustProxy) app.set('trust proxy', true);
-  adminAuth({
-    app, db, store, logger: silentLogger(),
+  const admin = createAdminAuth({
+    db, store, logger: silentLogger(),
     config: { ADMIN_PASSWORD: PASSWORD, SESSION_SECRET: 'throttle-test-session-secret-0123' },
     loginPage: (res, view) => void res.status(view.status).type('text/plain').send(`csrf=${view.csrf}`),
   });
+  app.use(admin.routes);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

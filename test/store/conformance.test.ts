@@ -1,15 +1,15 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CorrectionStore } from '../../actors/corrections/store.js';
+import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { autreReview, candidatePatterns } from '../../actors/corrections/patterns.js';
 import { assembleReport } from '../../actors/corrections/assemble.js';
 import type { Production } from '../../prompts/corrections/tasks.js';
 import type { ReportErrorWithOrigin } from '../../machines/correctionReport.js';
 import { ChatConfigStore } from '../../actors/docs/chatConfigStore.js';
 import type { ChatSettings } from '../../machines/chatContract.js';
-import { AdminSessionStore, loginLimiter } from '../../transports/http/adminStore.js';
+import { AdminSessionStore, loginLimiter } from '../../core/admin/adminStore.js';
 import { silentLogger } from '../../core/log.js';
-import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 import { ENGINES, engineFixtures } from '../support/stores.js';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from './migrations.js';
 import { openStore, type Db } from '../../core/store/db.js';
 import { postgresStore, sqliteStore, type Store } from '../../core/store/sqlStore.js';
 import { requirePostgres } from './requires.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DOWN, Resampler16to24, TAPS_PER_PHASE, UP, designPrototype, prototypeResponseDb, pcm16FromBytes, toPcm16 } from '../../actors/t2/resampler.js';
-import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { SessionRecorder } from '../../actors/t2/audioRecorder.js';
 
 function sine(hz: number, rate: number, seconds: number, amp = 10000): Int16Array {
   const n = Math.round(rate * seconds);

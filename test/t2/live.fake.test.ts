@@ -1,7 +1,8 @@
 import { describe, expect, it, afterEach, vi } from 'vitest';
 import { GoogleGenAI } from '@google/genai';
 import { createActor, waitFor } from 'xstate';
-import { geminiInterlocutor, INPUT_MIME, liveConfig } from '../../actors/t2/geminiInterlocutor.js';
+import { geminiInterlocutor } from '../../actors/t2/geminiInterlocutor.js';
+import { INPUT_MIME, liveConfig } from '../../actors/t2/geminiLiveLink.js';
 import { realtimeAudioMessage } from '../../actors/t2/geminiLiveLink.js';
 import { buildSystemPrompt, T2_PROMPT_TEMPLATE } from '../../prompts/t2/interlocutorPrompt.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';

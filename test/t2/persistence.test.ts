@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { SessionStore } from '../../actors/t2/sessionStore.js';
-import { PORTABLE_MIGRATIONS } from '../../core/store/appStore.js';
+import { PORTABLE_MIGRATIONS } from '../support/migrations.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
 import { wavHeader } from '../../actors/t2/wavWriter.js';
 import { JournalWriter, journalPathOf } from '../../actors/t2/recordingJournal.js';
-import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { SessionRecorder } from '../../actors/t2/audioRecorder.js';
 import { pcm16FromBytes } from '../../actors/t2/resampler.js';
 import { RecordingThread } from '../../actors/t2/recordingThread.js';
 import { LiveClient, RecordingCorrections, pcm16k, startT2, type T2Env } from './support.js';
@@ -329,7 +329,7 @@ describe('an existing SQLite file from before the store port', () => {
     await until(() => rowsOf(e, 'cand-legacy')[0]?.status === 'graded', 'graded after the upgrade');
     expect(rowsOf(env, 'cand-legacy')[0]).toMatchObject({ end_reason: 'interrupted' });
     const versions = env.ctx.db.prepare('SELECT version FROM schema_migrations WHERE version >= 400 ORDER BY version').pluck().all();
-    expect(versions).toEqual([400, 401, 402, 403, 404, 405]);
+    expect(versions).toEqual([400, 401, 402, 403, 404, 405, 406]);
     // The 9 subjects are seeded into the old table; a new session runs and is written with this instance.
     const c = await LiveClient.open(env, { token: await env.mint('premium', 'cand-new'), sujet: 'club-de-sport' });
     await c.until(() => c.states().includes('listening'), 'listening');

@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionRecorder } from '../../actors/t2/recorder.js';
+import { SessionRecorder } from '../../actors/t2/audioRecorder.js';
 import { RecordingThread } from '../../actors/t2/recordingThread.js';
 import { pcm16FromBytes } from '../../actors/t2/resampler.js';
 import { WavFileWriter } from '../../actors/t2/wavWriter.js';

@@ -6,9 +6,9 @@ import type { T2Env } from './support.js';
 /**
  * A stored T2 session as the real pipeline leaves it: a report in the shape of
  * actors/corrections/report.ts (schema palabre.correction/1) wrapped with the T2 facts
- * (actors/t2/wiring.ts), and its transcript. Written with the real SessionStore.
+ * (actors/t2/t2Wiring.ts), and its transcript. Written with the real SessionStore.
  */
-export const TRANSCRIPT = [
+const TRANSCRIPT = [
   { speaker: 'candidate' as const, text: 'Bonjour, je voudrais savoir les horaires du club, si il vous plaît.', atMs: 1200, final: true },
   { speaker: 'interlocutor' as const, text: 'Le club est ouvert de six heures à vingt-trois heures en semaine.', atMs: 4200, final: true },
   { speaker: 'candidate' as const, text: 'Et combien ça coûte pour un mois ?', atMs: 9000, final: true },

@@ -99,7 +99,7 @@ describe('subjects API and CLI', () => {
       expect(body).toContain('<main');
       expect(body).toContain('introuvable');
     }
-    expect((await fetch(`${env.baseUrl}/t2/static/pages.ts`)).status).toBe(404);
+    expect((await fetch(`${env.baseUrl}/t2/static/t2Pages.ts`)).status).toBe(404);
   });
 
   it('palabre sujets add validates the JSON file and adds the subject; list shows it', async () => {

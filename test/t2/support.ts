@@ -15,6 +15,8 @@ import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
 import { openStore } from '../../core/store/db.js';
 import type { AppContext, RunningSurface } from '../../core/surfaceContract.js';
+import { surfaceMounter } from '../../core/server.js';
+import { coreServicesFor } from '../support/coreServices.js';
 import type { CorrectionService, OralCorrectionRequest } from '../../machines/correctionContract.js';
 import { createT2Surface, type T2SurfaceOptions } from '../../actors/t2/surface.js';
 import { startGeminiLiveFake, type GeminiLiveFake, type GeminiLiveFakeOptions } from '../fakes/geminiLive.js';
@@ -105,9 +107,10 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const ctx: AppContext = { config, logger, db, runtime, metrics, providers, mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
+  const ctx: AppContext = { config, logger, db, runtime, metrics, providers, ...coreServicesFor(db, config, logger), mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
   const surface = createT2Surface({ ...(opts.surface ?? {}), ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
-  const running: RunningSurface = await surface.start(ctx, { app, server });
+  const running: RunningSurface = await surface.start(ctx);
+  surfaceMounter({ app, server })('t2', running);
   const auth = createAuth(config);
   return {
     baseUrl: `http://127.0.0.1:${port}`,

@@ -21,6 +21,7 @@ const wired = provideT2Instance({
   finaliseAtStart: notUsed,
   sweep: notUsed,
   drainSessions: notUsed,
+  otherInstances: notUsed,
   finishDrain: notUsed,
   warn: () => {},
 });
@@ -31,8 +32,10 @@ interface Expected {
   fenced: boolean;
   stopping: boolean;
   stopped: boolean;
-  /** Calls that reached the boundary, in order: `renew`, `sweep:<ids>|-`, `stopSessions`, `drain`, `finish`, `watch`. */
+  /** Calls that reached the boundary, in order: `renew`, `sweep:<ids>|-`, `stopSessions`, `peers`, `drain`, `finish`, `watch`. */
   calls: string[];
+  /** The drain hands the live dialogues over (other instances alive). */
+  handOver: boolean;
 }
 
 type E = EventObject & { output?: unknown; claimsAtRisk?: boolean; expiresInMs?: number };
@@ -47,11 +50,12 @@ type E = EventObject & { output?: unknown; claimsAtRisk?: boolean; expiresInMs?:
  * ticks stop, the running renewal or sweep (and the one asked for) finish, then the rest.
  */
 function expected(events: E[]): Expected {
-  type Inst = 'serving' | 'late' | 'fenced' | 'drainSessions' | 'settle' | 'finishing' | 'stopped';
+  type Inst = 'serving' | 'late' | 'fenced' | 'peers' | 'drainSessions' | 'settle' | 'finishing' | 'stopped';
   type Sweeper = 'startup' | 'idle' | 'renewing' | 'sweeping';
   let inst = 'serving' as Inst;
   let sw = 'startup' as Sweeper;
   let again = false;
+  let handOver = false;
   let lastOk = true;
   let ticking = true;
   let fencedIds: string[] = [];
@@ -81,7 +85,7 @@ function expected(events: E[]): Expected {
       calls.push('finish');
     }
   };
-  const draining = () => inst === 'drainSessions' || inst === 'settle' || inst === 'finishing' || inst === 'stopped';
+  const draining = () => inst === 'peers' || inst === 'drainSessions' || inst === 'settle' || inst === 'finishing' || inst === 'stopped';
   for (const e of events) {
     const out = e.output as { reached?: boolean; claimsAtRisk?: boolean } | string[] | undefined;
     switch (e.type) {
@@ -130,7 +134,16 @@ function expected(events: E[]): Expected {
         break;
       case 'stop':
         if (inst === 'serving' || inst === 'late' || inst === 'fenced') {
+          inst = 'peers';
+          calls.push('peers');
+        }
+        break;
+      // Other instances alive: the live dialogues are handed over; none, or not known: drained here.
+      case 'xstate.done.actor.otherInstances':
+      case 'xstate.error.actor.otherInstances':
+        if (inst === 'peers') {
           inst = 'drainSessions';
+          handOver = e.type.startsWith('xstate.done') && (e.output as number) > 0;
           calls.push('drain');
         }
         break;
@@ -144,7 +157,7 @@ function expected(events: E[]): Expected {
     }
     settle();
   }
-  return { fenced: inst === 'fenced', stopping: draining(), stopped: inst === 'stopped', calls };
+  return { fenced: inst === 'fenced', stopping: draining(), stopped: inst === 'stopped', calls, handOver };
 }
 
 interface World {
@@ -162,6 +175,7 @@ function oracle({ events, world, controls, check }: OracleContext): void {
     sweep: (input) => `sweep:${(input as { closeFenced: string[] | null }).closeFenced?.join(',') ?? '-'}`,
     stopSessions: () => 'stopSessions',
     drainSessions: () => 'drain',
+    otherInstances: () => 'peers',
     finishDrain: () => 'finish',
     lateTickWatch: () => 'watch',
   };
@@ -169,8 +183,8 @@ function oracle({ events, world, controls, check }: OracleContext): void {
   check(JSON.stringify(got) === JSON.stringify(want.calls), `calls ${want.calls.join(' ')}, got ${got.join(' ')}`);
   const drains = controls.invocations.filter((i) => i.src === 'drainSessions' || i.src === 'finishDrain');
   check(
-    drains.every((i) => JSON.stringify(i.input) === JSON.stringify({ startedAt: 5, deadlineAt: 10_000 })),
-    'the drain gets the stop’s start and deadline',
+    drains.every((i) => JSON.stringify(i.input) === JSON.stringify({ startedAt: 5, deadlineAt: 10_000, handOver: want.handOver })),
+    `the drain gets the stop’s start and deadline, and hands the dialogues over: ${String(want.handOver)}`,
   );
 }
 
@@ -198,6 +212,8 @@ describe('t2Instance model', () => {
         // Once per fence: the invocation stays in `fenced` after it resolved.
         'xstate.done.actor.stopSessions': (s) => ((s.context as T2InstanceContext).fencedSessions.length > 0 ? [] : [{ output: STOPPED_IDS }]),
         'xstate.done.actor.drainSessions': [{ output: undefined }],
+        'xstate.done.actor.otherInstances': [{ output: 0 }, { output: 1 }],
+        'xstate.error.actor.otherInstances': [{ error: new Error('store unreachable') }],
         'xstate.done.actor.finishDrain': [{ output: undefined }],
         // Raised inside the chart, never sent from outside.
         'renewal.done': [],

@@ -1,7 +1,7 @@
 import { fromCallback, type AnyMachineSnapshot } from 'xstate';
 import { t2liveMachine, type InterlocutorInput, type T2Context, type T2Input, type ToInterlocutor, type Turn } from '../../machines/t2live.js';
 import type { EventSamples, ModelVariant } from '../harness/index.js';
-import type { T2World } from './t2Oracle.js';
+import { MODEL_T0, type T2World } from './t2Oracle.js';
 
 /** What the `t2live` model tests share: input, samples, vertex identity and the recording interlocutor. */
 export const input: T2Input = { sessionId: 's1', sujetId: 'club-de-sport', mode: 'audio', examMs: 330_000, warningMs: 30_000, idleMs: 60_000, connectMs: 15_000 };
@@ -64,6 +64,7 @@ export const wiredForModel = t2liveMachine.provide({
     persistOpen: (_, { candidateId }: { candidateId: string }) => void recorder.world.persisted.push(`open:${candidateId}`),
     persistTurn: (_, { turn }: { turn: Turn }) => void recorder.world.persisted.push(`turn:${turn.speaker}:${turn.text}`),
     persistDiscard: (_, { keep }: { keep: boolean }) => void recorder.world.persisted.push(keep ? 'discard:keep' : 'discard'),
+    persistAway: () => void recorder.world.persisted.push('away'),
   },
 });
 
@@ -79,13 +80,22 @@ const idleFirst = (snap: AnyMachineSnapshot): boolean => {
 // really fires first be offered (idle shorter than the exam, or longer). The chart reads the
 // simulated clock (`now`), so the exam time left sent on a reconnect is exact; the clock reads a
 // wall-clock time (as `Date.now` would), so a session that forgot when it went live is told so.
-const T0 = Date.UTC(2026, 0, 5, 9);
+const T0 = MODEL_T0;
 export const variants: ModelVariant<typeof wiredForModel>[] = [
   { name: 'idle 60 s before the exam ends', input: ({ clock }) => ({ ...input, now: () => T0 + clock.now() }) },
   { name: 'exam 5 min 30 s before idle', input: ({ clock }) => ({ ...input, idleMs: 600_000, now: () => T0 + clock.now() }) },
   // A dropped socket waits 30 s for its candidate (T2_RESUME_GRACE_MS); idle (60 s) and the
   // exam come later, so only the grace timer is offered while the session waits.
   { name: 'resume grace 30 s', input: ({ clock }) => ({ ...input, graceMs: 30_000, now: () => T0 + clock.now() }) },
+  // Taken over from another instance: its transcript so far, 100 s of the exam left.
+  {
+    name: 'taken over, 100 s left',
+    input: ({ clock }) => ({
+      ...input,
+      now: () => T0 + clock.now(),
+      restored: { transcript: [{ speaker: 'candidate', text: 'Quels sont les tarifs ?', atMs: 1000, final: true }, { speaker: 'interlocutor', text: REPLY, atMs: 4000, final: true }], examEndsAt: T0 + 100_000 },
+    }),
+  },
 ];
 
 export const samples: EventSamples = {

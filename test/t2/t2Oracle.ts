@@ -18,7 +18,7 @@ export interface T2World {
   /** What the rule monitor was handed (an interlocutor reply as it closes). */
   monitored: Array<{ text: string; candidateSpokeBefore: boolean }>;
   /**
-   * The tags the root reads on a claim (machines/root.ts): `awaitingClient` (a claim by the same
+   * The tags the root reads on a claim (core/rootMachine.ts): `awaitingClient` (a claim by the same
    * candidate resumes this session) and `resumable` (a `resume=1` claim may take it over).
    */
   tags?: () => { awaitingClient: boolean; resumable: boolean };
@@ -44,7 +44,7 @@ interface Turn {
   final: boolean;
 }
 
-type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled' | 'handedOver';
+type Phase = 'authorizing' | 'loading' | 'connecting' | 'live' | 'finishing' | 'evaluating' | 'saving' | 'ended' | 'error' | 'cancelled' | 'handedOver' | 'handedOff';
 
 /** `client.resume` as the page gets it: the transcript without the turns' timestamps. */
 interface Resume {
@@ -54,7 +54,14 @@ interface Resume {
 }
 
 /** What of the input the rules depend on. */
-export type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs'>;
+type T2Rules = Pick<T2Input, 'examMs' | 'warningMs' | 'graceMs' | 'restored'>;
+
+/**
+ * The wall-clock time the model's simulated clock starts from (the input's `now`). The dialogue
+ * opens before any timer fires (the only earlier one, the connection's, ends the session), so at
+ * that moment the clock reads exactly this.
+ */
+export const MODEL_T0 = Date.UTC(2026, 0, 5, 9);
 
 interface Expected {
   phase: Phase;
@@ -96,7 +103,7 @@ interface Expected {
 
 type Payload = EventObject & { output?: unknown; text?: string; speaker?: string };
 
-export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expected {
+function expectedT2(events: readonly EventObject[], rules: T2Rules): Expected {
   const x: Expected = {
     phase: 'authorizing',
     error: null,
@@ -123,9 +130,18 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
     persisted: [],
     recorded: [],
   };
-  // Simulated time since the dialogue began: only a timer firing moves the clock, and of those only
-  // the warning leaves the session live (idle, the exam's end and the grace period finish it).
-  let sinceLive = 0;
+  // A session taken over from another instance starts with that instance's transcript, and its
+  // exam clock where the other left it: the exam's end is an absolute time, read at the dialogue's start.
+  const restored = rules.restored;
+  const spentElsewhere = restored?.examEndsAt != null ? Math.min(rules.examMs, Math.max(0, rules.examMs - (restored.examEndsAt - MODEL_T0))) : 0;
+  if (restored) {
+    x.transcript = restored.transcript.map((t) => ({ ...t }));
+    x.spoke = restored.transcript.some((t) => t.speaker === 'candidate' && t.text.trim().length > 0);
+  }
+  // Simulated time since the dialogue began (on the exam's clock): only a timer firing moves the
+  // clock, and of those only the warning leaves the session live (idle, the exam's end and the
+  // grace period finish it).
+  let sinceLive = spentElsewhere;
   let sub = '';
   // Messages sent before the dialogue opened: held, then the dialogue's first messages, in order.
   const held: Array<{ text: string; atMs: number }> = [];
@@ -214,7 +230,7 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
   for (const event of events) {
     const e = event as Payload;
     const t = event.type;
-    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOver';
+    const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOver' || x.phase === 'handedOff';
     if (final) continue;
     // Before the dialogue there is nothing to save: a vanished client, or the server stopping,
     // cancels (docs/operations.md: a session still connecting is cancelled).
@@ -276,6 +292,8 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         if (t === 'interlocutor.ready') {
           x.phase = 'live';
           x.recorded.push('open');
+          // Taken over: the page gets the transcript and the exam time left as the dialogue opens.
+          if (restored) x.resumes.push({ state: 'listening', transcript: x.transcript.map((turn) => ({ speaker: turn.speaker, text: turn.text, final: turn.final })), remainingMs: Math.max(0, rules.examMs - sinceLive) });
           // Waiting for the candidate: the interlocutor never speaks first.
           announce('listening');
           for (const h of held.splice(0)) liveText(h.text, h.atMs);
@@ -330,10 +348,18 @@ export function expectedT2(events: readonly EventObject[], rules: T2Rules): Expe
         else if (t === 'conversation.replaced') finish('replaced');
         // The drain: as if the candidate had pressed « Terminer ».
         else if (t === 'server.shutdown') finish('server_shutdown');
+        // The drain with other instances running: nothing graded or saved here; the row is marked
+        // as awaiting a taker (after the turns), the page told to reconnect (4503).
+        else if (t === 'server.handover') {
+          x.phase = 'handedOff';
+          x.away = false;
+          x.recorded.push('close');
+          x.persisted.push('away');
+        }
         else if (t.startsWith('xstate.after.idleTimeout')) finish('idle');
         else if (t.startsWith('xstate.after.untilWarning')) {
           x.warned = true;
-          sinceLive += rules.examMs - rules.warningMs;
+          sinceLive = rules.examMs - rules.warningMs;
         } else if (t.startsWith('xstate.after.warningToEnd')) finish('time');
         break;
       case 'finishing':
@@ -433,7 +459,7 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
   }
   check(same(w.recorded, x.recorded), `the recording is asked ${JSON.stringify(x.recorded)}, got ${JSON.stringify(w.recorded)}`);
   check(same(w.persisted, x.persisted), `the store is asked ${JSON.stringify(x.persisted)}, got ${JSON.stringify(w.persisted)}`);
-  const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled';
+  const final = x.phase === 'ended' || x.phase === 'error' || x.phase === 'cancelled' || x.phase === 'handedOff';
   // A session handed over closes nothing itself: the socket lives on with the older session. At the
   // edge no older session is running (the path's `t2:older` is made up): the edge closes 1011.
   const handedOverAtEdge = x.phase === 'handedOver' && w.edge === true;
@@ -444,6 +470,9 @@ export function expectT2({ events, controls, world, end, check, input }: OracleC
     // The message tells the candidate what happened, never the generic fallback.
     check(errors[0]!.message.length > 0 && errors[0]!.message !== 'Erreur interne.', `a specific message for ${x.error!.name}, got ${errors[0]!.message}`);
     check(closes[0]?.code === x.error!.code, `closed with ${x.error!.code}`);
+  } else if (x.phase === 'handedOff') {
+    check(errors.length === 1 && errors[0]!.code === CLOSE.RECONNECT && errors[0]!.name === 'RECONNECT', `handed over: RECONNECT (4503), got ${JSON.stringify(errors)}`);
+    check(closes[0]?.code === CLOSE.RECONNECT, 'handed over: closed 4503, the page reconnects');
   } else check(errors.length === 0, 'no error sent');
   if (x.phase === 'ended' || x.phase === 'cancelled') check(closes[0]?.code === CLOSE.NORMAL && closes[0].reason === x.phase, `closed normally (${x.phase})`);
   if (end) check(!(final || x.phase === 'handedOver') || !controls.invocations.some((inv) => !inv.settled && !inv.signal.aborted), 'nothing is left running once the session is over');

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { redactLine } from '../../core/log.js';
-import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2liveSocket.js';
+import { BEARER_PROTOCOL_PREFIX, T2_PROTOCOL } from '../../transports/ws/t2liveFrames.js';
 import { chromiumRequirement, launchChromium } from '../support/browser.js';
 import { requireBinary } from '../support/requires.js';
 import { freePort } from '../serve/spawnServe.js';

@@ -47,7 +47,7 @@ function bodies(tasks: TaskCodes) {
 const candidateId = z.string().min(1).max(200);
 
 /** What the routes call on the corrections engine (actors/corrections/service.ts): grading, and the review reads, forwarded as JSON. */
-export interface CorrectionsApi extends CorrectionService {
+interface CorrectionsApi extends CorrectionService {
   patterns(candidateId: string): Promise<unknown>;
   autreReview(): Promise<unknown>;
 }

@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { Metrics } from '../../core/metrics.js';
 import type { Logger } from '../../core/log.js';
@@ -13,16 +13,16 @@ import { openSse } from './sse.js';
  *                                          (`reset`: a retried model call starts over; drop the deltas)
  * Parse + validate + route only. Bad input → 400 with the zod issues; nothing else happens.
  */
-export const MAX_QUESTION_CHARS = 2000;
+const MAX_QUESTION_CHARS = 2000;
 
-export const searchQuerySchema = z.object({
+const searchQuerySchema = z.object({
   q: z.string().trim().min(1, 'q is required').max(MAX_QUESTION_CHARS),
   k: z.coerce.number().int().min(1).max(50).default(5),
 });
 
 const turnSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(8000) });
 
-export const chatBodySchema = z.object({
+const chatBodySchema = z.object({
   question: z.string().trim().min(1, 'question is required').max(MAX_QUESTION_CHARS),
   history: z.array(turnSchema).max(40).optional(),
 });
@@ -41,7 +41,7 @@ function badRequest(res: Response, deps: DocsApiDeps, reason: string, issues: z.
 }
 
 /** What leaves the API for one answer: paths relative to the corpus root, no internals. */
-export function answerJson(a: ChatAnswer): Record<string, unknown> {
+function answerJson(a: ChatAnswer): Record<string, unknown> {
   return {
     answer: a.answer,
     outOfScope: a.outOfScope,
@@ -57,7 +57,7 @@ export function answerJson(a: ChatAnswer): Record<string, unknown> {
   };
 }
 
-export function mountDocsApi(app: Express, deps: DocsApiDeps): void {
+export function mountDocsApi(app: IRouter, deps: DocsApiDeps): void {
   const settings = deps.settings ?? (() => deps.assistant.defaults());
   const json = express.json({ limit: '64kb' });
   const router = express.Router();

@@ -13,7 +13,7 @@ import type { CorrectionOutcome, WrittenTask } from '../../machines/correctionCo
  * nothing is stored.
  */
 
-export interface PracticeSubject {
+interface PracticeSubject {
   id: string;
   tache: WrittenTask;
   titre: string;
@@ -64,7 +64,7 @@ export interface CorrectionsEdgeKit {
 const subjectId = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
 const productionId = z.string().uuid();
 
-export function writtenPracticeBody(deps: Pick<WrittenPracticeDeps, 'subjects'>) {
+function writtenPracticeBody(deps: Pick<WrittenPracticeDeps, 'subjects'>) {
   return z.object({
     sujet: subjectId.refine((id) => deps.subjects.get(id) !== undefined, 'sujet inconnu'),
     texte: z.string().max(20_000, 'texte trop long (20 000 caractères au plus)').refine((t) => t.trim().length > 0, 'texte vide'),

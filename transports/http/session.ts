@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Store } from '../../core/store/sqlStore.js';
 import { VisitorSessionStore } from './visitorStore.js';
-import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from './cookies.js';
+import { cookieSecret, newToken, readCookie, sign, unsign, writeCookie } from '../../core/http/cookies.js';
 
 /**
  * Server-side visitor sessions: one row per browser (signed cookie → row), holding the visitor's
@@ -20,7 +20,7 @@ const SESSION_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_THREAD = 20;
 
 const sourceSchema = z.object({ path: z.string(), section: z.string(), href: z.string(), anchor: z.string(), lang: z.enum(['fr', 'en']).optional() });
-export const exchangeSchema = z.object({
+const exchangeSchema = z.object({
   question: z.string(),
   answer: z.string(),
   state: z.enum(['answered', 'outOfScope', 'failed']),

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { extractBearer } from '../../core/auth.js';
 import type { Logger } from '../../core/log.js';
 
 /**
- * HTTP edge of T2 (JSON and files; the pages are web/t2/mount.ts): `GET /api/sujets?tache=EO_T2`,
+ * HTTP edge of T2 (JSON and files; the pages are web/t2/t2Mount.ts): `GET /api/sujets?tache=EO_T2`,
  * `GET /t2/productions/:id/audio.wav`, and the candidate's past sessions:
  * `GET /api/t2/sessions`, `/api/t2/sessions/:id`, `/api/t2/sessions/:id/transcript.txt|audio.wav`,
  * each for its owner only (Bearer JWT whose `sub` is the session's candidate). In development
@@ -41,7 +41,7 @@ export interface SessionDetail extends SessionSummary {
 }
 
 /** A subject as `GET /api/sujets` lists it (actors/t2/subjects.ts stores them). */
-export interface SubjectListing {
+interface SubjectListing {
   id: string;
   titre: string;
   consigne: string;
@@ -52,7 +52,7 @@ export interface SubjectListing {
 }
 
 /** What the audio route reads of a production's session (actors/t2/sessionStore.ts). */
-export interface SessionAudio {
+interface SessionAudio {
   candidate_id: string;
   audio_path: string | null;
   /** Set while the WAV is still being assembled. */
@@ -60,7 +60,7 @@ export interface SessionAudio {
 }
 
 /** Read side of past sessions (« Mes séances »), handed in by the composition root. */
-export interface T2SessionReads {
+interface T2SessionReads {
   list(sub: string): Promise<SessionSummary[]>;
   /** The caller's session, or undefined (another candidate's session is not found either). */
   get(sub: string, id: string): Promise<(SessionDetail & { audioPath: string | null }) | undefined>;
@@ -118,14 +118,14 @@ function sendWav(res: Response, path: string, size: number, name: string): void 
   createReadStream(path).pipe(res);
 }
 
-export function mountT2Http(app: Express, deps: T2HttpDeps): void {
+export function mountT2Http(app: IRouter, deps: T2HttpDeps): void {
   mountSubjectList(app, deps);
   mountPastSessions(app, deps);
   if (deps.devToken) mountDevToken(app, deps.devToken);
   mountProductionAudio(app, deps);
 }
 
-function mountSubjectList(app: Express, deps: T2HttpDeps): void {
+function mountSubjectList(app: IRouter, deps: T2HttpDeps): void {
   // Express 5 hands a rejected handler's error to the error middleware (500).
   app.get('/api/sujets', async (req: Request, res: Response) => {
     const q = listQuery.safeParse(req.query);
@@ -140,7 +140,7 @@ function mountSubjectList(app: Express, deps: T2HttpDeps): void {
 }
 
 /** « Mes séances »: `/api/t2/sessions[/:id[/transcript.txt|/audio.wav]]`, each for its owner only. */
-function mountPastSessions(app: Express, deps: T2HttpDeps): void {
+function mountPastSessions(app: IRouter, deps: T2HttpDeps): void {
   /** Runs `fn` for the bearer's candidate; answers 401 with what to do otherwise. */
   const asCandidate = (req: Request, res: Response, fn: (sub: string) => Promise<void> | void): void => {
     deps
@@ -217,7 +217,7 @@ function mountPastSessions(app: Express, deps: T2HttpDeps): void {
 }
 
 /** Development only (the dev secret signs): mints a short-lived token for a chosen plan. */
-function mountDevToken(app: Express, mint: NonNullable<T2HttpDeps['devToken']>): void {
+function mountDevToken(app: IRouter, mint: NonNullable<T2HttpDeps['devToken']>): void {
   app.post('/api/t2/dev/token', express.json({ limit: '2kb' }), (req: Request, res: Response) => {
     // express.json parses only application/json: a cross-site form cannot reach this without CORS.
     const body = devTokenBody.safeParse(req.body ?? {});
@@ -232,7 +232,7 @@ function mountDevToken(app: Express, mint: NonNullable<T2HttpDeps['devToken']>):
 }
 
 /** The recording of a graded production (the report's audio link), for its candidate only. */
-function mountProductionAudio(app: Express, deps: T2HttpDeps): void {
+function mountProductionAudio(app: IRouter, deps: T2HttpDeps): void {
   app.get('/t2/productions/:id/audio.wav', (req: Request, res: Response) => {
     const id = idParam.safeParse(req.params.id);
     if (!id.success) {

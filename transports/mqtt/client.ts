@@ -116,7 +116,7 @@ function keepReconnecting(client: MqttClient, logger: Logger, base: number, max:
 }
 
 /** Strips credentials from a broker URL before it is logged. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = 'redacted';

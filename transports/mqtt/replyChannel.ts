@@ -9,7 +9,7 @@ import { Outbox, type OutboxMessage } from './outbox.js';
  */
 
 /** Not connected, or the connection went before the broker's ack: the reply is kept. */
-export class BrokerAway extends Error {}
+class BrokerAway extends Error {}
 
 /**
  * QoS 1 publish that resolves on the PUBACK. Offline, or a connection lost before the ack, is

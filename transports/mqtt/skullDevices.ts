@@ -194,7 +194,7 @@ async function sendAll(messages: OutboxMessage[], publish: (m: OutboxMessage) =>
 }
 
 /** Logs each breaker transition: the fallback model serves every call while it is open. */
-export function logBreakerChanges(actor: SkullActorRef, settings: SkullSettings, log: Logger): { unsubscribe(): void } {
+function logBreakerChanges(actor: SkullActorRef, settings: SkullSettings, log: Logger): { unsubscribe(): void } {
   let wasOpen = false;
   return deviceBreaker(actor.getSnapshot()).subscribe((snap) => {
     const open = isBreakerOpen(snap);

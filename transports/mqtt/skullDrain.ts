@@ -4,7 +4,7 @@ import { inFlight, queuedJobs, turnRunning } from '../../machines/skull.js';
 import type { SkullDevices } from './skullDevices.js';
 
 /**
- * The Skull edge's graceful stop, for one device and a fleet alike (transports/mqtt/skull.ts).
+ * The Skull edge's graceful stop, for one device and a fleet alike (transports/mqtt/skullEdge.ts).
  */
 
 /** Resolves once no device has a turn in flight, or at `deadlineAt`. */

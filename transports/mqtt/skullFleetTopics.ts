@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { deviceIdSchema } from '../../core/config/sections/skullSection.js';
 import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skullTopics.js';
 
 /**
@@ -7,15 +7,8 @@ import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skull
  * `<p>/_service/<instance>/health`. Device ids are checked here, at the edge (zod).
  */
 
-/** A device id: one topic level, no wildcard, not empty, not too long, not `_…` (reserved). */
-export const deviceIdSchema = z
-  .string()
-  .min(1, 'device id is empty')
-  .max(64, 'device id longer than 64 characters')
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'device id: letters, digits, . _ - (not first), no MQTT wildcard or /');
-
 /** The spec's input topics, below `<p>/<deviceId>/`. */
-export const FLEET_INPUTS = SKULL_INPUTS;
+const FLEET_INPUTS = SKULL_INPUTS;
 export type FleetInput = SkullInputName;
 export const FLEET_CONFIG_INPUTS: readonly FleetInput[] = ['skull/config/ia', 'skull/config/prompt_system'];
 export const FLEET_WORK_INPUTS: readonly FleetInput[] = ['asr/text', 'ai/request', 'ai/cancel'];
@@ -25,12 +18,12 @@ export function fleetPrefix(prefix: string): string {
 }
 
 /** One wildcard subscription per input topic: `<p>/+/asr/text`… */
-export function fleetSubscriptions(prefix: string, inputs: readonly FleetInput[] = FLEET_INPUTS): string[] {
+function fleetSubscriptions(prefix: string, inputs: readonly FleetInput[] = FLEET_INPUTS): string[] {
   const p = fleetPrefix(prefix);
   return inputs.map((t) => `${p}/+/${t}`);
 }
 
-export function deviceTopic(prefix: string, deviceId: string, topic: string): string {
+function deviceTopic(prefix: string, deviceId: string, topic: string): string {
   return `${fleetPrefix(prefix)}/${deviceId}/${topic}`;
 }
 
@@ -73,16 +66,6 @@ export interface Shard {
   index: number;
   count: number;
 }
-
-/** `i/N` with 0 ≤ i < N. */
-export const shardSchema = z
-  .string()
-  .regex(/^\d+\/\d+$/, 'expected i/N, e.g. 0/2')
-  .transform((s) => {
-    const [i, n] = s.split('/').map(Number) as [number, number];
-    return { index: i, count: n };
-  })
-  .refine((s) => s.count >= 1 && s.count <= 1024 && s.index < s.count, 'expected 0 ≤ i < N ≤ 1024');
 
 export function inShard(deviceId: string, shard: Shard): boolean {
   return shard.count === 1 || fnv1a(deviceId) % shard.count === shard.index;

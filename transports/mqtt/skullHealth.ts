@@ -14,7 +14,7 @@ import type { SkullDevices } from './skullDevices.js';
  */
 
 /** What the edge's refusals add to a health payload. */
-export interface RejectedHealth {
+interface RejectedHealth {
   rejected: number;
   rejected_by_reason: Partial<Record<EdgeRejectReason, number>>;
   invalid_config: number;
@@ -72,12 +72,12 @@ export interface FleetHealth extends RejectedHealth {
   mqtt_protocol: 4 | 5;
 }
 
-export function rejectedHealth(ledger: InputLedger): RejectedHealth {
+function rejectedHealth(ledger: InputLedger): RejectedHealth {
   return { rejected: ledger.rejectedTotal, rejected_by_reason: { ...ledger.rejected }, invalid_config: ledger.invalidConfig, last_config_error: ledger.lastConfigError };
 }
 
 /** Publish errors of one device: the chart counts a publish that timed out, the transport one the broker refused. */
-export function publishErrorsOf(snap: SkullSnapshot, replies: ReplyChannel): number {
+function publishErrorsOf(snap: SkullSnapshot, replies: ReplyChannel): number {
   return deviceStats(snap).publishErrors + replies.publishErrors;
 }
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** Longest user text accepted (far above one spoken sentence, far below the prompt budget). */
-export const MAX_TEXT_CHARS = 2000;
+const MAX_TEXT_CHARS = 2000;
 
 const tsMs = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /**

@@ -30,26 +30,21 @@ export function skullTopics(prefix = ''): SkullTopics {
   };
 }
 
-/** Topics the service subscribes to. */
-export function inputTopics(t: SkullTopics): string[] {
-  return [t.asrText, t.aiRequest, t.aiCancel, t.configIa, t.configPrompt];
-}
-
 /** The spec's input topics of one device, below its prefix (the same names in a fleet). */
 export const SKULL_INPUTS = ['asr/text', 'ai/request', 'ai/cancel', 'skull/config/ia', 'skull/config/prompt_system'] as const;
 export type SkullInputName = (typeof SKULL_INPUTS)[number];
 
 /** A device's topic, below its prefix (`…` names the device in a log line). */
-export type SkullTopicName = SkullInputName | 'ai/response' | 'ai/usage' | 'ai/capabilities' | '…';
+type SkullTopicName = SkullInputName | 'ai/response' | 'ai/usage' | 'ai/capabilities' | '…';
 
-export type AddressedTopic =
+type AddressedTopic =
   | { ok: true; deviceId: string; input: SkullInputName }
   | { ok: false; reason: 'not_skull_topic' | 'invalid_device_id' | 'other_shard'; detail: string };
 
 /**
  * Where a device's topics are: the one difference between one device (its topics at the prefix,
  * its id from SKULL_DEVICE_ID) and a fleet (`<p>/<deviceId>/…`, skullFleetTopics.ts). The edge
- * (skull.ts) reads and writes every topic through this.
+ * (skullEdge.ts) reads and writes every topic through this.
  */
 export interface SkullAddressing {
   /** The subscriptions of these inputs (exact topics, or one wildcard per input). */

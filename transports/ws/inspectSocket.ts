@@ -1,8 +1,9 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { z } from 'zod';
 import type { Logger } from '../../core/log.js';
+import type { UpgradeSource } from '../../core/http/upgrades.js';
 
 /**
  * WebSocket `/inspect/ws`: streams the inspector hub's redacted records to admin pages.
@@ -44,7 +45,7 @@ export interface ConversationView {
 }
 
 /** What the socket reads from the inspector hub (actors/statecharts/inspectorHub.ts). */
-export interface InspectFeed {
+interface InspectFeed {
   conversations(): ConversationView[];
   recent(systemId: string): InspectRecord[];
   subscribe(listener: (record: InspectRecord) => void): () => void;
@@ -57,7 +58,7 @@ const LIST_INTERVAL_MS = 500;
 const clientMessage = z.object({ type: z.literal('history'), systemId: z.string().min(1).max(200) }).strict();
 
 export interface InspectSocketDeps {
-  server: Server;
+  server: UpgradeSource;
   hub: InspectFeed;
   logger: Logger;
   /** True when the upgrade request carries an admin session. */

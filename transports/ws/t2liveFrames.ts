@@ -48,7 +48,7 @@ export function selectProtocol(protocols: Set<string>): string | false {
 }
 
 /** Text-mode messages longer than this are refused (a spoken question is far shorter). */
-export const MAX_TEXT_CHARS = 2000;
+const MAX_TEXT_CHARS = 2000;
 
 export const FRAME_ERRORS = {
   BAD_FRAME: 4400,

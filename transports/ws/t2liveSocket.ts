@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { z } from 'zod';
@@ -8,12 +8,12 @@ import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
-import { CLOSE, type T2Emitted, type T2Event } from '../../machines/t2live.js';
+import { CLOSE, type RestoredSession, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
 import { beforeEffectLeaves } from '../../core/journal/durable.js';
 import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
+import type { UpgradeSource } from '../../core/http/upgrades.js';
 
-export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } from './t2liveFrames.js';
 
 /**
  * The T2 live socket: `GET /t2/live?sujet=<id>[&mode=audio|text]` with the subprotocols
@@ -26,9 +26,9 @@ export { BEARER_PROTOCOL_PREFIX, FRAME_ERRORS, MAX_TEXT_CHARS, T2_PROTOCOL } fro
 
 export const T2_LIVE_PATH = '/t2/live';
 /** Hard cap: frames above it are refused by `ws` itself with close 1009. */
-export const HARD_MAX_PAYLOAD = 1024 * 1024;
+const HARD_MAX_PAYLOAD = 1024 * 1024;
 /** Idle resets are sent at most this often while frames arrive. */
-export const ACTIVITY_EVERY_MS = 1000;
+const ACTIVITY_EVERY_MS = 1000;
 
 /** Close code of a socket whose session was resumed by a newer socket of the same candidate. */
 export const RESUMED_ELSEWHERE = 4409;
@@ -61,7 +61,7 @@ interface Hub {
   reject(reason: string): void;
 }
 
-export interface SessionRequest {
+interface SessionRequest {
   sessionId: string;
   sujetId: string;
   mode: 'audio' | 'text';
@@ -70,10 +70,12 @@ export interface SessionRequest {
   resume: boolean;
   /** `takeover=1`: end the candidate's session live elsewhere (they confirmed it) and start this one. */
   takeover?: boolean;
+  /** A session another instance held, taken over by this reconnect: rebuilt from its row. */
+  restore?: RestoredSession;
 }
 
 export interface T2SocketOptions {
-  server: Server;
+  server: UpgradeSource;
   runtime: Runtime;
   logger: Logger;
   metrics?: Metrics;
@@ -81,44 +83,53 @@ export interface T2SocketOptions {
   maxSessions: number;
   /** Audio when a Gemini key is configured; text otherwise (the client may ask for text). */
   defaultMode: 'audio' | 'text';
-  /** Builds the session's machine (actors/t2/wiring.ts), and its audio path when it has one. */
+  /** Builds the session's machine (actors/t2/t2Wiring.ts), and its audio path when it has one. */
   wire: (req: SessionRequest) => { logic: AnyActorLogic; input: unknown; audio?: SessionAudio };
   /**
    * Asked before the upgrade completes (several instances: the candidate may be live on another
    * one). A refusal closes the socket with its code; an admission's `done` is called once the
    * session ends (or never started).
    */
-  admit?: (req: { token: string | undefined; sessionId: string }) => Promise<Admission>;
+  admit?: (req: { token: string | undefined; sessionId: string; resume: boolean }) => Promise<Admission>;
 }
 
-/** `done` lets the admission go (e.g. deletes the candidate's claim); it resolves once it has. */
-export type Admission = { ok: true; done(): Promise<void> } | { ok: false; code: number; name: string; message: string };
+/**
+ * `done` lets the admission go (e.g. deletes the candidate's claim); it resolves once it has.
+ * `takenOver`: the reconnect took over a session another instance held (its id and what it persisted).
+ */
+export type Admission = { ok: true; done(): Promise<void>; takenOver?: { sessionId: string; restore: RestoredSession } } | { ok: false; code: number; name: string; message: string };
 
 /** What `admit` let through: the session id it claimed for, and the release. */
 interface Admitted {
   sessionId: string;
   done: () => Promise<void>;
+  takenOver?: { sessionId: string; restore: RestoredSession };
 }
 
 /**
  * A session's direct audio path (actors/t2/audioPipe.ts), gated by the session's chart: audio
  * chunks are routed here instead of becoming one XState event each.
  */
-export interface SessionAudio {
+interface SessionAudio {
   /** Where the interlocutor's audio leaves: this socket's binary frames. */
   attachClient(send: (pcm: Uint8Array) => void): void;
   /** A validated candidate chunk (`base64`: the same bytes as the client encoded them). */
   candidate(pcm: Uint8Array, base64?: string): boolean;
 }
 
-export interface DrainOptions {
+interface DrainOptions {
   /** Sessions still grading then are told to save without their report (graded at next start). */
   gradeBy: number;
   /** Sessions not ended by then are cut (their socket closed 1001; the next start recovers them). */
   deadlineAt: number;
+  /**
+   * Other instances run: live sessions are handed over (`server.handover`: their page reconnects
+   * to another instance, which takes them over) instead of ended; the others drain as usual.
+   */
+  handOver?: boolean;
 }
 
-export interface DrainOutcome {
+interface DrainOutcome {
   /** Sessions ended and saved, and of those, how many sent their report. */
   drained: number;
   reported: number;
@@ -126,6 +137,8 @@ export interface DrainOutcome {
   withoutReport: number;
   /** Sessions still running at the deadline. */
   cut: number;
+  /** Sessions handed over to another instance (`handOver`). */
+  handedOver: number;
 }
 
 export interface T2Socket {
@@ -178,7 +191,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
       return;
     }
     const sessionId = randomUUID();
-    admit({ token, sessionId }).then(
+    admit({ token, sessionId, resume: url.searchParams.get('resume') === '1' }).then(
       (admission) => {
         if (!socket.readable || !socket.writable) {
           if (admission.ok) void admission.done();
@@ -187,7 +200,7 @@ export function attachT2LiveSocket(opts: T2SocketOptions): T2Socket {
         }
         wss.handleUpgrade(req, socket, head, (ws) => {
           rememberRawSocket(ws, socket);
-          if (admission.ok) return accept(hub, ws, url, token, { sessionId, done: admission.done });
+          if (admission.ok) return accept(hub, ws, url, token, { sessionId, done: admission.done, ...(admission.takenOver ? { takenOver: admission.takenOver } : {}) });
           hub.reject('admission');
           sendJson(ws, { type: 'error', code: admission.code, name: admission.name, message: admission.message });
           ws.close(admission.code, admission.name);
@@ -252,9 +265,13 @@ function accept(hub: Hub, ws: WebSocket, url: URL, token: string | undefined, ad
 /** Starts the session actor the wiring builds for this socket; it stays in `running` until it completes. */
 function startSession(hub: Hub, ws: WebSocket, q: z.infer<typeof querySchema>, admitted?: Admitted): Session | undefined {
   const { opts } = hub;
-  const sessionId = admitted?.sessionId ?? randomUUID();
+  const taken = admitted?.takenOver;
+  const sessionId = taken?.sessionId ?? admitted?.sessionId ?? randomUUID();
   const systemId = `t2:${sessionId}`;
-  const { logic, input, audio } = opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1', ...(q.takeover === '1' ? { takeover: true } : {}) });
+  // A session taken over keeps its own subject and mode, whatever this reconnect's query says.
+  const { logic, input, audio } = taken
+    ? opts.wire({ sessionId, sujetId: taken.restore.sujetId, mode: taken.restore.mode, token: q.token, resume: false, restore: taken.restore })
+    : opts.wire({ sessionId, sujetId: q.sujet ?? '', mode: q.mode ?? opts.defaultMode, token: q.token, resume: q.resume === '1', ...(q.takeover === '1' ? { takeover: true } : {}) });
   let actor: AnyActorRef;
   try {
     actor = opts.runtime.start('t2live', systemId, logic, input);
@@ -423,9 +440,11 @@ function routeSocket(hub: Hub, ws: WebSocket, own: Session): void {
  * Graceful stop: every live session is ended as if « Terminer » was pressed; those still grading
  * at `gradeBy` save without their report; those still running at `deadlineAt` are cut.
  */
-async function drainSessions(running: Map<string, Session>, { gradeBy, deadlineAt }: DrainOptions): Promise<DrainOutcome> {
+async function drainSessions(running: Map<string, Session>, { gradeBy, deadlineAt, handOver }: DrainOptions): Promise<DrainOutcome> {
   const sessions = [...running.values()];
-  for (const s of sessions) s.ref.send({ type: 'server.shutdown' } satisfies T2Event);
+  // Only a live dialogue is handed over; a session still connecting, or already closing, drains.
+  const handed = handOver ? sessions.filter((s) => s.ref.getSnapshot().hasTag('resumable')) : [];
+  for (const s of sessions) s.ref.send({ type: handed.includes(s) ? 'server.handover' : 'server.shutdown' } satisfies T2Event);
   const all = Promise.all(sessions.map((s) => s.done));
   await until(all, gradeBy);
   // Still grading: save now without the report; the next start grades it.
@@ -434,5 +453,5 @@ async function drainSessions(running: Map<string, Session>, { gradeBy, deadlineA
   await until(all, deadlineAt);
   const cut = sessions.filter(stillRunning).length;
   const reported = sessions.filter((s) => s.reported).length;
-  return { drained: sessions.length - cut, reported, withoutReport: sessions.length - cut - reported, cut };
+  return { drained: sessions.length - cut - handed.length, reported, withoutReport: sessions.length - cut - reported - handed.length, cut, handedOver: handed.length };
 }

@@ -1,10 +1,10 @@
 import type { Response } from 'express';
-import type { AdminLoginView } from '../../transports/http/admin.js';
+import type { AdminLoginView } from '../../core/admin/adminAuth.js';
 import { html, renderPage, sendPage, type SafeHtml } from '../layout.js';
 
 /**
  * The admin login page (/admin/login) and the CSRF field of the admin forms. The session, the
- * throttle and the CSRF checks are the HTTP edge's (transports/http/admin.ts): it hands the
+ * throttle and the CSRF checks are core's admin service (core/admin/adminAuth.ts): it hands the
  * token to render, this page only draws it.
  */
 export function sendAdminLoginPage(res: Response, view: AdminLoginView): void {

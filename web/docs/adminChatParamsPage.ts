@@ -1,9 +1,9 @@
-import type { Express, Request, Response } from 'express';
+import type { IRouter, Request, Response } from 'express';
 import type { ChatSettings, DocsAssistant } from '../../machines/chatContract.js';
 import { chatSettingsSchema, forEmbeddedChat, type SavedChatConfig } from '../../machines/chatSettings.js';
 import type { Logger } from '../../core/log.js';
 import { html, renderPage, sendPage } from '../layout.js';
-import type { AdminAuth } from '../../transports/http/admin.js';
+import type { AdminAuth } from '../../core/admin/adminAuth.js';
 import { csrfField } from '../admin/loginPage.js';
 import { settingsFields, type SettingsFieldErrors } from './views.js';
 
@@ -55,7 +55,7 @@ ${csrfField(d.admin.csrfToken(res))}
   sendPage(res, renderPage({ title: 'Réglages du chat intégré', current: '/admin/chat/params', body }), v.httpStatus ?? 200);
 }
 
-export function mountAdminChatParamsPage(app: Express, d: AdminPageDeps): void {
+export function mountAdminChatParamsPage(app: IRouter, d: AdminPageDeps): void {
   const { requireAdmin, form, verifyCsrf } = d.admin;
 
   app.get('/admin/chat/params', requireAdmin, (req: Request, res: Response) => {

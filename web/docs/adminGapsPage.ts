@@ -1,6 +1,6 @@
-import type { Express, Request, Response } from 'express';
+import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
-import type { AdminAuth } from '../../transports/http/admin.js';
+import type { AdminAuth } from '../../core/admin/adminAuth.js';
 import { csrfField } from '../admin/loginPage.js';
 import { html, renderPage, sendPage } from '../layout.js';
 
@@ -43,7 +43,7 @@ const querySchema = z.object({
   format: z.enum(['html', 'json']).default('html'),
 });
 
-export function mountAdminGapsPage(app: Express, d: AdminGapsDeps): void {
+export function mountAdminGapsPage(app: IRouter, d: AdminGapsDeps): void {
   app.get('/admin/docs/gaps', d.admin.requireAdmin, async (req: Request, res: Response) => {
     const q = querySchema.safeParse(req.query);
     if (!q.success) {

@@ -31,7 +31,7 @@ export function askMode(req: Request): AskMode {
 }
 
 /** The last `turns` exchanges as model history (a turn = one question and its answer). */
-export function historyFrom(thread: Exchange[], turns: number): ChatTurn[] {
+function historyFrom(thread: Exchange[], turns: number): ChatTurn[] {
   if (turns <= 0) return [];
   return thread.slice(-turns).flatMap((ex): ChatTurn[] => [
     { role: 'user', content: ex.question },
@@ -54,7 +54,7 @@ function toExchange(question: string, a: ChatAnswer): Exchange {
   };
 }
 
-export interface AskArgs {
+interface AskArgs {
   req: Request;
   res: Response;
   assistant: DocsAssistant;
@@ -74,7 +74,7 @@ const FAILED = 'La réponse n’a pas pu être produite. Réessayez dans un inst
  * Runs the question through the assistant. In `sse`/`json` mode it writes the response itself;
  * in `page` mode it only returns the exchange for the caller to render. Never throws.
  */
-export async function answerQuestion(a: AskArgs): Promise<Exchange> {
+async function answerQuestion(a: AskArgs): Promise<Exchange> {
   const abort = new AbortController();
   a.res.on('close', () => {
     if (!a.res.writableFinished) abort.abort();

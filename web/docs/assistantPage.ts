@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import type { DocsAssistant } from '../../machines/chatContract.js';
 import { chatSettingsSchema, forAssistant } from '../../machines/chatSettings.js';
 import type { Logger } from '../../core/log.js';
@@ -75,7 +75,7 @@ function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: strin
   return out;
 }
 
-export function mountAssistantPage(app: Express, d: PageDeps): void {
+export function mountAssistantPage(app: IRouter, d: PageDeps): void {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   app.get('/assistant', async (req: Request, res: Response) => {

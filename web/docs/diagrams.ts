@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Express } from 'express';
+import type { IRouter } from 'express';
 
 /**
  * Mermaid diagrams drawn offline, in the visitor's browser, without loosening the pages' CSP.
@@ -12,8 +12,8 @@ import type { Express } from 'express';
  * from node_modules; without it the figures keep their source, as without JavaScript.
  */
 
-export const DIAGRAM_FRAME_PATH = '/docs/diagram-frame';
-export const MERMAID_BUNDLE_PATH = '/static/vendor/mermaid.min.js';
+const DIAGRAM_FRAME_PATH = '/docs/diagram-frame';
+const MERMAID_BUNDLE_PATH = '/static/vendor/mermaid.min.js';
 
 const FRAME_CSP = [
   "default-src 'none'",
@@ -47,7 +47,7 @@ function mermaidBundle(): string | undefined {
 }
 
 /** Mounts the frame page and the mermaid bundle (before the viewer's `/docs/*path`). */
-export function mountDiagrams(app: Express): void {
+export function mountDiagrams(app: IRouter): void {
   const bundle = mermaidBundle();
   app.get(MERMAID_BUNDLE_PATH, (_req, res) => {
     if (!bundle) {

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type IRouter, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { ChatConfigEditor } from './adminChatParamsPage.js';
 import { forEmbeddedChat } from '../../machines/chatSettings.js';
@@ -132,7 +132,7 @@ ${chatBlock({ action: '/docs/ask', clearAction: '/docs/clear', thread, prefix: P
   );
 }
 
-export function mountDocsViewerPage(app: Express, d: DocsPageDeps): void {
+export function mountDocsViewerPage(app: IRouter, d: DocsPageDeps): void {
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 50 });
 
   app.get('/docs', async (req: Request, res: Response) => {

@@ -6,7 +6,7 @@ import { docHref, renderAnswer } from './markdownRender.js';
 
 /** HTML fragments shared by /assistant, /docs and /admin/chat/params. */
 
-export const OFFLINE_NOTICE =
+const OFFLINE_NOTICE =
   'Fournisseur hors ligne : aucun modèle de langage n’est appelé. Les réponses sont extractives — les phrases les plus pertinentes des passages trouvés, avec leurs sources.';
 
 export function providerNotice(providerName: string): string | undefined {
@@ -40,7 +40,7 @@ const LABELS = {
   },
 } as const;
 
-export function answerLabels(lang: 'fr' | 'en' | undefined): (typeof LABELS)['fr' | 'en'] {
+function answerLabels(lang: 'fr' | 'en' | undefined): (typeof LABELS)['fr' | 'en'] {
   return LABELS[lang ?? 'fr'];
 }
 
@@ -50,7 +50,7 @@ export function answerLabels(lang: 'fr' | 'en' | undefined): (typeof LABELS)['fr
  * language of source n's document. Runs on the sanitised HTML; `[n]` without a source (the server
  * removes them; this is a second net for old saved threads) is dropped.
  */
-export function linkMarks(answerHtml: string, sources: Exchange['sources'], id: string): string {
+function linkMarks(answerHtml: string, sources: Exchange['sources'], id: string): string {
   const mark = (n: number): string => (n >= 1 && n <= sources.length ? `<a class="mark" href="#${id}_src${n}" aria-label="source ${n}">[${n}]</a>` : '');
   return answerHtml
     .replace(/« ([^«»<]*?) » \[(\d{1,3})\]/g, (_, quote: string, n: string) => {

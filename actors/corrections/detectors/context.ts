@@ -4,7 +4,7 @@ import type { Production } from '../../../prompts/corrections/tasks.js';
 import { candidateText } from '../production.js';
 
 /** A word of the production with its offsets in the text. */
-export interface Token {
+interface Token {
   text: string;
   lower: string;
   start: number;
@@ -12,7 +12,7 @@ export interface Token {
 }
 
 /** A span of text (sentence, paragraph) with offsets. */
-export interface Span {
+interface Span {
   text: string;
   start: number;
   end: number;
@@ -53,7 +53,7 @@ export interface Detector {
 
 const WORD_RE = /[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu;
 
-export function tokenize(text: string): Token[] {
+function tokenize(text: string): Token[] {
   const out: Token[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     out.push({ text: m[0], lower: m[0].toLowerCase().replace(/’/g, "'"), start: m.index, end: m.index + m[0].length });
@@ -119,7 +119,7 @@ export function wordRe(alternatives: string, flags = 'giu'): RegExp {
 const SKIPPED_BEFORE = new Set([' ', '\t', '\r', '\u00a0', '\u202f', '«', '"', '“', '(']);
 
 /** The character before `offset`, skipping spaces, opening quotes and brackets ('' at the start). */
-export function previousSignificantChar(text: string, offset: number): string {
+function previousSignificantChar(text: string, offset: number): string {
   let i = offset - 1;
   while (i >= 0 && SKIPPED_BEFORE.has(text[i]!)) i--;
   return i >= 0 ? text[i]! : '';

@@ -27,7 +27,7 @@ const LETTER_CONSIGNE = wordRe('courriel|e-?mail|mail|lettre|message|écrivez à
 const NOT_LETTER_CONSIGNE = wordRe('article|blog|forum|rédigez un texte|texte argumentatif|exprimez votre (?:opinion|point de vue)', 'iu');
 
 /** Letter and mail tasks: the consigne asks for a message, a mail or a letter. */
-export function isLetterTask(ctx: DetectorContext): boolean {
+function isLetterTask(ctx: DetectorContext): boolean {
   return ctx.production.epreuve === 'EE' && LETTER_CONSIGNE.test(ctx.consigne) && !NOT_LETTER_CONSIGNE.test(ctx.consigne);
 }
 

@@ -10,7 +10,7 @@ import { finding, isWritten, type Detector, type DetectorContext, type Finding }
  * ~15 s of CPU and a 1.25 GB memory peak; a list of frequent errors costs nothing and never flags a
  * correct word, a name or a rare plural.
  */
-export const COMMON_MISSPELLINGS: Readonly<Record<string, string>> = {
+const COMMON_MISSPELLINGS: Readonly<Record<string, string>> = {
   apelle: 'appelle', apeller: 'appeler', apellé: 'appelé', aprés: 'après', aprendre: 'apprendre', apris: 'appris',
   tranquile: 'tranquille', biensur: 'bien sûr', bocoup: 'beaucoup', beaucoups: 'beaucoup', parcontre: 'par contre',
   malgrés: 'malgré', language: 'langage', exellent: 'excellent', excelent: 'excellent',

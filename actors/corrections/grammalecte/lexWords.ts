@@ -37,8 +37,8 @@ export function lexWords(text: string, lex: Lex): LexWord[] {
   return out;
 }
 
-export type Gender = 'm' | 'f';
-export type NumberFeature = 's' | 'p';
+type Gender = 'm' | 'f';
+type NumberFeature = 's' | 'p';
 export interface Features { gender?: Gender; number?: NumberFeature }
 
 /** Gender and number letters of one tag (`:N:A:f:s` → f, s; `e`/`i` mean either and give undefined). */

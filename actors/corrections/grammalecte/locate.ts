@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * (`$PALABRE_CACHE_DIR/grammalecte/pythonpath`), or Debian's full `libreoffice-grammalecte` install.
  */
 
-export const DEBIAN_PYTHONPATH = '/usr/lib/libreoffice/share/extensions/grammalecte/pythonpath';
+const DEBIAN_PYTHONPATH = '/usr/lib/libreoffice/share/extensions/grammalecte/pythonpath';
 export const INSTALL_HINT = 'npm run grammalecte:install (downloads Debian\'s libreoffice-grammalecte, ~5 MB, and keeps its Python core, 27 MB, in $PALABRE_CACHE_DIR/grammalecte, by default ~/.cache/palabre/grammalecte)';
 
 const hasPackage = (dir: string) => existsSync(join(dir, 'grammalecte', 'fr', 'gc_engine.py'));

@@ -18,7 +18,7 @@ import { subjunctiveFindings } from './subjunctive.js';
  * they are not learner errors an examiner counts.
  */
 
-export interface Mapped {
+interface Mapped {
   code: string;
   description?: string;
 }
@@ -30,7 +30,7 @@ const WRITTEN_ONLY = new Set(['maj', 'tu', 'inte', 'eleu', 'spell']);
 const PLURAL_DET = /gn_(les|des|det_epi_plur|nombre_lettres|ces|mes|tes|ses|nos|vos|leurs|plusieurs|quelques)_1m/;
 
 /** The taxonomy code of one Grammalecte error, or undefined to drop it. */
-export function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
+function mapRule(e: GrammarError, flagged: string): Mapped | undefined {
   const rule = e.rule;
   switch (e.type) {
     case 'conj':

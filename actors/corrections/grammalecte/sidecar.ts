@@ -28,7 +28,7 @@ import type { Logger } from '../../../core/log.js';
 /** A word and its morphology (Grammalecte's tags, e.g. `>sœur/:N:f:s/*`), placed around an error. */
 const wordSchema = z.object({ w: z.string(), pos: z.enum(['before', 'flagged', 'after']), m: z.array(z.string()) });
 
-export const grammarErrorSchema = z.object({
+const grammarErrorSchema = z.object({
   start: z.number().int().min(0),
   end: z.number().int().min(0),
   rule: z.string(),
@@ -39,7 +39,7 @@ export const grammarErrorSchema = z.object({
   words: z.array(wordSchema).optional(),
 }).refine((e) => e.end >= e.start, 'end before start');
 
-export const spellingErrorSchema = z.object({
+const spellingErrorSchema = z.object({
   start: z.number().int().min(0), end: z.number().int().min(0), word: z.string(),
   /** Only for a capitalised word opening a sentence: Grammalecte's suggestions (name or misspelling?). */
   suggestions: z.array(z.string()).optional(),
@@ -47,15 +47,15 @@ export const spellingErrorSchema = z.object({
 
 const readySchema = z.object({ type: z.literal('ready'), version: z.string(), warmMs: z.number() });
 /** Each « a » of the text with the morphology of the two words before it (a missed « à »?). */
-export const aTokenSchema = z.object({ start: z.number().int().min(0), before: z.array(wordSchema) });
+const aTokenSchema = z.object({ start: z.number().int().min(0), before: z.array(wordSchema) });
 /** Every distinct word of the text (and its lower-case form) with Grammalecte's morphology of it. */
-export const lexSchema = z.record(z.string(), z.array(z.string()));
+const lexSchema = z.record(z.string(), z.array(z.string()));
 const answerSchema = z.object({ id: z.number().int(), grammar: z.array(grammarErrorSchema), spelling: z.array(spellingErrorSchema), a: z.array(aTokenSchema).optional(), lex: lexSchema.optional() });
 const failureSchema = z.object({ id: z.number().int().nullable(), error: z.string() });
 
 export type GrammarError = z.infer<typeof grammarErrorSchema>;
 export type SpellingError = z.infer<typeof spellingErrorSchema>;
-export type AToken = z.infer<typeof aTokenSchema>;
+type AToken = z.infer<typeof aTokenSchema>;
 export type Lex = z.infer<typeof lexSchema>;
 export interface CheckResult { grammar: GrammarError[]; spelling: SpellingError[]; a?: AToken[]; lex?: Lex }
 
@@ -85,7 +85,7 @@ export interface GrammarEngine {
 }
 
 /** 32 M characters (~64 MB as UTF-16): some 10,000 long productions waiting, far past any real queue. */
-export const DEFAULT_MAX_QUEUED_CHARS = 32 * 1024 * 1024;
+const DEFAULT_MAX_QUEUED_CHARS = 32 * 1024 * 1024;
 
 interface Pending { resolve: (r: CheckResult) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
 interface Waiting { text: string; resolve: (r: CheckResult) => void; reject: (e: Error) => void }
@@ -102,13 +102,13 @@ export function wellFormed(text: string): string {
  * Grammalecte skips a whole sentence holding U+FFFD; a space instead keeps the length (offsets
  * hold) and the sentence checked (a doubled space is a typographic rule, dropped by mapping.ts).
  */
-export function forGrammalecte(text: string): string {
+function forGrammalecte(text: string): string {
   return text.replace(LONE_SURROGATE, ' ').replace(/\uFFFD/g, ' ');
 }
 
 export const GRAMMALECTE_STOPPED = 'Grammalecte stopped: the server is shutting down';
 
-export function driverPath(): string {
+function driverPath(): string {
   const here = fileURLToPath(new URL('./driver.py', import.meta.url));
   // Compiled to dist/…: the driver stays with the sources (tsc copies no .py file).
   const candidates = [here, here.replace(/([\\/])dist([\\/])/, '$1')];

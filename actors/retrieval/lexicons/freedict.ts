@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { fold } from '../../../machines/textFold.js';
-import { LexiconError } from './errors.js';
+import { LexiconError } from './lexiconErrors.js';
 
 /**
  * FreeDict bilingual dictionary in dictd format (Debian's dict-freedict-fra-eng / -eng-fra): an

@@ -11,7 +11,7 @@ import { openExpansionTable, type ExpansionEntry, type ExpansionTable } from './
  * retriever searches the related words at a lower weight than the question's own (lexicalIndex.ts);
  * the app runs without them and says so.
  */
-export interface Related {
+interface Related {
   /** The other language's words (FreeDict), folded single words, in the dictionary's order. */
   translations: string[];
   /** Same-language synonyms (MyThes), folded single words, closest meanings first. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fold } from '../../../machines/textFold.js';
-import { LexiconError } from './errors.js';
+import { LexiconError } from './lexiconErrors.js';
 
 /**
  * MyThes thesaurus reader (LibreOffice's format, Debian's mythes-fr / mythes-en-us): an `.idx`

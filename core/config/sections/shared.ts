@@ -5,11 +5,6 @@ import { z } from 'zod';
  * the optional JSON config file uses the same names.
  */
 
-/** Booleans from the environment arrive as strings. */
-export const envBool = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
-  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
-
 export const port = z.coerce.number().int().min(0).max(65535);
 export const positiveInt = z.coerce.number().int().positive();
 export const nonNegativeInt = z.coerce.number().int().min(0);

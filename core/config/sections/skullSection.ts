@@ -1,6 +1,22 @@
 import { z } from 'zod';
 import { ms, positiveInt, secret } from './shared.js';
-import { deviceIdSchema, shardSchema } from '../../../transports/mqtt/skullFleetTopics.js';
+
+/** A device id: one topic level, no wildcard, not empty, not too long, not `_…` (reserved). */
+export const deviceIdSchema = z
+  .string()
+  .min(1, 'device id is empty')
+  .max(64, 'device id longer than 64 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'device id: letters, digits, . _ - (not first), no MQTT wildcard or /');
+
+/** `i/N` with 0 ≤ i < N. */
+export const shardSchema = z
+  .string()
+  .regex(/^\d+\/\d+$/, 'expected i/N, e.g. 0/2')
+  .transform((s) => {
+    const [i, n] = s.split('/').map(Number) as [number, number];
+    return { index: i, count: n };
+  })
+  .refine((s) => s.count >= 1 && s.count <= 1024 && s.index < s.count, 'expected 0 ≤ i < N ≤ 1024');
 
 /** Skull device assistant (docs/skull.md#configuration). Owned by the Skull surface. */
 export const skullSection = {

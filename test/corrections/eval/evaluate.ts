@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { assembleReport } from '../../../actors/corrections/assemble.js';
 import type { Checker } from '../../../actors/corrections/checker.js';
-import type { Finding } from '../../../actors/corrections/detectors/index.js';
+import type { Finding } from '../../../actors/corrections/detectors/allDetectors.js';
 import { countWords } from '../../../actors/corrections/production.js';
 import { type Production } from '../../../prompts/corrections/tasks.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
@@ -19,7 +19,7 @@ const itemSchema = z.object({
 });
 const MARK = /\[\[([^|\]]+)\|([a-z_]+)\]\]/g;
 
-export interface Label { code: string; start: number; end: number; quote: string }
+interface Label { code: string; start: number; end: number; quote: string }
 export interface Item { id: string; natif: boolean; production: Production; labels: Label[]; words: number }
 
 export type EvalPart = 'tune' | 'heldout' | 'fresh' | 'final' | 'tuning';

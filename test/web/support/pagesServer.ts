@@ -8,13 +8,18 @@ import express from 'express';
 import type { DocsAssistant } from '../../../machines/chatContract.js';
 import { silentLogger } from '../../../core/log.js';
 import { openStore, type Db } from '../../../core/store/db.js';
-import { mountDocsPages, type DocsPages } from '../../../web/docs/mount.js';
+import { mountDocsPages, type DocsPages } from '../../../web/docs/docsMount.js';
+import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
 import { loadConfig } from '../../../core/config/index.js';
 import { errorPage, notFoundPage } from '../../../web/errorPage.js';
 import { GapStore } from '../../../actors/docs/gapStore.js';
-import { storeOf } from '../../../core/store/appStore.js';
+import { sqliteAppStore } from '../../../core/store/appStore.js';
+import { createAdminAuth } from '../../../core/admin/adminAuth.js';
+import { sendAdminLoginPage } from '../../../web/admin/loginPage.js';
+import { sendErrorPage } from '../../../web/errorPage.js';
+import { PORTABLE_MIGRATIONS } from '../../support/migrations.js';
 
 export const FIXTURE_CORPUS = fileURLToPath(new URL('../fixtures/corpus', import.meta.url));
 export const ADMIN_PASSWORD = 'correct horse battery';
@@ -45,10 +50,15 @@ export async function startPagesServer(opts: { corpus?: string; adminPassword?: 
   if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
   const password = opts.adminPassword === null ? undefined : (opts.adminPassword ?? ADMIN_PASSWORD);
   // Two questions the docs did not answer, one with markup in it: /admin/docs/gaps has rows to show (and escape).
-  const gaps = new GapStore(storeOf({ db }), { retentionDays: 30 });
+  const store = sqliteAppStore(db, PORTABLE_MIGRATIONS);
+  const gaps = new GapStore(store, { retentionDays: 30 });
   await gaps.record('Quelle est la recette de la <b>tarte</b> tatin ?', 'fr', 'refused');
   await gaps.record('Quelle version de l’outil sera exigée ?', 'fr', 'low');
-  const pages = mountDocsPages({ app, db, logger: silentLogger(), assistant, gaps, config: { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' } });
+  const config = { ADMIN_PASSWORD: password, SESSION_SECRET: 'test-session-secret-0123456789' };
+  // The admin service core builds once per process, with the site's login and error pages.
+  const admin = createAdminAuth({ db, store, config, logger: silentLogger(), loginPage: sendAdminLoginPage, errorPage: (res, status, message) => sendErrorPage(res, status, { message }) });
+  app.use(admin.routes);
+  const pages = mountDocsPages({ app, db, store, admin, logger: silentLogger(), assistant, gaps, config, chatConfig: new ChatConfigStore(store, silentLogger()) });
   await pages.chatConfig.ready;
   // The final handlers of core/server.ts: error pages in the site's layout.
   app.use(notFoundPage);

@@ -28,6 +28,7 @@ const CLOSE_MESSAGES = {
   1006: 'La connexion a été coupée.',
   4409: 'Votre séance se poursuit dans un autre onglet ou une autre fenêtre : une seule séance à la fois.',
   4410: 'La séance n’a pas pu être reprise : elle s’était terminée entre-temps.',
+  4503: 'La séance n’a pas pu être reprise à temps sur un autre serveur. Ce que vous aviez dit sera évalué : le rapport sera dans « Mes séances ».',
 };
 
 // Why the dialogue ended (the server's `ended` frame), when it was not « Terminer » in this tab.
@@ -474,7 +475,8 @@ function main() {
       if (sock !== ws) return;
       $('t2-text-form').hidden = true;
       // A network drop or a restarting proxy mid-dialogue: the server keeps the session a while.
-      if ((ev.code === 1006 || ev.code === 1001) && running && graceMs > 0 && (liveStarted || lostAt)) {
+      // 4503: the server stops and another one continues the session, or is taking it over.
+      if ((ev.code === 1006 || ev.code === 1001 || ev.code === 4503) && running && graceMs > 0 && (liveStarted || lostAt)) {
         lost();
         return;
       }

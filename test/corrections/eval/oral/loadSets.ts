@@ -37,7 +37,7 @@ export interface WrittenItem {
 const blocks = (text: string): string[][] =>
   text.split(/^=== /m).slice(1).map((b) => b.replace(/\s+$/, '').split('\n'));
 
-export function parseOral(text: string, file = 'inline'): OralItem[] {
+function parseOral(text: string, file = 'inline'): OralItem[] {
   return blocks(text).map((lines) => {
     const [id, sujetId, label, niveau] = lines[0]!.split('|').map((s) => s.trim());
     const subject = SEED_SUBJECTS.find((s) => s.id === sujetId);

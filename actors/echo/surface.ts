@@ -1,0 +1,26 @@
+import type { Surface } from '../../core/surfaceContract.js';
+import { storeOf } from '../../core/store/appStore.js';
+import { echoSocket, ECHO_PATH } from '../../transports/ws/echoSocket.js';
+import { ECHO_MIGRATIONS, EchoStore } from './echoStore.js';
+import { wireEcho } from './echoWiring.js';
+
+/**
+ * The echo surface, composition root of the smallest conversation: its chart (machines/echo.ts),
+ * its table, its WebSocket edge (transports/ws/echoSocket.ts), its health and its drain. The
+ * template of a new surface (docs/architecture.md § Adding a surface); not in `npm start`'s list.
+ */
+export const echoSurface: Surface = {
+  name: 'echo',
+  machines: { echo: () => import('../../machines/echo.js').then((m) => m.echoMachine) },
+  migrations: ECHO_MIGRATIONS,
+  async start(ctx) {
+    const store = new EchoStore(storeOf(ctx));
+    const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger, wire: (send) => wireEcho(store, send) });
+    return {
+      sockets: { [ECHO_PATH]: socket.upgrade },
+      health: async () => ({ ...socket.health(), total: await store.total() }),
+      stop: () => socket.close(),
+      urls: { socket: ECHO_PATH },
+    };
+  },
+};

@@ -1,2 +1,0 @@
-/** The provider port as the llmCall machine defines it; providers implement `LlmProvider`. */
-export * from '../../machines/llmPort.js';
