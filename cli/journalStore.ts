@@ -7,10 +7,12 @@ import type { Config } from '../core/config/index.js';
 
 /** The journal of this instance's store (DATABASE_URL, else DB_PATH or DATA_DIR/palabre.db), for one command. */
 export async function openJournal(config: Config): Promise<{ journal: JournalStore; close(): Promise<void> }> {
-  const db = openStore({ path: config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db') });
+  const file = config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db');
+  const db = openStore({ path: file });
   const port = await openAppStore({ databaseUrl: config.DATABASE_URL, db, migrations: await allMigrations() });
   return {
-    journal: new JournalStore(port),
+    // With its file: what a killed `palabre serve` left in its spill file is read too (core/journal/spill.ts).
+    journal: new JournalStore(port, { file }),
     async close() {
       await port.close();
       db.close();

@@ -89,7 +89,7 @@ export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
   }
   logger.info({ store: store.dialect }, 'store open');
   const runtime = new Runtime();
-  const journal = startJournal(config, runtime, store, surfaceOfMachine(opts.surfaces ?? []), logger);
+  const journal = startJournal(config, runtime, store, surfaceOfMachine(opts.surfaces ?? []), logger, dbPathOf(config));
   const metrics = createMetrics();
   const services = opts.services?.({ config, logger, metrics }) ?? { context: {} as AppServices };
   const engines = new EngineSet(logger);

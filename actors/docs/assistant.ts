@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
+import { beforeEffectLeaves } from '../../core/journal/durable.js';
 import type { Config } from '../../core/config/index.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
@@ -304,6 +305,9 @@ export function createDocsAssistant(deps: DocsAssistantDeps): DocsCore {
     const lang = detectLang(req.question);
     const settings = { ...req.settings, confident: Math.max(req.settings.confident, req.settings.threshold) };
     const out = await runChat({ question: req.question, history: req.history ?? [], settings, call, lang, canJudge, canVerify }, llm, stream, req.signal);
+    // The conversation's steps are durable before its answer leaves (core/journal/durable.ts).
+    const durable = beforeEffectLeaves();
+    if (durable) await durable;
     if (out.droppedClaims.length > 0) {
       logger?.warn({ droppedClaims: out.droppedClaims, question: req.question }, 'chat: sentences their cited passage does not support were removed');
       deps.onDroppedClaims?.(req.question, lang, out.droppedClaims);

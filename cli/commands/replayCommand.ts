@@ -35,7 +35,10 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   }
   const result = replayJournal(journal, target);
   if (parsed.flag('json')) io.stdout.write(`${JSON.stringify(result)}\n`);
-  else if (result.same) io.stdout.write(`replay ${journal.id}: same — ${result.steps} steps of the ${journal.machine} conversation replayed against today's chart\n`);
+  else if (result.same) {
+    const cut = result.partial ? '; its last step was cut short by the end of the process and matches up to its last recorded action' : '';
+    io.stdout.write(`replay ${journal.id}: same — ${result.steps} steps of the ${journal.machine} conversation replayed against today's chart${cut}\n`);
+  }
   else io.stdout.write(`${divergenceText(journal.id, journal.steps.length, result.divergence!)}\n`);
   if (parsed.flag('save-test')) {
     const out = dir ?? DEFAULT_FIXTURES;

@@ -39,11 +39,23 @@ function view(step: JournalStep, field: Compared | 'status'): unknown {
   }
 }
 
+/**
+ * A step the process ended in the middle of (`status: partial`, written because one of its effects
+ * was leaving: core/journal/durable.ts) holds its event and the actions and starts done until then:
+ * those are compared with the beginning of today's step; its state was never reached.
+ */
+export function isPartial(step: JournalStep): boolean {
+  return step.status === 'partial';
+}
+
 /** The first difference between two steps, or undefined when they match. */
 export function compareSteps(expected: JournalStep, got: JournalStep): StepDifference | undefined {
+  const partial = isPartial(expected);
   for (const field of [...COMPARED, 'status'] as const) {
+    if (partial && (field === 'state' || field === 'status')) continue;
     const a = view(expected, field);
-    const b = view(got, field);
+    let b = view(got, field);
+    if (partial && Array.isArray(a) && Array.isArray(b)) b = b.slice(0, a.length);
     if (canonical(a) === canonical(b)) continue;
     const at = firstDifference(a, b, '');
     return { field, path: at.path, expected: at.a, got: at.b };

@@ -1,5 +1,5 @@
 import { createActor, fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
-import { compareSteps, type StepDifference } from './compare.js';
+import { compareSteps, isPartial, type StepDifference } from './compare.js';
 import { CallFeed, reviveInput } from './inputCalls.js';
 import { revive } from './plain.js';
 import { ReplayClock } from './replayClock.js';
@@ -36,6 +36,11 @@ export interface ReplayResult {
   same: boolean;
   /** Steps compared (all of them when `same`). */
   steps: number;
+  /**
+   * The journal ends with a step the process was killed in the middle of (`status: partial`): it
+   * was compared up to its last recorded action, and what today's chart does after is not.
+   */
+  partial?: boolean;
   divergence?: Divergence;
 }
 
@@ -138,6 +143,7 @@ export function replayJournal(journal: Journal, target: ReplayTarget): ReplayRes
       const diff = compareSteps(r, got);
       if (diff) return { ...base, same: false, steps: k, divergence: { step: k, ...diff, expectedStep: r, gotStep: got } };
     }
+    if (isPartial(recorded[recorded.length - 1]!)) return { ...base, same: true, steps: recorded.length, partial: true };
     if (produced.length > recorded.length) {
       const extra = produced[recorded.length]!;
       return { ...base, same: false, steps: recorded.length, divergence: { step: recorded.length, field: 'event', path: '', expected: undefined, got: extra.event.type, expectedStep: { ...extra, event: { type: '(none)' }, actions: [], invoked: [] }, gotStep: extra } };

@@ -96,6 +96,17 @@ export class Tape {
     return this.open.length;
   }
 
+  /**
+   * The step being processed now, as far as it went (its event and the actions done so far), with
+   * the number it will get: an effect leaving in the middle of its step is written with it
+   * (core/journal/durable.ts). Undefined when no event is open.
+   */
+  partial(): RawStep | undefined {
+    const head = this.open[0];
+    if (!head) return undefined;
+    return { ...head.step, seq: this.seq, actions: [...head.step.actions], state: null, status: 'partial' };
+  }
+
   /** The step as the journal keeps it: plain JSON, secrets redacted, actors named, spawns apart. */
   plain(raw: RawStep): JournalStep {
     const step: JournalStep = { seq: raw.seq, at: raw.at, from: raw.from, event: toPlain(raw.event, this.name) as JournalStep['event'], actions: [], invoked: [], state: toPlain(raw.state, this.name), status: raw.status };

@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { beforeEffectLeaves } from '../journal/durable.js';
 import { tuningOn } from './switches.js';
 
 /**
@@ -20,16 +21,29 @@ export function rememberRawSocket(ws: object, socket: Duplex): void {
   rawSockets.set(ws, socket);
 }
 
-/** Holds `ws`'s writes until the end of the current tick (once per tick; nothing if unknown). */
-export function batchTickWrites(ws: object): void {
-  if (!tuningOn('ws-writes-per-tick')) return;
+/**
+ * Holds `ws`'s writes until the end of the current tick (once per tick; nothing if unknown).
+ * True when they are held: the journal's steps are then written once for the tick, before the
+ * held frames leave; false tells the caller that what it sends now leaves now.
+ */
+export function batchTickWrites(ws: object): boolean {
+  if (!tuningOn('ws-writes-per-tick')) return false;
   const socket = rawSockets.get(ws);
-  if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
+  if (!socket || socket.destroyed) return false;
+  if (socket.writableCorked > 0) return held.has(socket);
   socket.cork();
+  held.add(socket);
   process.nextTick(uncork, socket);
+  return true;
 }
 
+const held = new WeakSet<Duplex>();
+
 function uncork(socket: Duplex): void {
+  held.delete(socket);
+  // The steps that made this tick's frames are durable before the frames leave (one write for
+  // every socket of the tick: the first uncork writes, the others find nothing pending).
+  void beforeEffectLeaves();
   // end() uncorks fully on its own; uncork() on a socket no longer corked does nothing.
   socket.uncork();
 }

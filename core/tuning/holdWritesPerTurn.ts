@@ -1,3 +1,4 @@
+import { beforeEffectLeaves } from '../journal/durable.js';
 import { tuningOn } from './switches.js';
 
 /** An MQTT client (mqtt.js's `MqttClient`): only its current socket stream is used here. */
@@ -69,6 +70,10 @@ function release(client: StreamHolder, hold: Hold): void {
   if (hold.released) return;
   hold.released = true;
   if (holds.get(client) === hold) holds.delete(client);
+  // What the turn wrote acknowledges what it received (the request's PUBACK): the journal's steps
+  // go first. On Postgres the promise is not awaited here (a socket cannot wait): the reply itself
+  // waits for it at its edge.
+  void beforeEffectLeaves();
   // A reconnection replaces client.stream; the corked one is uncorked all the same.
   hold.stream.uncork!();
 }

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalStore, type JournalStep } from '../../core/journal/index.js';
+import { setup } from 'xstate';
+import { JournalRecorder, JournalStore, type JournalStep } from '../../core/journal/index.js';
+import { beforeEffectLeaves } from '../../core/journal/durable.js';
+import { Runtime } from '../../core/runtime.js';
 import { ENGINES, engineFixtures } from '../support/stores.js';
 
 /**
@@ -34,6 +37,41 @@ describe.each(ENGINES)('journal store conformance: $name', (engine) => {
       expect(await journal.sweep(30, new Date('2026-12-15T00:00:00Z'))).toBe(1);
       expect((await journal.list()).map((c) => c.id)).toEqual(['b']);
       expect(await journal.get('a')).toBeUndefined();
+    });
+
+    it('the durable path: steps written before an effect leaves, the step in progress as partial, then whole', async () => {
+      const f = await fixture();
+      const { store } = await f.open();
+      const journal = new JournalStore(store);
+      expect(journal.synchronous).toBe(engine.name === 'sqlite');
+      const runtime = new Runtime();
+      // No batch during the test: only the writes made before an effect leaves (and the close) count.
+      const recorder = new JournalRecorder(runtime, { store: journal, flushMs: 3_600_000 }).start();
+      let durable: Promise<void> | undefined;
+      // An effect leaving in the middle of its step, as an edge does it (a reply handed to a socket).
+      const machine = setup({ actions: { say: () => { durable = beforeEffectLeaves(); } } }).createMachine({
+        initial: 'idle',
+        states: { idle: { on: { go: { target: 'said', actions: 'say' } } }, said: { on: { go: { actions: 'say' } } } },
+      });
+      const ref = runtime.start('m', 'sys-durable', machine);
+      const id = recorder.idOf('sys-durable')!;
+      ref.send({ type: 'go' });
+      // SQLite: written before the effect went on (nothing to await); Postgres: once the promise resolves.
+      if (engine.name === 'sqlite') expect(durable).toBeUndefined();
+      await durable;
+      let steps = (await journal.get(id))!.steps;
+      expect(steps.map((s) => [s.seq, s.event.type, s.status, s.state])).toEqual([[0, 'xstate.init', 'active', 'idle'], [1, 'go', 'partial', null]]);
+      expect(steps[1]!.actions.map((a) => a.type)).toEqual(['say']);
+      ref.send({ type: 'go' });
+      await durable;
+      steps = (await journal.get(id))!.steps;
+      expect(steps.map((s) => [s.seq, s.status, s.state])).toEqual([[0, 'active', 'idle'], [1, 'active', 'said'], [2, 'partial', null]]);
+      // The header, stored at the first write, waits for the batch; the count is read from the steps.
+      expect((await journal.list()).find((c) => c.id === id)?.steps).toBe(3);
+      runtime.shutdown();
+      await recorder.close();
+      steps = (await journal.get(id))!.steps;
+      expect(steps.map((s) => [s.seq, s.status, s.state])).toEqual([[0, 'active', 'idle'], [1, 'active', 'said'], [2, 'active', 'said']]);
     });
   });
 });

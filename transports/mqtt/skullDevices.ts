@@ -7,6 +7,7 @@ import { isBreakerOpen } from '../../machines/breaker.js';
 import { deviceBreaker, inFlight, type SkullActorRef, type SkullEvent } from '../../machines/skull.js';
 import type { SkullWiring } from './skullPort.js';
 import type { Outgoing, SkullSettings } from '../../machines/skullTypes.js';
+import { beforeEffectLeaves } from '../../core/journal/durable.js';
 import { releaseHeldWrites } from '../../core/tuning/holdWritesPerTurn.js';
 import type { OutboxMessage } from './outbox.js';
 import { ReplyChannel } from './replyChannel.js';
@@ -71,6 +72,9 @@ export class SkullDevices {
       const deviceId = input.deviceId!;
       const messages: OutboxMessage[] = [{ topic: o.addressing.topic(deviceId, 'ai/response'), payload: JSON.stringify(input.response) }];
       if (input.usage) messages.push({ topic: o.addressing.topic(deviceId, 'ai/usage'), payload: JSON.stringify(input.usage) });
+      // The steps that led to this reply, the one publishing it included, are durable before it leaves.
+      const durable = beforeEffectLeaves();
+      if (durable) await durable;
       const edge = this.edges.get(deviceId);
       const sent = edge ? edge.replies.send(messages) : sendAll(messages, o.publish);
       // ai/response is handed to mqtt.js by now (send publishes before its first await): the

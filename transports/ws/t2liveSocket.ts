@@ -10,6 +10,7 @@ import type { Runtime } from '../../core/runtime.js';
 import { SessionEvents } from '../../core/tuning/chartEventsAfterAudio.js';
 import { CLOSE, type RestoredSession, type T2Emitted, type T2Event } from '../../machines/t2live.js';
 import { FRAME_ERRORS, parseClientFrame, querySchema, selectProtocol, sendEmitted, sendJson, upgradeToken } from './t2liveFrames.js';
+import { beforeEffectLeaves } from '../../core/journal/durable.js';
 import { batchTickWrites, rememberRawSocket } from '../../core/tuning/batchWritesPerTick.js';
 import type { UpgradeSource } from '../../core/http/upgrades.js';
 
@@ -331,12 +332,17 @@ function forward(session: Session, e: T2Emitted): void {
     // another instance — finds the candidate free instead of ACTIVE_ELSEWHERE.
     const ws = session.ws;
     // A release that failed (the claim then expires) still lets the close go.
-    const close = (): void => sendEmitted(ws, e);
+    const close = (): void => {
+      void beforeEffectLeaves();
+      sendEmitted(ws, e);
+    };
     void session.release().then(close, close);
     return;
   }
   if (session.ws) {
-    batchTickWrites(session.ws);
+    // Held frames leave at the tick's end, after the journal's write (core/tuning/batchWritesPerTick.ts);
+    // a frame not held leaves now: the steps that made it are written first (core/journal/durable.ts).
+    if (!batchTickWrites(session.ws)) void beforeEffectLeaves();
     sendEmitted(session.ws, e);
   }
 }

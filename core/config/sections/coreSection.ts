@@ -38,6 +38,7 @@ export const coreSection = {
     .describe('Surfaces `palabre serve` starts: `all`, `none`, or a comma list of names (e.g. `docs,t2`)'),
   JOURNAL: z.enum(['on', 'off']).default('on')
     .describe('Record every conversation (events in, actions, state after each step) in the store, for `palabre journal` and `palabre replay` (docs/journal.md)'),
+  JOURNAL_FLUSH_MS: ms.min(10).default(1000).describe('How often recorded steps are written in one batch; a step whose effect leaves the process is written before that effect, whatever this is (docs/journal.md)'),
   JOURNAL_RETENTION_DAYS: nonNegativeInt.default(30).describe('Recorded conversations whose last step is older than this many days are deleted (0 = kept forever)'),
   INSPECT: z.enum(['off', 'stately']).default('off').describe('`stately` attaches @statelyai/inspect'),
   ADMIN_PASSWORD: z.string().min(8).optional().describe('Admin login for /admin and /inspect (unset = admin pages disabled)'),
