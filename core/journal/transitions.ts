@@ -7,8 +7,8 @@ import type { JournalStep } from './step.js';
  * transition is inferred: for each active leaf before the step, walking up to the root as XState
  * does, the first transition on the step's event whose targets are active after it (through the
  * eventless `always` transitions of a transient target), or a targetless one whose source is still
- * active. Transitions are named as the model tests name them (test/harness/inventory.ts), so the
- * two lists join on the name.
+ * active. The model tests name transitions with `transitionName` too (test/harness/inventory.ts), so
+ * the two lists join on the name.
  */
 
 function guardLabel(t: AnyTransitionDefinition): string {

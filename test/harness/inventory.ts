@@ -1,5 +1,6 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition, StateValue } from 'xstate';
 import { getStateNodes } from 'xstate/graph';
+import { transitionName } from '../../core/journal/transitions.js';
 
 /**
  * The states and transitions of a machine, named so that a coverage report can be read by a
@@ -11,36 +12,12 @@ export interface Inventory {
   transitions: string[];
 }
 
-function eventLabel(t: AnyTransitionDefinition): string {
-  return t.eventType === '' ? 'always' : t.eventType;
-}
-
-function guardLabel(t: AnyTransitionDefinition): string {
-  const g: unknown = t.guard;
-  if (g === undefined) return '';
-  if (typeof g === 'string') return ` [${g}]`;
-  if (typeof g === 'function') return ` [${g.name || 'inline guard'}]`;
-  if (typeof g === 'object' && g !== null && 'type' in g) return ` [${String((g as { type: unknown }).type)}]`;
-  return ' [guard]';
-}
-
-function siblings(t: AnyTransitionDefinition): AnyTransitionDefinition[] {
-  const source = t.source;
-  if (t.eventType === '') return source.always ?? [];
-  return source.transitions.get(t.eventType) ?? [];
-}
-
-function baseLabel(t: AnyTransitionDefinition): string {
-  const targets = t.target && t.target.length ? t.target.map((n) => n.id).join(', ') : '(stays)';
-  return `${t.source.id} —${eventLabel(t)}${guardLabel(t)}→ ${targets}`;
-}
-
-/** Stable, readable name of a transition, e.g. `llmCall.attempting —xstate.error.actor.generate→ llmCall.decidingRetry`. */
-export function transitionId(t: AnyTransitionDefinition): string {
-  const label = baseLabel(t);
-  const same = siblings(t).filter((s) => baseLabel(s) === label);
-  return same.length > 1 ? `${label} #${same.indexOf(t)}` : label;
-}
+/**
+ * Stable, readable name of a transition, e.g. `llmCall.attempting —xstate.error.actor.generate→ llmCall.decidingRetry`:
+ * the journal's own naming (core/journal/transitions.ts), so that the transitions recorded
+ * conversations took and those the model tests took join on the name.
+ */
+export const transitionId = transitionName;
 
 function allNodes(machine: AnyStateMachine): AnyStateNode[] {
   return [machine.root, ...getStateNodes(machine.root)];
