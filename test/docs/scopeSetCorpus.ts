@@ -26,6 +26,20 @@ export function corpusFiles(dir: string): Map<string, string> {
   return files;
 }
 
+/**
+ * Label errors: a refusal (unrelated or trap) that names a relevant file or is not marked out of
+ * scope, an answerable question without a file or marked out of scope, or naming a file of another part.
+ */
+export function labelErrors(items: readonly EvalItem[]): string[] {
+  const refusal = (x: EvalItem): boolean => x.kind === 'unrelated' || x.kind === 'trap';
+  return items.flatMap((x) => {
+    if (refusal(x)) return x.relevant.length > 0 || x.out_of_scope !== true ? [`${x.id}: a refusal with a file or not out of scope`] : [];
+    if (x.kind !== 'answerable') return [];
+    if (x.relevant.length === 0 || x.out_of_scope === true) return [`${x.id}: answerable without a file or out of scope`];
+    return x.relevant.filter((p) => !p.startsWith(`${x.part}/`)).map((p) => `${x.id}: ${p} is not in part ${x.part}`);
+  });
+}
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Answerable items whose note "evidence: /REGEX/ occurs in FILE" (case-insensitive) does not hold. */
