@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { silentLogger } from '../core/log.js';
 import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 import { makeCorpus } from '../test/docs/fixtures.js';

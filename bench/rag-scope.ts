@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { existingCorpus } from './support/ragData.js';
 import { readSet, SETS } from './support/ragSets.js';
 

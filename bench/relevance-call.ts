@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
 import { silentLogger } from '../core/log.js';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 
 const args = process.argv.slice(2);

@@ -7,7 +7,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { Runtime } from '../core/runtime.js';
 import type { LlmProvider } from '../machines/llmPort.js';
 

@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
 import { startInstance, stopInstances, type Instance } from './support/instances.js';

@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { WebSocket } from 'ws';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
 import { freePort, startInstance, stopInstances, type Instance } from './support/instances.js';

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type Config } from '../core/config/index.js';
+import { ConfigError, loadConfig } from '../core/config/load.js';
+import type { Config } from '../core/config/schema.js';
 import type { CommandName } from './definitions.js';
 import { EXIT, type CliIo } from './io.js';
 import { parseCommand, type ParsedArgs } from './parse.js';

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { isKeySet, type Config, type LoadOptions } from '../core/config/index.js';
+import { isKeySet, type LoadOptions } from '../core/config/load.js';
+import type { Config } from '../core/config/schema.js';
 
 /**
  * Which folder the docs assistant answers from, the same way for `index`, `ask`, `serve` and

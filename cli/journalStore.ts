@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { JournalStore } from '../core/journal/index.js';
+import { JournalStore } from '../core/journal/store.js';
 import { openAppStore } from '../core/store/appStore.js';
 import { openStore } from '../core/store/db.js';
 import { allMigrations } from '../actors/serve.js';
-import type { Config } from '../core/config/index.js';
+import type { Config } from '../core/config/schema.js';
 
 /** The journal of this instance's store (DATABASE_URL, else DB_PATH or DATA_DIR/palabre.db), for one command. */
 export async function openJournal(config: Config): Promise<{ journal: JournalStore; close(): Promise<void> }> {

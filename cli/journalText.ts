@@ -1,4 +1,5 @@
-import type { Divergence, Journal, JournalStep, JournalSummary } from '../core/journal/index.js';
+import type { Divergence } from '../core/journal/replay.js';
+import type { Journal, JournalStep, JournalSummary } from '../core/journal/step.js';
 
 /** How `palabre journal` and `palabre replay` print journals for a person (`--json` prints them whole). */
 

@@ -1,5 +1,5 @@
-import type { Config } from '../core/config/index.js';
-import type { ReplayLookup, ReplayTarget } from '../core/journal/index.js';
+import type { Config } from '../core/config/schema.js';
+import type { ReplayLookup, ReplayTarget } from '../core/journal/replay.js';
 import { loadMachine } from '../core/machineRegistry.js';
 import { allMachines } from '../actors/serve.js';
 import { BUILTIN_PROMPT } from '../prompts/skull/contextPrompt.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { loadConfig, type Config, type LoadOptions } from './config/index.js';
+import { loadConfig, type LoadOptions } from './config/load.js';
+import type { Config } from './config/schema.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { openStore } from './store/db.js';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
 import helmet from 'helmet';
-import type { Config } from './config/index.js';
+import type { Config } from './config/schema.js';
 import { redactText, redactUrl, type Logger } from './log.js';
 import { createApp, type App, type CreateAppOptions } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';

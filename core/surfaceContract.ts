@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
 import type { AnyStateMachine } from 'xstate';
-import type { Config } from './config/index.js';
+import type { Config } from './config/schema.js';
 import type { Logger } from './log.js';
 import type { Db } from './store/db.js';
 import type { PortableMigration, Store } from './store/sqlStore.js';

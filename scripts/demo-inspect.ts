@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { loadConfig } from '../core/config/index.js';
+import { loadConfig } from '../core/config/load.js';
 import { createAuth } from '../core/auth.js';
 import { silentLogger } from '../core/log.js';
 import { startServer } from '../actors/serve.js';

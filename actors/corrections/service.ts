@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import type { AppContext } from '../../core/surfaceContract.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 
 /**
  * Gemini Live ids differ per backend: the spec's `gemini-live-2.5-flash-native-audio` is a Vertex

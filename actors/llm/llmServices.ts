@@ -1,5 +1,5 @@
 import type { ProcessServices } from '../../core/app.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import { watchModels, type ModelStatus, type ModelWatch } from './modelStatus.js';

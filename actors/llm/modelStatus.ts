@@ -14,7 +14,7 @@
  * per deprecated or missing model and checks again every 24 h; `palabre doctor` can call
  * `checkModels` directly.
  */
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import { liveModelFor } from './liveModel.js';
 import { createProviders, withEndpoint } from './providers.js';

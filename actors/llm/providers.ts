@@ -11,7 +11,7 @@
  * - Every call is counted in `core/metrics.ts` (calls by outcome, latency, tokens) and failures are
  *   logged with kind/status only: never the key, never the prompt.
  */
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import { errorFromUnknown } from './llmErrors.js';

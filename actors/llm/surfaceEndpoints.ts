@@ -4,7 +4,7 @@
  * surface only, so corrections on DeepSeek and Skull on OpenAI run side by side (the specs want
  * exactly that). Without an override a surface shares the process-wide provider.
  */
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import type { LlmProvider, ProviderName } from '../../machines/llmPort.js';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { SkullSettings } from '../../machines/skullTypes.js';
 
 /** Output share of the turn budget (the spec's "réserve 30 % pour sortie"). */

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { LlmProvider } from '../../machines/llmPort.js';

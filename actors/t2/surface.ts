@@ -4,7 +4,7 @@ import type { GoogleGenAI } from '@google/genai';
 import express from 'express';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';

@@ -11,7 +11,7 @@ import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.
 import { createOfflineProvider } from '../../actors/llm/offline.js';
 import { FEATURES, questionSignals, type FeatureName } from '../../actors/retrieval/confidence.js';
 import { ranking } from '../../actors/retrieval/lexicalIndex.js';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
 /** Tuning data: every set already run once as held-out (the fourth to eighth sets included), so none of it is held-out any more. */

@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { journalFileSchema, replayJournal, type Journal } from '../../core/journal/index.js';
+import { journalFileSchema, type Journal } from '../../core/journal/step.js';
+import { replayJournal } from '../../core/journal/replay.js';
 import { divergenceText } from '../journalText.js';
 import { openJournal } from '../journalStore.js';
 import { loadConfigOrExit } from '../configArgs.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import { replayTargets } from '../replayTargets.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createAuth, PLANS, type Plan } from '../../core/auth.js';
 import { pino } from 'pino';
 import { createLogger } from '../../core/log.js';

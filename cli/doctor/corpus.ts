@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
 import { INSTALL_HINT, loadConfiguredLexicons } from '../../actors/retrieval/lexicons/lexicon.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import type { Check } from './check.js';
 

@@ -1,7 +1,7 @@
 import { liveModelFor } from '../../actors/llm/liveModel.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import type { ProviderName } from '../../machines/llmPort.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import { silentLogger } from '../../core/log.js';
 import type { Check } from './check.js';
 import { checkModels, type CheckModelsDeps, type ModelStatus } from '../../actors/llm/modelStatus.js';

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { dbPathOf } from '../../core/app.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import { configuredSurfaces, MARK, type Check } from './check.js';
 import { checkCorpus, checkLexicons } from './corpus.js';

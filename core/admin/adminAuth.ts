@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { Config } from '../config/index.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Store } from '../store/sqlStore.js';

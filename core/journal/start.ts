@@ -1,4 +1,4 @@
-import type { Config } from '../config/index.js';
+import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import type { Store } from '../store/sqlStore.js';

@@ -84,7 +84,7 @@ describe('palabre CLI dispatch', () => {
 
 describe('isKeySet (is a key given, or left to its default?)', () => {
   it('sees the environment and the JSON file, not defaults or empty values', async () => {
-    const { isKeySet } = await import('../../core/config/index.js');
+    const { isKeySet } = await import('../../core/config/load.js');
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     expect(isKeySet('CORPUS_DIR', { env: {}, dotenvPath: null })).toBe(false);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactConfig } from '../../core/config/index.js';
+import { ConfigError, loadConfig, redactConfig } from '../../core/config/load.js';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DOC_FILES, renderConfigTables, undocumentedKeys, withConfigTables } from '../../core/config/configDoc.js';
-import { configShape } from '../../core/config/index.js';
+import { configShape } from '../../core/config/schema.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 
 describe('configuration tables', () => {

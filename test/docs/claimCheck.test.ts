@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { docsSurface } from '../../actors/docs/surface.js';
 import { createProviders } from '../../actors/llm/providers.js';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { splitClaims } from '../../machines/chat.js';

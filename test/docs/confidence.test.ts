@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONFIDENCE_MODEL, confidenceFeatures, FEATURES, parseConfidenceModel, probability, questionSignals } from '../../actors/retrieval/confidence.js';
 import { analyzeQuery } from '../../actors/retrieval/analyze.js';
 import { analysePassage, parseRerankModel, RERANK_MODEL, textFeatures } from '../../actors/retrieval/rerank.js';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 
 /** docs/docs-assistant.md § Fifth round — the learned probability the guard's high bound applies to, and the learned reranker. */
 const words = [

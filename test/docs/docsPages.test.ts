@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configShape, loadConfig } from '../../core/config/index.js';
+import { configShape } from '../../core/config/schema.js';
+import { loadConfig } from '../../core/config/load.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
 import { slugify } from '../../machines/docAnchors.js';

@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
+import type { Config } from '../../core/config/schema.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import type { ProviderRegistry } from '../../actors/llm/registry.js';
 

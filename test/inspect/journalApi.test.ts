@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../core/store/db.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
 import { storeOf } from '../../core/store/appStore.js';
-import { JOURNAL_MIGRATIONS } from '../../core/journal/index.js';
+import { JOURNAL_MIGRATIONS } from '../../core/journal/store.js';
 import { mountInspectJournal } from '../../transports/http/inspectJournal.js';
 import { allMachines } from '../../actors/serve.js';
 import { adminLogin, startInspectServer, type InspectServer } from './support.js';

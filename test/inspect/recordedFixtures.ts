@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { journalFileSchema, JournalStore, type Journal } from '../../core/journal/index.js';
+import { journalFileSchema, type Journal } from '../../core/journal/step.js';
+import { JournalStore } from '../../core/journal/store.js';
 import type { Store } from '../../core/store/sqlStore.js';
 
 const DIR = join(import.meta.dirname, '..', 'recorded');

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { createAuth } from '../../core/auth.js';

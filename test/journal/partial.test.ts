@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalFileSchema, replayJournal, type Journal } from '../../core/journal/index.js';
+import { journalFileSchema, type Journal } from '../../core/journal/step.js';
+import { replayJournal } from '../../core/journal/replay.js';
 import { replayTargets } from '../../cli/replayTargets.js';
 
 /**

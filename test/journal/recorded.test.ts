@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalFileSchema, replayJournal } from '../../core/journal/index.js';
+import { journalFileSchema } from '../../core/journal/step.js';
+import { replayJournal } from '../../core/journal/replay.js';
 import { divergenceText } from '../../cli/journalText.js';
 import { replayTargets } from '../../cli/replayTargets.js';
 

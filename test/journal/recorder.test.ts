@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { assign, fromPromise, setup, SimulatedClock } from 'xstate';
 import { openStore } from '../../core/store/db.js';
 import { sqliteStore } from '../../core/store/sqlStore.js';
-import { JOURNAL_MIGRATIONS, JournalRecorder, JournalStore, replayJournal } from '../../core/journal/index.js';
+import { JOURNAL_MIGRATIONS, JournalStore } from '../../core/journal/store.js';
+import { JournalRecorder } from '../../core/journal/recorder.js';
+import { replayJournal } from '../../core/journal/replay.js';
 import { Runtime } from '../../core/runtime.js';
 import { divergenceText } from '../../cli/journalText.js';
 

@@ -3,7 +3,8 @@ import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_MIGRATIONS, JournalStore, type JournalStep } from '../../core/journal/index.js';
+import { JOURNAL_MIGRATIONS, JournalStore } from '../../core/journal/store.js';
+import type { JournalStep } from '../../core/journal/step.js';
 import { Spill } from '../../core/journal/spill.js';
 import { openStore } from '../../core/store/db.js';
 import { openAppStore } from '../../core/store/appStore.js';

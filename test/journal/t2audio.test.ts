@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalRecorder, JournalStore, replayJournal } from '../../core/journal/index.js';
+import { JournalRecorder } from '../../core/journal/recorder.js';
+import { JournalStore } from '../../core/journal/store.js';
+import { replayJournal } from '../../core/journal/replay.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { t2liveMachine } from '../../machines/t2live.js';
 import { fakeTone } from '../fakes/geminiLive.js';

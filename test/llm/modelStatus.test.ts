@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../core/log.js';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { checkModels, modelProblemLines, RECHECK_INTERVAL_MS, skullPrimaryRoute, watchModels, type ListModels, type ModelStatus } from '../../actors/llm/modelStatus.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, redactConfig, SECRET_KEYS } from '../../core/config/index.js';
+import { loadConfig, redactConfig } from '../../core/config/load.js';
+import { SECRET_KEYS } from '../../core/config/schema.js';
 import { silentLogger } from '../../core/log.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuth } from '../../core/auth.js';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';

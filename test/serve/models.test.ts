@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createLogger } from '../../core/log.js';
 import { startServer, type PalabreServer as RunningServer } from '../../actors/serve.js';
 import { skullSurface } from '../../actors/skull/surface.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { createLogger } from '../../core/log.js';
 import { StartupError } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';

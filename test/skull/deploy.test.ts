@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configShape } from '../../core/config/index.js';
+import { configShape } from '../../core/config/schema.js';
 
 /** The systemd unit and wrapper of deploy/: valid shell, and every variable they set exists. */
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
-import { JournalRecorder, JournalStore, type JournalStep } from '../../core/journal/index.js';
+import { JournalRecorder } from '../../core/journal/recorder.js';
+import { JournalStore } from '../../core/journal/store.js';
+import type { JournalStep } from '../../core/journal/step.js';
 import { beforeEffectLeaves } from '../../core/journal/durable.js';
 import { Runtime } from '../../core/runtime.js';
 import { ENGINES, engineFixtures } from '../support/stores.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import type { Store } from '../../core/store/sqlStore.js';

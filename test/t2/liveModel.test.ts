@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config/index.js';
+import { loadConfig } from '../../core/config/load.js';
 import { LIVE_MODEL_DEVELOPER, LIVE_MODEL_VERTEX, liveModelFor } from '../../actors/llm/liveModel.js';
 import { LiveClient, startT2, type T2Env } from './support.js';
 

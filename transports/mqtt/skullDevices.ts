@@ -1,6 +1,6 @@
 import type { AnyActorLogic } from 'xstate';
 import type { MqttClient } from 'mqtt';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Runtime } from '../../core/runtime.js';
 import { isBreakerOpen } from '../../machines/breaker.js';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { createActor, type Actor } from 'xstate';
 import type { MqttClient } from 'mqtt';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';

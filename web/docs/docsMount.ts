@@ -3,7 +3,7 @@ import type { DocsAssistant } from '../../machines/chatContract.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import { chatSettingsOverridesSchema } from '../../machines/chatSettings.js';
-import type { Config } from '../../core/config/index.js';
+import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import { addNavLink, mountHome, mountStatic } from '../layout.js';

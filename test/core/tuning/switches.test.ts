@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../core/config/index.js';
+import { ConfigError, loadConfig } from '../../../core/config/load.js';
 import { collectAfterWarmUp } from '../../../core/tuning/gcAfterWarmUp.js';
 import { tuneGcForServe } from '../../../core/tuning/gcFlagsForServe.js';
 import { tuneJitForSkull } from '../../../core/tuning/jitBudgetForSkull.js';

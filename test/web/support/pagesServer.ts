@@ -12,7 +12,7 @@ import { mountDocsPages, type DocsPages } from '../../../web/docs/docsMount.js';
 import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
-import { loadConfig } from '../../../core/config/index.js';
+import { loadConfig } from '../../../core/config/load.js';
 import { errorPage, notFoundPage } from '../../../web/errorPage.js';
 import { GapStore } from '../../../actors/docs/gapStore.js';
 import { sqliteAppStore } from '../../../core/store/appStore.js';
