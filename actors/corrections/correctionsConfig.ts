@@ -4,9 +4,8 @@ import { ms, positiveInt, secret } from '../../core/config/keyTypes.js';
 
 /**
  * The corrections' section (docs/corrections.md#configuration), declared by the corrections
- * surface.
- * Its own module, zod only: `actors/surfaces.ts` carries it eagerly while the surface's code
- * stays unloaded.
+ * surface. Its own module, zod only: `actors/surfaces.ts` carries it eagerly while the surface's
+ * code stays unloaded.
  */
 export const correctionsConfig = configSection({
   title: 'Corrections',

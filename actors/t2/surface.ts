@@ -12,7 +12,7 @@ import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
 import { mountT2Pages } from '../../web/t2/t2Mount.js';
-import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
+import { loadCorrectionService, type CorrectionService, type CorrectionsConfig } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
@@ -32,7 +32,6 @@ import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecording
 import { admitReconnect } from './takeover.js';
 import type { RestoredSession } from '../../machines/t2live.js';
 import type { LlmConfig } from '../llm/llmConfig.js';
-import type { CorrectionsConfig } from '../corrections/correctionsConfig.js';
 import { t2Config, type T2Config } from './t2Config.js';
 
 /** What T2 reads of the configuration: its section, the providers', and the corrections' (it grades). */

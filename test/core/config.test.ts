@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, loadConfig, redactConfig } from '../../core/config/load.js';
+import { loadConfig, redactConfig } from '../../core/config/load.js';
 import { configKeys, configSections, type CoreConfig } from '../../core/config/schema.js';
 import { configSection } from '../../core/config/section.js';
 import type { AppContext } from '../../core/surfaceContract.js';
+import { configError } from '../support/configError.js';
 import { loadPalabreConfig, PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 
 const dirs: string[] = [];
@@ -18,16 +19,6 @@ function tempDir(): string {
 afterEach(() => {
   dirs.length = 0;
 });
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('gives the embedded defaults with an empty environment', () => {

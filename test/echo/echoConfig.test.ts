@@ -7,10 +7,11 @@ import { echoConfig } from '../../actors/echo/echoConfig.js';
 import { loadPalabreConfig, PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 import { echoSurface } from '../../actors/surfaces.js';
 import { renderConfigTables } from '../../core/config/configDoc.js';
-import { ConfigError, loadConfig } from '../../core/config/load.js';
+import { loadConfig } from '../../core/config/load.js';
 import { configKeys } from '../../core/config/schema.js';
 import { configSection } from '../../core/config/section.js';
 import { lazySurface } from '../../core/surfaceContract.js';
+import { configError } from '../support/configError.js';
 import { startInspectServer, type InspectServer } from '../inspect/support.js';
 
 /**
@@ -21,16 +22,6 @@ import { startInspectServer, type InspectServer } from '../inspect/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'palabre-echo-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 /** One frame sent, the next frame received. */
 function exchange(ws: WebSocket, frame: unknown): Promise<{ type: string; text?: string; message?: string }> {
