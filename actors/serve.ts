@@ -8,11 +8,13 @@ import { sendErrorPage } from '../web/errorPage.js';
 import { llmServices, type LlmServices } from './llm/llmServices.js';
 import type { ModelWatch } from './llm/modelStatus.js';
 import { surfaces as defaultSurfaces } from './surfaces.js';
+import type { PalabreConfig } from './palabreConfig.js';
 
 /** The running process, with the background model check (/healthz `models`). */
-export type PalabreServer = RunningServer & { models: ModelWatch };
+export type PalabreServer = RunningServer<PalabreConfig> & { models: ModelWatch };
 
-export type StartOptions = Omit<ServeOptions, 'surfaces' | 'services' | 'pages'> & { surfaces?: readonly SurfaceLoader[] };
+/** `config`: palabre's whole configuration (actors/palabreConfig.ts `loadPalabreConfig`). */
+export type StartOptions = Omit<ServeOptions<PalabreConfig>, 'surfaces' | 'services' | 'pages'> & { surfaces?: readonly SurfaceLoader[] };
 
 /**
  * The process's composition root: core's server with palabre's surfaces (actors/surfaces.ts), the

@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { silentLogger } from '../core/log.js';
 import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 import { makeCorpus } from '../test/docs/fixtures.js';
@@ -24,7 +24,7 @@ const ANSWER = 'Le dossier médical est conservé 20 ans [1]. Il est ensuite dé
 const QUESTION = 'Quelle est la durée de conservation du dossier médical ?';
 
 async function run(check: 'on' | 'off'): Promise<{ totals: number[]; checks: number[] }> {
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { CORPUS_DIR: corpus, DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-claims-')), CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_THRESHOLD: '0.3', CHAT_SCORE_CONFIDENT: '0', LLM_MAX_RETRIES: '0', DOCS_LEXICONS: 'off', CHAT_CLAIM_CHECK: check },
     dotenvPath: null,
   });

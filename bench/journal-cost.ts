@@ -23,7 +23,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt, { type MqttClient } from 'mqtt';
 import { startEmbeddedBroker } from '../core/broker.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { JournalRecorder } from '../core/journal/recorder.js';
 import { JournalStore } from '../core/journal/store.js';
 import { silentLogger } from '../core/log.js';
@@ -44,7 +44,7 @@ const db = openStore({ path: join(dir, 'palabre.db') });
 // spill file beside it (core/journal/spill.ts). `--no-spill`: a SQLite transaction instead.
 const store = new JournalStore(await openAppStore({ db, migrations: await allMigrations() }), process.argv.includes('--no-spill') ? {} : { file: join(dir, 'palabre.db') });
 
-const configFor = (prefix: string) => loadConfig({ env: { DATA_DIR: dir, LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' }, dotenvPath: null, file: '' });
+const configFor = (prefix: string) => loadPalabreConfig({ env: { DATA_DIR: dir, LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_DEBOUNCE_MS: '0', SKULL_TOPIC_PREFIX: prefix, SKULL_DEVICE_ID: prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt' }, dotenvPath: null, file: '' });
 
 /**
  * Each recorder writes its batch, and the WAL is checkpointed, at the end of its own block (no

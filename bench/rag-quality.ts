@@ -36,7 +36,7 @@ import { related } from '../actors/retrieval/coverage.js';
 import { glossaryUse } from '../actors/retrieval/glossary.js';
 import { ranking } from '../actors/retrieval/lexicalIndex.js';
 import { relevanceSignals } from '../actors/retrieval/relevance.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { REFUSE_UNSEEN_SHARE, DOUBT_UNSEEN_SHARE } from '../machines/chat.js';
 import { expectsRefusal, readSet, SET_NAMES, SETS, tuningItems } from './support/ragSets.js';
 import { existingCorpus } from './support/ragData.js';
@@ -69,7 +69,7 @@ const items =
     ? tuningItems()
     : readSet(opt('eval') ?? SETS[set as keyof typeof SETS]).filter((x) => split === 'all' || (x.split ?? 'tune') === split);
 
-const config = loadConfig({
+const config = loadPalabreConfig({
   env: {
     ...process.env,
     CORPUS_DIR: corpus,

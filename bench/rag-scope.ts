@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createOfflineProvider } from '../actors/llm/offline.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { existingCorpus } from './support/ragData.js';
 import { readSet, SETS } from './support/ragSets.js';
 
@@ -36,7 +36,7 @@ const half = z.enum(['odd', 'even', 'all']).parse(opt('ids') ?? 'all');
 const inHalf = (id: string): boolean => half === 'all' || Number(id.replace(/\D/g, '')) % 2 === (half === 'odd' ? 1 : 0);
 const items = readSet(opt('eval') ?? SETS.scope).filter((x) => (split === 'all' || x.split === split) && inHalf(x.id));
 
-const config = loadConfig({
+const config = loadPalabreConfig({
   env: { ...process.env, CORPUS_DIR: corpus, DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-scope-')), CHAT_PROVIDER: 'offline' },
   dotenvPath: null,
 });

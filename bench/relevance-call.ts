@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
 import { createProviders } from '../actors/llm/providers.js';
 import { silentLogger } from '../core/log.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { startOpenAIFake } from '../test/fakes/openaiFake.js';
 
 const args = process.argv.slice(2);
@@ -23,7 +23,7 @@ const questions = (JSON.parse(readFileSync('test/docs/eval/rag-qa-unseen.json', 
 
 const fake = await startOpenAIFake();
 fake.setDefault({ text: '{"answering": [1]}' });
-const config = loadConfig({
+const config = loadPalabreConfig({
   env: { CORPUS_DIR: corpus, DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-rel-')), CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-bench', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_THRESHOLD: '0', CHAT_SCORE_CONFIDENT: '1', LLM_MAX_RETRIES: '0' },
   dotenvPath: null,
 });

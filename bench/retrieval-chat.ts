@@ -7,7 +7,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { createDocsAssistant } from '../actors/docs/assistant.js';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { Runtime } from '../core/runtime.js';
 import type { LlmProvider } from '../machines/llmPort.js';
 
@@ -25,7 +25,7 @@ const instant: LlmProvider = {
   },
 };
 
-const config = loadConfig({ env: { CORPUS_DIR: resolve(process.env.CORPUS_DIR ?? '../shared/corpus'), LLM_MAX_RETRIES: '0' }, dotenvPath: null });
+const config = loadPalabreConfig({ env: { CORPUS_DIR: resolve(process.env.CORPUS_DIR ?? '../shared/corpus'), LLM_MAX_RETRIES: '0' }, dotenvPath: null });
 const runtime = new Runtime();
 const assistant = createDocsAssistant({ config, providers: { get: () => instant, resolve: () => instant, available: () => ['anthropic'] }, persist: false, runtime });
 await assistant.ready();

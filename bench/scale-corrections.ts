@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
 import { startInstance, stopInstances, type Instance } from './support/instances.js';
@@ -49,7 +49,7 @@ async function load(urls: string[], token: string): Promise<{ perS: number; p50:
   return { perS: Math.round((REQUESTS / secs) * 10) / 10, p50: pct(0.5), p99: pct(0.99), failed };
 }
 
-const token = await createAuth(loadConfig({ env: { JWT_SECRET }, dotenvPath: null })).mintToken({ sub: 'bench-candidate', plan: 'free' });
+const token = await createAuth(loadPalabreConfig({ env: { JWT_SECRET }, dotenvPath: null })).mintToken({ sub: 'bench-candidate', plan: 'free' });
 const setups: Array<{ name: string; instances: number; postgres: boolean }> = [
   { name: 'sqlite, 1 instance', instances: 1, postgres: false },
   ...(BASE_URL ? [{ name: 'postgres, 1 instance', instances: 1, postgres: true }, { name: 'postgres, 2 instances', instances: 2, postgres: true }] : []),

@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { WebSocket } from 'ws';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { createAuth } from '../core/auth.js';
 import { createTestDatabase } from '../test/support/stores.js';
 import { freePort, startInstance, stopInstances, type Instance } from './support/instances.js';
@@ -40,7 +40,7 @@ if (!BASE_URL) {
   process.exit(2);
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const auth = createAuth(loadConfig({ env: { JWT_SECRET }, dotenvPath: null }));
+const auth = createAuth(loadPalabreConfig({ env: { JWT_SECRET }, dotenvPath: null }));
 
 interface Msg { type: string; speaker?: string; text?: string; final?: boolean; name?: string; value?: string; remainingMs?: number; transcript?: Array<{ speaker: string; text: string }> }
 

@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '../core/config/load.js';
-import type { Config } from '../core/config/schema.js';
+import { ConfigError } from '../core/config/load.js';
+import { loadPalabreConfig, type PalabreConfig } from '../actors/palabreConfig.js';
 import type { CommandName } from './definitions.js';
 import { EXIT, type CliIo } from './io.js';
 import { parseCommand, type ParsedArgs } from './parse.js';
@@ -9,7 +9,7 @@ import { parseCommand, type ParsedArgs } from './parse.js';
  * Returns the exit code instead when there is nothing to run: help printed (0), bad arguments or
  * an invalid configuration, every bad key listed (2).
  */
-export function configFromArgs(command: CommandName, args: string[], io: CliIo): { config: Config; args: ParsedArgs } | { exit: number } {
+export function configFromArgs(command: CommandName, args: string[], io: CliIo): { config: PalabreConfig; args: ParsedArgs } | { exit: number } {
   const parsed = parseCommand(command, args, io);
   if ('exit' in parsed) return parsed;
   const file = parsed.string('config');
@@ -17,10 +17,10 @@ export function configFromArgs(command: CommandName, args: string[], io: CliIo):
   return 'exit' in loaded ? loaded : { config: loaded.config, args: parsed };
 }
 
-/** loadConfig with the command's environment; an invalid configuration prints every bad key and gives exit 2. */
-export function loadConfigOrExit(io: CliIo, opts: { file?: string; env?: Record<string, string | undefined> } = {}): { config: Config } | { exit: number } {
+/** palabre's whole configuration with the command's environment; an invalid configuration prints every bad key and gives exit 2. */
+export function loadConfigOrExit(io: CliIo, opts: { file?: string; env?: Record<string, string | undefined> } = {}): { config: PalabreConfig } | { exit: number } {
   try {
-    return { config: loadConfig({ env: opts.env ?? io.env, ...(opts.file ? { file: opts.file } : {}) }) };
+    return { config: loadPalabreConfig({ env: opts.env ?? io.env, ...(opts.file ? { file: opts.file } : {}) }) };
   } catch (err) {
     if (err instanceof ConfigError) {
       io.stderr.write(`palabre: ${err.message}\n`);

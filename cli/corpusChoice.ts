@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { isKeySet, type LoadOptions } from '../core/config/load.js';
-import type { Config } from '../core/config/schema.js';
+import type { PalabreConfig } from '../actors/palabreConfig.js';
 
 /**
  * Which folder the docs assistant answers from, the same way for `index`, `ask`, `serve` and
@@ -46,7 +46,7 @@ export function rememberCorpus(dataDir: string, root: string, now = new Date()):
   renameSync(tmp, file);
 }
 
-export function chooseCorpus(config: Pick<Config, 'CORPUS_DIR' | 'DATA_DIR'>, opts: { flag?: string; load?: LoadOptions } = {}): CorpusChoice {
+export function chooseCorpus(config: Pick<PalabreConfig, 'CORPUS_DIR' | 'DATA_DIR'>, opts: { flag?: string; load?: LoadOptions } = {}): CorpusChoice {
   if (opts.flag) return { dir: opts.flag, source: 'flag' };
   if (isKeySet('CORPUS_DIR', opts.load ?? {})) return { dir: config.CORPUS_DIR, source: 'CORPUS_DIR' };
   const remembered = rememberedCorpus(config.DATA_DIR);

@@ -1,4 +1,4 @@
-import type { Config } from '../core/config/schema.js';
+import type { PalabreConfig } from '../actors/palabreConfig.js';
 import type { ReplayLookup, ReplayTarget } from '../core/journal/replay.js';
 import { loadMachine } from '../core/machineRegistry.js';
 import { allMachines } from '../actors/serve.js';
@@ -11,7 +11,7 @@ import { readPromptFile } from '../actors/skull/promptFile.js';
  * What a conversation's input carried from a file is read again today, so that an edit of that
  * file shows in the replay: the Skull's prompt file (SKULL_PROMPT_FILE).
  */
-export function replayTargets(config: Pick<Config, 'SKULL_PROMPT_FILE'>): ReplayLookup {
+export function replayTargets(config: Pick<PalabreConfig, 'SKULL_PROMPT_FILE'>): ReplayLookup {
   const inputs: Record<string, ReplayTarget['input']> = {
     skull: (recorded) => ({ ...(recorded as object), defaultPrompt: readPromptFile(config.SKULL_PROMPT_FILE, BUILTIN_PROMPT).text }),
   };

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { loadConfig, type LoadOptions } from './config/load.js';
-import type { Config } from './config/schema.js';
+import type { CoreConfig } from './config/schema.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics } from './metrics.js';
 import { openStore } from './store/db.js';
@@ -43,19 +42,21 @@ export interface App extends CoreContext {
   close(): Promise<void>;
 }
 
-export interface CreateAppOptions {
-  /** A ready configuration; otherwise loaded with `load` (environment, .env, PALABRE_CONFIG). */
-  config?: Config;
-  load?: LoadOptions;
+export interface CreateAppOptions<C extends CoreConfig = CoreConfig> {
+  /**
+   * The configuration, loaded by the caller with every section its surfaces declare
+   * (core/config/load.ts). Core reads its own keys; the rest it hands on untouched.
+   */
+  config: C;
   /** A logger to use instead of the one LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
   /** The surfaces whose migrations the store applies (core's own are always applied). */
   surfaces?: readonly Pick<Surface, 'name' | 'migrations' | 'machines'>[];
   /** Services of the layers above, built from the core context. */
-  services?: (core: Pick<CoreContext, 'config' | 'logger' | 'metrics'>) => ProcessServices;
+  services?: (core: Pick<CoreContext, 'logger' | 'metrics'> & { config: C }) => ProcessServices;
 }
 
-export function dbPathOf(config: Config): string {
+export function dbPathOf(config: Pick<CoreConfig, 'DB_PATH' | 'DATA_DIR'>): string {
   return config.DB_PATH ?? join(config.DATA_DIR, 'palabre.db');
 }
 
@@ -64,12 +65,6 @@ export function migrationsOf(surfaces: readonly Pick<Surface, 'migrations'>[]): 
   return orderedMigrations([ADMIN_MIGRATIONS, JOURNAL_MIGRATIONS, ...surfaces.map((s) => s.migrations ?? [])]);
 }
 
-/**
- * Builds the process's shared pieces: configuration (throws ConfigError listing every bad key),
- * logger, store (WAL, every migration applied), the actor runtime, Prometheus metrics and the
- * services of the layers above. Sockets (HTTP, MQTT) are opened by the caller: `core/server.ts`
- * for `palabre serve`.
- */
 /** Which surface declared each machine kind: the journal files each conversation under its surface. */
 function surfaceOfMachine(surfaces: readonly Pick<Surface, 'name' | 'machines'>[]): Readonly<Record<string, string>> {
   const of: Record<string, string> = {};
@@ -77,8 +72,13 @@ function surfaceOfMachine(surfaces: readonly Pick<Surface, 'name' | 'machines'>[
   return of;
 }
 
-export async function createApp(opts: CreateAppOptions = {}): Promise<App> {
-  const config = opts.config ?? loadConfig(opts.load);
+/**
+ * Builds the process's shared pieces from a loaded configuration: logger, store (WAL, every
+ * migration applied), the actor runtime, Prometheus metrics and the services of the layers above.
+ * Sockets (HTTP, MQTT) are opened by the caller: `core/server.ts` for `palabre serve`.
+ */
+export async function createApp<C extends CoreConfig>(opts: CreateAppOptions<C>): Promise<App> {
+  const { config } = opts;
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, ...(config.LOG_FILE ? { destination: config.LOG_FILE } : {}) });
   const db = openStore({ path: dbPathOf(config), logger });
   let store: Store;

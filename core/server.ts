@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type Response } from 'express';
 import helmet from 'helmet';
-import type { Config } from './config/schema.js';
+import type { CoreConfig } from './config/schema.js';
 import { redactText, redactUrl, type Logger } from './log.js';
 import { createApp, type App, type CreateAppOptions } from './app.js';
 import { listen, ListenError, startEmbeddedBroker, type EmbeddedBroker } from './broker.js';
@@ -32,14 +32,15 @@ interface SitePages {
   adminLogin(res: Response, view: AdminLoginView): void;
 }
 
-export interface ServeOptions {
-  config: Config;
+export interface ServeOptions<C extends CoreConfig = CoreConfig> {
+  /** Loaded with every section of `surfaces` (core/config/load.ts); core reads `CoreConfig` of it. */
+  config: C;
   /** Replaces the logger LOG_LEVEL/LOG_FILE describe (tests). */
   logger?: Logger;
   /** The surfaces to start, in order (actors/surfaces.ts); SURFACES may select some of them. */
   surfaces: readonly SurfaceLoader[];
   /** Services of the layers above core (actors/llm/llmServices.ts). */
-  services?: CreateAppOptions['services'];
+  services?: CreateAppOptions<C>['services'];
   /** The charts the inspector offers; default: those of `surfaces` (and the runtime's). */
   machines?: MachineRegistry;
   pages?: SitePages;
@@ -52,8 +53,8 @@ export interface HttpServer {
   server: Server;
 }
 
-export interface RunningServer {
-  ctx: AppContext;
+export interface RunningServer<C = unknown> {
+  ctx: AppContext<C>;
   http: HttpServer;
   /** `embedded` when this process runs the aedes broker, `external` when MQTT_URL names one. */
   mqttMode: 'embedded' | 'external';
@@ -135,7 +136,7 @@ const DRAIN_RETRY_AFTER_S = 5;
  * the 503 + Retry-After gate while warming up or draining. `/healthz`, `/livez`, `/readyz`,
  * `/metrics`, the surfaces, the JSON 404 and the error handler are added by `startServer`.
  */
-function buildExpress(config: Config, unavailable: () => 'starting' | 'stopping' | undefined): Express {
+function buildExpress(config: CoreConfig, unavailable: () => 'starting' | 'stopping' | undefined): Express {
   const app = express();
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('env', 'production'); // never render stack traces in default error pages
@@ -178,7 +179,7 @@ function addFinalHandlers(app: Express, logger: Logger, pages: SitePages | undef
  * then starts every surface and mounts the routes and sockets it returns.
  * Throws StartupError for a busy port or bad address, after closing what had started.
  */
-export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): Promise<RunningServer<C>> {
   const { config } = opts;
   const startedAt = Date.now();
   const timings: Record<string, number> = {};
@@ -212,7 +213,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   lap('http');
 
   const publicUrl = (config.PUBLIC_URL ?? `http://${displayHost(config.HOST)}:${httpPort}`).replace(/\/+$/, '');
-  const ctx: AppContext = {
+  const ctx: AppContext<C> = {
     ...app.services.context,
     config,
     logger,
@@ -260,7 +261,7 @@ function lapTimer(timings: Record<string, number>): (phase: string) => void {
 }
 
 /** The embedded aedes broker, unless MQTT_URL names an external one. */
-async function startBroker(config: Config, app: App): Promise<{ broker: EmbeddedBroker | undefined; mqttUrl: string }> {
+async function startBroker(config: CoreConfig, app: App): Promise<{ broker: EmbeddedBroker | undefined; mqttUrl: string }> {
   if (config.MQTT_URL) return { broker: undefined, mqttUrl: config.MQTT_URL };
   try {
     const broker = await startEmbeddedBroker({ host: config.MQTT_EMBEDDED_HOST, port: config.MQTT_EMBEDDED_PORT, logger: app.logger });
@@ -275,7 +276,7 @@ async function startBroker(config: Config, app: App): Promise<{ broker: Embedded
 }
 
 /** Listens on HOST:PORT; on failure closes what started (`undo`) and says which setting to change. */
-async function listenHttp(server: Server, config: Config, undo: () => Promise<void>): Promise<number> {
+async function listenHttp(server: Server, config: CoreConfig, undo: () => Promise<void>): Promise<number> {
   try {
     return await listen(server, config.HOST, config.PORT);
   } catch (err) {
@@ -374,7 +375,7 @@ function surfaceUrls(publicUrl: string, mqttUrl: string, started: readonly Start
 
 interface Stoppable {
   app: App;
-  config: Config;
+  config: CoreConfig;
   state: Lifecycle;
   server: Server;
   connections: Connections;

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
 import type { AnyStateMachine } from 'xstate';
-import type { Config } from './config/schema.js';
+import type { CoreConfig } from './config/schema.js';
+import type { ConfigSection, ConfigShape } from './config/section.js';
 import type { Logger } from './log.js';
 import type { Db } from './store/db.js';
 import type { PortableMigration, Store } from './store/sqlStore.js';
@@ -19,30 +20,56 @@ export type MachineRegistry = Readonly<Record<string, () => Promise<AnyStateMach
  * what it brings in its composition root `actors/<surface>/surface.ts`; core consumes the list
  * (`actors/surfaces.ts`), provides the shared services once and mounts the edges it returns.
  *
- *   export const echoSurface: Surface = {            // actors/echo/surface.ts
+ *   export const echoSurface: Surface<EchoConfig> = {  // actors/echo/surface.ts
  *     name: 'echo',
  *     machines: { echo: loadEchoChart },               // lazy: () => Promise<AnyStateMachine>
  *     migrations: ECHO_MIGRATIONS,
- *     async start(ctx) {
- *       const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger });
+ *     config: echoConfig,                              // its section (actors/echo/echoConfig.ts)
+ *     async start(ctx) {                               // ctx.config: CoreConfig & EchoConfig
+ *       const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger, maxText: ctx.config.ECHO_MAX_TEXT });
  *       return { sockets: { [ECHO_PATH]: socket.upgrade }, health: socket.health, stop: socket.close };
  *     },
  *   };
  */
-export interface Surface {
+export interface Surface<C = unknown> {
   name: string;
   /** Its statecharts, by name (lazy): the machine registry, /inspect, `palabre machines`, model tests. */
   machines?: Readonly<Record<string, () => Promise<AnyStateMachine>>>;
   /** Its tables on the store port; core applies every surface's, ordered by version, before any starts. */
   migrations?: readonly PortableMigration[];
-  /** The title of its section of the one configuration schema (core/config/sections/). */
-  configSection?: string;
+  /**
+   * Its section of the configuration (core/config/section.ts), in a module of its own: its list
+   * entry carries the same object (`lazySurface`). `C` is what its `start` reads of the
+   * configuration: its section's values, and those of the shared services it calls.
+   */
+  config?: ConfigSection;
   /** Provides its actors, builds its edges; everything it returns is mounted and supervised by core. */
-  start(ctx: AppContext): Promise<RunningSurface>;
+  start(ctx: AppContext<C>): Promise<RunningSurface>;
 }
 
-/** The list of surfaces is lazy: a command that does not start one never loads its modules. */
-export type SurfaceLoader = () => Promise<Surface>;
+/**
+ * A surface in a list: its code lazily, so that a command that does not start it never loads its
+ * modules (`palabre skull` on a Pi must not pull in the web server), but its configuration section
+ * eagerly, so that every key is known before the configuration loads (the JSON file rejects a key
+ * no section declares; docs:config, `palabre doctor` and the loader list every section).
+ */
+export interface SurfaceLoader<S extends ConfigShape = ConfigShape> {
+  (): Promise<Surface>;
+  readonly config?: ConfigSection<S>;
+}
+
+/**
+ * The list entry of a surface whose section is `config` (a zod-only module): the section now, the
+ * surface on the call, which must declare that same section (one source per section).
+ */
+export function lazySurface<S extends ConfigShape>(config: ConfigSection<S>, load: () => Promise<Surface>): SurfaceLoader<S> & { readonly config: ConfigSection<S> } {
+  const loader = async (): Promise<Surface> => {
+    const surface = await load();
+    if (surface.config !== config) throw new Error(`the ${surface.name} surface declares another configuration section than its list entry carries (${config.title})`);
+    return surface;
+  };
+  return Object.assign(loader, { config });
+}
 
 /** What a started surface hands back to core. */
 export interface RunningSurface {
@@ -76,9 +103,13 @@ interface StopOptions {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface AppServices {}
 
-/** What every surface gets when core starts it: the shared services, built once per process. */
-export interface AppContext extends AppServices {
-  config: Config;
+/**
+ * What every surface gets when core starts it: the shared services, built once per process. Core
+ * reads only `CoreConfig`; `C`, the rest of what the object holds (every section the process
+ * loaded), is typed by the surface that reads it (`Surface<C>`).
+ */
+export interface AppContext<C = unknown> extends AppServices {
+  config: CoreConfig & C;
   logger: Logger;
   /** The instance's SQLite file: stores not on the store port (kv). */
   db: Db;

@@ -13,7 +13,7 @@ export interface IaConfig {
   top_p?: number;
 }
 
-/** Settings from the environment (core/config/sections/skullSection.ts + llmSection.ts). */
+/** Settings from the environment (actors/skull/skullConfig.ts + actors/llm/llmConfig.ts). */
 export interface SkullSettings {
   model: string;
   fallbackModel: string;

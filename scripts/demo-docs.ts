@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { createLogger } from '../core/log.js';
 import { startServer } from '../actors/serve.js';
 import { findBinary } from '../test/support/requires.js';
@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   }
   const corpus = resolve(process.env.CORPUS_DIR ?? join(ROOT, '..', 'shared', 'corpus'));
   const dataDir = mkdtempSync(join(tmpdir(), 'palabre-demo-'));
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { ...process.env, CORPUS_DIR: corpus, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
     dotenvPath: null,
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
-import { loadConfig } from '../core/config/load.js';
+import { loadPalabreConfig } from '../actors/palabreConfig.js';
 import { createAuth } from '../core/auth.js';
 import { silentLogger } from '../core/log.js';
 import { startServer } from '../actors/serve.js';
@@ -20,7 +20,7 @@ const JWT_SECRET = 'demo-inspector-jwt-secret-0123456789';
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-demo-inspect-'));
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD: PASSWORD, JWT_SECRET, LOG_LEVEL: 'silent', LLM_PROVIDER: 'offline' },
     dotenvPath: null,
   });

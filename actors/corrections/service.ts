@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { fromPromise, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import type { AppContext } from '../../core/surfaceContract.js';
-import type { Config } from '../../core/config/schema.js';
+import type { CoreConfig } from '../../core/config/schema.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
+import type { CorrectionsConfig } from './correctionsConfig.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
@@ -37,7 +39,7 @@ import { wireCorrection, type CorrectionActors } from './correctionsWiring.js';
 /** Margin between the grading deadline and the HTTP limit: detectors + saving take milliseconds. */
 const DEADLINE_MARGIN_MS = 3_000;
 
-type CorrectionConfig = Pick<Config,
+type CorrectionConfig = Pick<CoreConfig & LlmConfig & CorrectionsConfig,
   'CORRECTION_PROVIDER' | 'CORRECTION_MODEL' | 'CORRECTION_BASE_URL' | 'CORRECTION_API_KEY' | 'CORRECTION_TIMEOUT_MS' | 'CORRECTION_ATTEMPT_TIMEOUT_MS' | 'CORRECTION_MAX_TOKENS'
   | 'LLM_MAX_RETRIES' | 'LLM_BACKOFF_BASE_MS' | 'LLM_RETRY_AFTER_CAP_MS'
   | 'GRAMMALECTE' | 'GRAMMALECTE_PATH' | 'GRAMMALECTE_PYTHON' | 'GRAMMALECTE_TIMEOUT_MS' | 'GRAMMALECTE_WORKERS' | 'PALABRE_CACHE_DIR'>;
@@ -262,7 +264,7 @@ const shared = new WeakMap<object, CorrectionEngine>();
  * One engine per application context (the corrections surface and the T2 surface share it), so one
  * Grammalecte process per server. Its start is begun here, off the event loop (a child process).
  */
-export function createCorrectionService(ctx: AppContext): CorrectionEngine {
+export function createCorrectionService(ctx: AppContext<CorrectionsConfig & LlmConfig>): CorrectionEngine {
   let engine = shared.get(ctx);
   if (!engine) {
     const created = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });

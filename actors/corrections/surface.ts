@@ -10,6 +10,8 @@ import { addNavLink } from '../../web/layout.js';
 import { EE_SUBJECTS, EE_TASKS } from './eeSubjects.js';
 import { writtenPracticeDeps } from './eePractice.js';
 import { CORRECTION_MIGRATIONS } from './correctionsStore.js';
+import { correctionsConfig, type CorrectionsConfig } from './correctionsConfig.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
 
 /**
  * The corrections surface (composition root): the correction service (the `correction` chart with
@@ -18,7 +20,7 @@ import { CORRECTION_MIGRATIONS } from './correctionsStore.js';
  * and the candidates' written-practice page `/ee` (web/ee/) with its routes `/api/ee/…`.
  */
 /** The HTTP edge of corrections, given what it checks before grading: task codes and language. */
-export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requireAdmin?: express.RequestHandler): express.Router {
+export function correctionsHttp(ctx: AppContext<CorrectionsConfig & LlmConfig>, service: CorrectionEngine, requireAdmin?: express.RequestHandler): express.Router {
   return correctionsRouter({
     ctx, service, ...(requireAdmin ? { requireAdmin } : {}),
     tasks: { written: WRITTEN_TASKS, oral: ORAL_TASKS },
@@ -27,7 +29,7 @@ export function correctionsHttp(ctx: AppContext, service: CorrectionEngine, requ
   });
 }
 
-export const correctionsSurface: Surface = {
+export const correctionsSurface: Surface<CorrectionsConfig & LlmConfig> = {
   name: 'corrections',
   machines: {
     correction: () => import('../../machines/correction.js').then((m) => m.correctionMachine),
@@ -35,8 +37,8 @@ export const correctionsSurface: Surface = {
     breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
   },
   migrations: CORRECTION_MIGRATIONS,
-  configSection: 'Corrections',
-  async start(ctx: AppContext) {
+  config: correctionsConfig,
+  async start(ctx) {
     const service = createCorrectionService(ctx);
     const routes = express.Router();
     // /corrections/autre exists only for admins: without ADMIN_PASSWORD it is not mounted at all.

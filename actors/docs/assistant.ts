@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor, fromPromise, type AnyActorRef, type AnyStateMachine, type InspectionEvent } from 'xstate';
 import { beforeEffectLeaves } from '../../core/journal/durable.js';
-import type { Config } from '../../core/config/schema.js';
+import type { CoreConfig } from '../../core/config/schema.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
+import type { DocsConfig } from './docsConfig.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
@@ -37,8 +39,8 @@ export const FAILED_ANSWERS = {
   en: 'The answer could not be produced just now. Try again in a moment.',
 } as const;
 
-export type DocsConfig = Pick<
-  Config,
+export type AssistantConfig = Pick<
+  CoreConfig & LlmConfig & DocsConfig,
   | 'CORPUS_DIR' | 'DATA_DIR' | 'CHAT_PROVIDER' | 'CHAT_MODEL' | 'CHAT_BASE_URL' | 'CHAT_API_KEY' | 'CHAT_TOP_K' | 'CHAT_SCORE_THRESHOLD' | 'CHAT_SCORE_CONFIDENT' | 'CHAT_TEMPERATURE'
   | 'CHAT_RELEVANCE_MODEL' | 'CHAT_RELEVANCE_TIMEOUT_MS' | 'CHAT_CLAIM_CHECK'
   | 'CHAT_MAX_TOKENS' | 'CHAT_HISTORY_TURNS' | 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'
@@ -47,7 +49,7 @@ export type DocsConfig = Pick<
 >;
 
 export interface DocsAssistantDeps {
-  config: DocsConfig;
+  config: AssistantConfig;
   providers: ProviderRegistry;
   logger?: Logger;
   metrics?: Pick<Metrics, 'llmRetries'>;
@@ -112,7 +114,7 @@ function toSourceRef(p: Pick<Passage, 'path' | 'section' | 'anchor' | 'lang'>): 
 const GEMINI_DEFAULT_EMBEDDING_MODEL = 'gemini-embedding-001';
 
 /** The embedder EMBEDDINGS_PROVIDER asks for, or undefined (none, or no key: warned). */
-export function buildEmbedder(config: Pick<DocsConfig, 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'>, logger?: Logger): Embedder | undefined {
+export function buildEmbedder(config: Pick<AssistantConfig, 'EMBEDDINGS_PROVIDER' | 'EMBEDDINGS_MODEL' | 'OPENAI_API_KEY' | 'OPENAI_BASE_URL' | 'GEMINI_API_KEY' | 'GOOGLE_GEMINI_BASE_URL'>, logger?: Logger): Embedder | undefined {
   if (config.EMBEDDINGS_PROVIDER === 'none') return undefined;
   if (config.EMBEDDINGS_PROVIDER === 'openai' && config.OPENAI_API_KEY) {
     return createOpenAiEmbedder({ apiKey: config.OPENAI_API_KEY, model: config.EMBEDDINGS_MODEL, ...(config.OPENAI_BASE_URL ? { baseURL: config.OPENAI_BASE_URL } : {}) });

@@ -8,6 +8,8 @@ import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
 import { mountDocsPages } from '../../web/docs/docsMount.js';
 import { GAP_MIGRATIONS, GapStore } from './gapStore.js';
 import { ChatConfigStore, chatConfigMigrations } from './chatConfigStore.js';
+import { docsConfig, type DocsConfig } from './docsConfig.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
 
 /**
  * The docs assistant surface: builds the assistant over CORPUS_DIR (default `docs/`), brings the
@@ -52,7 +54,7 @@ export function getDocsAssistant(): DocsCore | undefined {
   return running;
 }
 
-export const docsSurface: Surface = {
+export const docsSurface: Surface<DocsConfig & LlmConfig> = {
   name: 'docs',
   machines: {
     chat: () => import('../../machines/chat.js').then((m) => m.chatMachine),
@@ -60,7 +62,7 @@ export const docsSurface: Surface = {
     breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
   },
   migrations: [...VISITOR_MIGRATIONS, ...chatConfigMigrations, ...GAP_MIGRATIONS],
-  configSection: 'Docs assistant',
+  config: docsConfig,
   async start(ctx) {
     const metrics = docsMetrics(ctx.metrics.registry);
     const gaps = new GapStore(storeOf({ db: ctx.db, store: ctx.store }), { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });

@@ -3,19 +3,23 @@ import { storeOf } from '../../core/store/appStore.js';
 import { echoSocket, ECHO_PATH } from '../../transports/ws/echoSocket.js';
 import { ECHO_MIGRATIONS, EchoStore } from './echoStore.js';
 import { wireEcho } from './echoWiring.js';
+import { echoConfig, type EchoConfig } from './echoConfig.js';
 
 /**
  * The echo surface, composition root of the smallest conversation: its chart (machines/echo.ts),
- * its table, its WebSocket edge (transports/ws/echoSocket.ts), its health and its drain. The
+ * its table, its configuration section (echoConfig.ts), its WebSocket edge
+ * (transports/ws/echoSocket.ts: the edge takes a plain `maxText`, mapped here from
+ * ECHO_MAX_TEXT), its health and its drain. The
  * template of a new surface (docs/architecture.md § Adding a surface); not in `npm start`'s list.
  */
-export const echoSurface: Surface = {
+export const echoSurface: Surface<EchoConfig> = {
   name: 'echo',
   machines: { echo: () => import('../../machines/echo.js').then((m) => m.echoMachine) },
   migrations: ECHO_MIGRATIONS,
+  config: echoConfig,
   async start(ctx) {
     const store = new EchoStore(storeOf(ctx));
-    const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger, wire: (send) => wireEcho(store, send) });
+    const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger, maxText: ctx.config.ECHO_MAX_TEXT, wire: (send) => wireEcho(store, send) });
     return {
       sockets: { [ECHO_PATH]: socket.upgrade },
       health: async () => ({ ...socket.health(), total: await store.total() }),

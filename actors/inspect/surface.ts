@@ -10,15 +10,16 @@ import { JournalStore } from '../../core/journal/store.js';
 import { storeOf } from '../../core/store/appStore.js';
 import { mountInspectJournal } from '../../transports/http/inspectJournal.js';
 import { mountInspectJournalPage } from '../../web/inspectJournalPage.js';
+import { inspectConfig, type InspectConfig } from './inspectConfig.js';
 
 /**
  * `/inspect`: every live actor of the process with its statechart drawn from the machine
  * definition (offline: ELK layout, SVG), the current state highlighted and the event log
  * streaming over `/inspect/ws`. Admin only. `INSPECT=stately` also attaches Stately's inspector.
  */
-export const inspectSurface: Surface = {
+export const inspectSurface: Surface<InspectConfig> = {
   name: 'inspect',
-  configSection: 'Inspector',
+  config: inspectConfig,
   async start(ctx): Promise<RunningSurface> {
     const hub = new InspectorHub(ctx.runtime, Date.now, ctx.config.INSPECT_RETAIN_S * 1000);
     // @statelyai/inspect (and its WebSocket client) is loaded only when asked for.

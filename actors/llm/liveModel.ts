@@ -1,4 +1,5 @@
-import type { Config } from '../../core/config/schema.js';
+import type { T2Config } from '../t2/t2Config.js';
+import type { LlmConfig } from './llmConfig.js';
 
 /**
  * Gemini Live ids differ per backend: the spec's `gemini-live-2.5-flash-native-audio` is a Vertex
@@ -9,6 +10,6 @@ export const LIVE_MODEL_DEVELOPER = 'gemini-3.8-live';
 export const LIVE_MODEL_VERTEX = 'gemini-live-2.5-flash-native-audio';
 
 /** T2_LIVE_MODEL when set, else the default of the backend GEMINI_VERTEX selects. */
-export function liveModelFor(config: Pick<Config, 'T2_LIVE_MODEL' | 'GEMINI_VERTEX'>): string {
+export function liveModelFor(config: Pick<T2Config & LlmConfig, 'T2_LIVE_MODEL' | 'GEMINI_VERTEX'>): string {
   return config.T2_LIVE_MODEL ?? (config.GEMINI_VERTEX ? LIVE_MODEL_VERTEX : LIVE_MODEL_DEVELOPER);
 }

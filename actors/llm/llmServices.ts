@@ -1,8 +1,7 @@
 import type { ProcessServices } from '../../core/app.js';
-import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
-import { watchModels, type ModelStatus, type ModelWatch } from './modelStatus.js';
+import { watchModels, type ModelCheckConfig, type ModelStatus, type ModelWatch } from './modelStatus.js';
 import { createProviders } from './providers.js';
 import type { ProviderRegistry } from './registry.js';
 import { hasOverride, surfaceEndpoint, surfaceProvider, surfaceSetting, type LlmSurface } from './surfaceEndpoints.js';
@@ -18,7 +17,7 @@ declare module '../../core/surfaceContract.js' {
 }
 
 /** The provider each surface resolves to, by its setting (surface setting, else LLM_PROVIDER). */
-export function providersPerSurface(ctx: { config: Config; providers: ProviderRegistry }): Record<string, ProviderName> {
+export function providersPerSurface(ctx: { config: ModelCheckConfig; providers: ProviderRegistry }): Record<string, ProviderName> {
   const { config, providers } = ctx;
   // A surface with its own endpoint/key (SKULL_BASE_URL…) uses its own client.
   const pick = (surface: LlmSurface): ProviderName => {
@@ -45,7 +44,7 @@ export interface LlmServices extends ProcessServices {
  * The LLM providers of the process (SDKs load on a provider's first call: building costs nothing)
  * and the background check of the models they list, started once the process serves.
  */
-export function llmServices(core: { config: Config; logger: Logger; metrics: Metrics }): LlmServices {
+export function llmServices(core: { config: ModelCheckConfig; logger: Logger; metrics: Metrics }): LlmServices {
   const { config, logger, metrics } = core;
   const providers = createProviders(config, { logger, metrics });
   const models = watchModels(config, { logger, providers });

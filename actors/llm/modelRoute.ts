@@ -1,4 +1,4 @@
-import type { Config } from '../../core/config/schema.js';
+import type { SkullConfig } from '../skull/skullConfig.js';
 import type { Logger } from '../../core/log.js';
 import { skullPrimaryRoute, type ModelStatus } from './modelStatus.js';
 import type { LlmProvider } from '../../machines/llmPort.js';
@@ -27,7 +27,7 @@ function routeMissingModels(inner: LlmProvider, route: (model: string) => string
 /** Skull's provider with a missing `AI_MODEL` served by a listed `AI_FALLBACK_MODEL` (same rule everywhere Skull runs). */
 export function routeSkullPrimary(
   provider: LlmProvider,
-  config: Pick<Config, 'AI_MODEL' | 'AI_FALLBACK_MODEL'>,
+  config: Pick<SkullConfig, 'AI_MODEL' | 'AI_FALLBACK_MODEL'>,
   statuses: () => readonly ModelStatus[],
   logger: Logger,
 ): LlmProvider {

@@ -14,7 +14,12 @@
  * per deprecated or missing model and checks again every 24 h; `palabre doctor` can call
  * `checkModels` directly.
  */
-import type { Config } from '../../core/config/schema.js';
+import type { CoreConfig } from '../../core/config/schema.js';
+import type { SkullConfig } from '../skull/skullConfig.js';
+import type { DocsConfig } from '../docs/docsConfig.js';
+import type { CorrectionsConfig } from '../corrections/correctionsConfig.js';
+import type { T2Config } from '../t2/t2Config.js';
+import type { LlmConfig } from './llmConfig.js';
 import type { Logger } from '../../core/log.js';
 import { liveModelFor } from './liveModel.js';
 import { createProviders, withEndpoint } from './providers.js';
@@ -57,8 +62,11 @@ interface CatalogEntry {
   retired?: boolean;
 }
 
+/** What the model check reads: the providers' keys, and every surface's model and provider settings. */
+export type ModelCheckConfig = Pick<CoreConfig, 'SURFACES'> & LlmConfig & SkullConfig & DocsConfig & CorrectionsConfig & T2Config;
+
 /** Reads one provider's models list (the SDK-backed default, or a stand-in in unit tests). */
-export type ListModels = (provider: Exclude<ProviderName, 'offline'>, config: Partial<Config>, signal: AbortSignal) => Promise<CatalogEntry[]>;
+export type ListModels = (provider: Exclude<ProviderName, 'offline'>, config: Partial<LlmConfig>, signal: AbortSignal) => Promise<CatalogEntry[]>;
 
 export interface CheckModelsDeps {
   /** The process's registry (to know which provider each surface resolves to); default: built from config. */
@@ -74,7 +82,7 @@ export interface CheckModelsDeps {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const GEMINI_EMBEDDING_DEFAULT = 'gemini-embedding-001';
 
-function surfacesWanted(config: Pick<Config, 'SURFACES'>): (name: string) => boolean {
+function surfacesWanted(config: Pick<CoreConfig, 'SURFACES'>): (name: string) => boolean {
   const s = config.SURFACES.trim();
   if (s === 'all') return () => true;
   const names = new Set(s === 'none' ? [] : s.split(',').map((n) => n.trim()));
@@ -82,7 +90,7 @@ function surfacesWanted(config: Pick<Config, 'SURFACES'>): (name: string) => boo
 }
 
 /** The models each started surface will call, with the provider and endpoint it calls them on. */
-function modelTargets(config: Config, providers: ProviderRegistry): ModelTarget[] {
+function modelTargets(config: ModelCheckConfig, providers: ProviderRegistry): ModelTarget[] {
   const wanted = surfacesWanted(config);
   const out: ModelTarget[] = [];
   const add = (surface: string, llm: LlmSurface | undefined, provider: ProviderName, model: string, variable: string) => {
@@ -178,7 +186,7 @@ function classify(target: ModelTarget, catalog: CatalogEntry[]): ModelStatus {
  * Asks each provider (once per distinct endpoint and key) which models it offers and classes every
  * configured model. Never throws.
  */
-export async function checkModels(config: Config, deps: CheckModelsDeps = {}): Promise<ModelStatus[]> {
+export async function checkModels(config: ModelCheckConfig, deps: CheckModelsDeps = {}): Promise<ModelStatus[]> {
   const providers = deps.providers ?? createProviders(config, { logger: deps.logger ?? silentLogger() });
   const list = deps.listModels ?? sdkListModels;
   const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -256,7 +264,7 @@ export interface WatchModelsDeps extends CheckModelsDeps {
 export const RECHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** The background check of `palabre serve`: logs one `warn` per deprecated/missing model. */
-export function watchModels(config: Config, deps: WatchModelsDeps): ModelWatch {
+export function watchModels(config: ModelCheckConfig, deps: WatchModelsDeps): ModelWatch {
   const log = deps.logger.child({ component: 'models' });
   const providers = deps.providers ?? createProviders(config, { logger: log });
   let latest: ModelStatus[] = modelTargets(config, providers).map((t) => ({

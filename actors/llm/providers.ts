@@ -11,7 +11,7 @@
  * - Every call is counted in `core/metrics.ts` (calls by outcome, latency, tokens) and failures are
  *   logged with kind/status only: never the key, never the prompt.
  */
-import type { Config } from '../../core/config/schema.js';
+import type { LlmConfig } from './llmConfig.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import { errorFromUnknown } from './llmErrors.js';
@@ -20,7 +20,7 @@ import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import type { GenerateRequest, GenerateResult, LlmProvider, ProviderName } from '../../machines/llmPort.js';
 
 export type ProvidersConfig = Pick<
-  Config,
+  LlmConfig,
   | 'OPENAI_API_KEY'
   | 'OPENAI_BASE_URL'
   | 'ANTHROPIC_API_KEY'

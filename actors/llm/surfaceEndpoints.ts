@@ -4,7 +4,10 @@
  * surface only, so corrections on DeepSeek and Skull on OpenAI run side by side (the specs want
  * exactly that). Without an override a surface shares the process-wide provider.
  */
-import type { Config } from '../../core/config/schema.js';
+import type { SkullConfig } from '../skull/skullConfig.js';
+import type { DocsConfig } from '../docs/docsConfig.js';
+import type { CorrectionsConfig } from '../corrections/correctionsConfig.js';
+import type { T2Config } from '../t2/t2Config.js';
 import type { ProviderRegistry, SurfaceEndpoint } from './registry.js';
 import type { LlmProvider, ProviderName } from '../../machines/llmPort.js';
 
@@ -24,7 +27,7 @@ const SURFACE_KEYS: Readonly<Record<LlmSurface, SurfaceKeys>> = {
   t2text: { provider: 'T2_TEXT_PROVIDER', baseUrl: 'T2_TEXT_BASE_URL', apiKey: 'T2_TEXT_API_KEY' },
 };
 
-export type SurfaceConfig = Partial<Pick<Config, SurfaceKeys['provider'] | SurfaceKeys['baseUrl'] | SurfaceKeys['apiKey']>>;
+export type SurfaceConfig = Partial<Pick<SkullConfig & DocsConfig & CorrectionsConfig & T2Config, SurfaceKeys['provider'] | SurfaceKeys['baseUrl'] | SurfaceKeys['apiKey']>>;
 
 /** The surface's own endpoint and key, when set (both may be absent). */
 export function surfaceEndpoint(config: SurfaceConfig, surface: LlmSurface): SurfaceEndpoint {

@@ -1,4 +1,5 @@
-import type { Config } from '../../core/config/schema.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
+import type { SkullConfig } from './skullConfig.js';
 import type { SkullSettings } from '../../machines/skullTypes.js';
 
 /** Output share of the turn budget (the spec's "réserve 30 % pour sortie"). */
@@ -9,7 +10,7 @@ const OUTPUT_SHARE = 0.3;
  * from the output cap: the cap is the 30 % reserved for the output, so the prompt gets the other
  * 70 % (512 → 1707 in all, 1194 for the prompt).
  */
-export function skullSettings(config: Config): SkullSettings {
+export function skullSettings(config: SkullConfig & LlmConfig): SkullSettings {
   const models = [...new Set([config.AI_MODEL, config.AI_FALLBACK_MODEL])];
   return {
     model: config.AI_MODEL,

@@ -1,4 +1,5 @@
-import type { Config } from '../../core/config/schema.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
+import type { SkullConfig } from './skullConfig.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { LlmProvider } from '../../machines/llmPort.js';
@@ -36,7 +37,7 @@ export function fleetSupervisor(hooks: FleetHooks): typeof skullFleetMachine {
 }
 
 export interface SkullWiringOptions {
-  config: Config;
+  config: SkullConfig & LlmConfig;
   logger: Logger;
   provider: LlmProvider;
   metrics?: Metrics;

@@ -4,6 +4,8 @@ import { startSkullFleet, startSkullService, type SkullFleet, type SkullFleetOpt
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { routeSkullPrimary } from '../llm/modelRoute.js';
 import { fleetSupervisor, wireSkull, type SkullWiringOptions } from './skullWiring.js';
+import { skullConfig, type SkullConfig } from './skullConfig.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
 
 /** What starting one Skull (or a fleet) takes: the edge's options and the wiring's. */
 export type SkullStartOptions = Omit<SkullServiceOptions, 'skull'> & SkullWiringOptions;
@@ -25,7 +27,7 @@ export function startWiredSkullFleet(opts: SkullFleetStartOptions): Promise<Skul
  * The Skull inside `palabre serve`: one device actor on the process's broker (embedded aedes or
  * MQTT_URL), or a fleet of them with SKULL_FLEET_PREFIX, through the one MQTT edge (transports/mqtt/skullEdge.ts), with the provider SKULL_PROVIDER names (`auto` = the first with a key, else offline).
  */
-export const skullSurface: Surface = {
+export const skullSurface: Surface<SkullConfig & LlmConfig> = {
   name: 'skull',
   machines: {
     skull: () => import('../../machines/skull.js').then((m) => m.skullMachine),
@@ -33,7 +35,7 @@ export const skullSurface: Surface = {
     llmCall: () => import('../../machines/llmCall.js').then((m) => m.llmCallMachine),
     breaker: () => import('../../machines/breaker.js').then((m) => m.breakerMachine),
   },
-  configSection: 'Skull',
+  config: skullConfig,
   async start(ctx) {
     const shared = surfaceProvider(ctx.providers, ctx.config, 'skull');
     // A primary the provider no longer lists is served by a listed fallback (one log line).

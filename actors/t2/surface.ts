@@ -4,7 +4,6 @@ import type { GoogleGenAI } from '@google/genai';
 import express from 'express';
 import type { AnyActorLogic } from 'xstate';
 import { authFor } from '../../core/auth.js';
-import type { Config } from '../../core/config/schema.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
@@ -13,7 +12,7 @@ import { addNavLink } from '../../web/layout.js';
 import { attachT2LiveSocket, RESUMED_ELSEWHERE, T2_LIVE_PATH, type Admission } from '../../transports/ws/t2liveSocket.js';
 import { mountT2Http } from '../../transports/http/t2Http.js';
 import { mountT2Pages } from '../../web/t2/t2Mount.js';
-import { loadCorrectionService, type CorrectionService } from '../corrections/contract.js';
+import { loadCorrectionService, type CorrectionService, type CorrectionsConfig } from '../corrections/contract.js';
 import type { InterlocutorAudioPort } from './audioPipe.js';
 import { RecordingThread } from './recordingThread.js';
 import { registerT2OfflineResponder } from './offlineResponder.js';
@@ -32,6 +31,11 @@ import { surfaceProvider } from '../llm/surfaceEndpoints.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
 import { admitReconnect } from './takeover.js';
 import type { RestoredSession } from '../../machines/t2live.js';
+import type { LlmConfig } from '../llm/llmConfig.js';
+import { t2Config, type T2Config } from './t2Config.js';
+
+/** What T2 reads of the configuration: its section, the providers', and the corrections' (it grades). */
+type T2Context = AppContext<T2Config & CorrectionsConfig & LlmConfig>;
 
 /**
  * The T2 live surface: migrations 400–499, the 9 seeded subjects, the pages and JSON routes, the
@@ -41,7 +45,7 @@ import type { RestoredSession } from '../../machines/t2live.js';
 
 export interface T2SurfaceOptions {
   /** The correction service; default: the corrections surface's port (actors/corrections/contract.ts). */
-  corrections?: (ctx: AppContext) => CorrectionService | Promise<CorrectionService>;
+  corrections?: (ctx: T2Context) => CorrectionService | Promise<CorrectionService>;
   /** A GoogleGenAI client (tests point one at the wire fake); default from configuration. */
   genai?: GoogleGenAI;
   /** The claims' clock (tests run expiry and fencing on simulated time); default Date.now. */
@@ -55,7 +59,7 @@ export interface T2SurfaceOptions {
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
 const DEV_TOKEN_TTL_S = 2 * 3600;
 
-function geminiConfigured(config: Config): boolean {
+function geminiConfigured(config: LlmConfig): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
 }
 
@@ -64,7 +68,7 @@ function geminiConfigured(config: Config): boolean {
  * Vertex AI. The SDK is imported here, when Gemini is configured: without a key (text mode)
  * `palabre serve` never holds it, which keeps its idle RSS low.
  */
-async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
+async function genaiFromConfig(config: LlmConfig): Promise<GoogleGenAI> {
   const { GoogleGenAI } = await import('@google/genai');
   const httpOptions = { apiVersion: 'v1beta', ...(config.GOOGLE_GEMINI_BASE_URL ? { baseUrl: config.GOOGLE_GEMINI_BASE_URL } : {}) };
   if (config.GEMINI_VERTEX) {
@@ -85,7 +89,7 @@ async function genaiFromConfig(config: Config): Promise<GoogleGenAI> {
  */
 const FENCED_FRAME = { code: 1011, name: 'STORE_UNAVAILABLE', message: 'Ce serveur a perdu le contact avec la base de données : votre séance est interrompue. Ce qui était enregistré avant la coupure est conservé et sera évalué (« Mes séances »). Vous pourrez commencer une nouvelle séance dans un instant.' } as const;
 
-export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
+export function createT2Surface(opts: T2SurfaceOptions = {}): Surface<T2Config & CorrectionsConfig & LlmConfig> {
   return {
     name: 't2',
     machines: {
@@ -94,8 +98,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface {
       t2Takeover: () => import('../../machines/t2Takeover.js').then((m) => m.t2TakeoverMachine),
     },
     migrations: T2_MIGRATIONS,
-    configSection: 'T2 live',
-    async start(ctx: AppContext): Promise<RunningSurface> {
+    config: t2Config,
+    async start(ctx: T2Context): Promise<RunningSurface> {
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
       // T2's tables are on the store port (migrations 400–499).

@@ -11,7 +11,7 @@ import { createDocsAssistant, type DocsCore } from '../../actors/docs/assistant.
 import { createOfflineProvider } from '../../actors/llm/offline.js';
 import { FEATURES, questionSignals, type FeatureName } from '../../actors/retrieval/confidence.js';
 import { ranking } from '../../actors/retrieval/lexicalIndex.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { expectsRefusal, readSet, SETS, tuningItems, type EvalItem } from './ragSets.js';
 
 /** Tuning data: every set already run once as held-out (the fourth to eighth sets included), so none of it is held-out any more. */
@@ -53,7 +53,7 @@ export function existingCorpus(dir: string): string {
 
 /** The assistant offline on `corpus` (default CORPUS_DIR, else the shared corpus). */
 export async function offlineAssistant(corpus?: string): Promise<DocsCore> {
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { ...process.env, CORPUS_DIR: existingCorpus(corpus ?? process.env.CORPUS_DIR ?? '../../shared/corpus'), DATA_DIR: mkdtempSync(join(tmpdir(), 'palabre-learn-')), CHAT_PROVIDER: 'offline' },
     dotenvPath: null,
   });

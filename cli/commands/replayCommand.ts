@@ -5,7 +5,7 @@ import { replayJournal } from '../../core/journal/replay.js';
 import { divergenceText } from '../journalText.js';
 import { openJournal } from '../journalStore.js';
 import { loadConfigOrExit } from '../configArgs.js';
-import type { Config } from '../../core/config/schema.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { replayTargets } from '../replayTargets.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
 import { parseCommand, usageError } from '../parse.js';
@@ -51,7 +51,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   return result.same ? EXIT.ok : DIVERGED;
 }
 
-async function load(ref: string, io: CliIo, config: Config): Promise<{ journal: Journal } | { exit: number }> {
+async function load(ref: string, io: CliIo, config: PalabreConfig): Promise<{ journal: Journal } | { exit: number }> {
   if (ref.endsWith('.json') && existsSync(ref)) {
     let data: unknown;
     try {

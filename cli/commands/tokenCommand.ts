@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createAuth, PLANS, type Plan } from '../../core/auth.js';
 import { pino } from 'pino';
 import { createLogger } from '../../core/log.js';
@@ -23,7 +23,7 @@ export async function run(args: string[], io: CommandIo = {}): Promise<number> {
   const ttl = parsed.string('ttl') ?? '12h';
   if (!sub) return usageError('token', cli, '--sub is required');
   if (!PLANS.includes(plan as Plan)) return usageError('token', cli, '--plan must be free or premium');
-  const config = loadConfig(io.env ? { env: io.env, dotenvPath: null } : {});
+  const config = loadPalabreConfig(io.env ? { env: io.env, dotenvPath: null } : {});
   // Logs go to stderr so that `$(palabre token …)` captures the token alone.
   const logger = createLogger({ level: 'warn', destination: pino.destination({ dest: 2, sync: true }) });
   try {

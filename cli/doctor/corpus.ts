@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
 import { INSTALL_HINT, loadConfiguredLexicons } from '../../actors/retrieval/lexicons/lexicon.js';
 import { Retriever } from '../../actors/retrieval/retriever.js';
-import type { Config } from '../../core/config/schema.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import type { Check } from './check.js';
 
@@ -20,7 +20,7 @@ const SOURCE: Record<CorpusChoice['source'], string> = {
 };
 
 /** The docs assistant's corpus: folder, files, passages in the stored index and its age. */
-export function checkCorpus(config: Pick<Config, 'DATA_DIR'>, choice: CorpusChoice, now = Date.now()): Check {
+export function checkCorpus(config: Pick<PalabreConfig, 'DATA_DIR'>, choice: CorpusChoice, now = Date.now()): Check {
   const abs = resolve(choice.dir);
   const base = { id: 'corpus', group: 'corpus' as const, label: 'docs corpus' };
   const where = `${abs} (${SOURCE[choice.source]})`;
@@ -47,7 +47,7 @@ export function checkCorpus(config: Pick<Config, 'DATA_DIR'>, choice: CorpusChoi
  * The dictionaries questions are expanded with (docs/docs-assistant.md § Analysis): optional, so a
  * missing or unreadable set is a warning with the command that installs it.
  */
-export function checkLexicons(config: Pick<Config, 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'>): Check {
+export function checkLexicons(config: Pick<PalabreConfig, 'DOCS_LEXICONS' | 'PALABRE_CACHE_DIR'>): Check {
   const base = { id: 'corpus.lexicons', group: 'corpus' as const, label: 'dictionaries' };
   const { lexicon, notice, error } = loadConfiguredLexicons(config);
   if (lexicon || config.DOCS_LEXICONS === 'off') return { ...base, status: 'ok', detail: notice };

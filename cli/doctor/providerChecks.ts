@@ -1,7 +1,7 @@
 import { liveModelFor } from '../../actors/llm/liveModel.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import type { ProviderName } from '../../machines/llmPort.js';
-import type { Config } from '../../core/config/schema.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import type { Check } from './check.js';
 import { checkModels, type CheckModelsDeps, type ModelStatus } from '../../actors/llm/modelStatus.js';
@@ -18,11 +18,11 @@ export interface SurfaceModels {
   models: string[];
 }
 
-function keyState(config: Config, provider: ProviderName): string {
+function keyState(config: PalabreConfig, provider: ProviderName): string {
   if (provider === 'offline') return 'no key needed';
   if (provider === 'gemini' && config.GEMINI_VERTEX) return `Vertex AI, GOOGLE_CLOUD_PROJECT ${config.GOOGLE_CLOUD_PROJECT ? 'set' : 'unset'}`;
   const key = KEY_OF[provider];
-  const set = Boolean(config[key as keyof Config]);
+  const set = Boolean(config[key as keyof PalabreConfig]);
   if (provider === 'openai' && !set && config.OPENAI_BASE_URL) return 'OPENAI_API_KEY unset (OPENAI_BASE_URL set: a local server without key)';
   return `${key} ${set ? 'set' : 'unset'}`;
 }
@@ -32,7 +32,7 @@ function keyState(config: Config, provider: ProviderName): string {
  * providersPerSurface does), whether the key is there, and the models it will call. A surface
  * that names a provider without its key would silently fall back to offline: that is a ✗.
  */
-export function checkSurfaceProviders(config: Config, surfaces: string[]): { checks: Check[]; models: SurfaceModels[] } {
+export function checkSurfaceProviders(config: PalabreConfig, surfaces: string[]): { checks: Check[]; models: SurfaceModels[] } {
   const providers = createProviders(config, { logger: silentLogger() });
   const available = providers.available();
   const checks: Check[] = [];
@@ -81,7 +81,7 @@ export function checkSurfaceProviders(config: Config, surfaces: string[]): { che
  * actors/llm/modelStatus.ts (the same check `palabre serve` runs in the background and shows in
  * /healthz). A missing model is a ✗ (calls would fail); a deprecated one a warning with its date.
  */
-export async function modelStatuses(config: Config, surfaces: SurfaceModels[], deps: CheckModelsDeps = {}): Promise<Check[]> {
+export async function modelStatuses(config: PalabreConfig, surfaces: SurfaceModels[], deps: CheckModelsDeps = {}): Promise<Check[]> {
   const checks: Check[] = [];
   for (const s of surfaces) {
     if (s.provider === 'offline' || s.models.length === 0) {

@@ -1,6 +1,6 @@
 import { styleText } from 'node:util';
 import { dbPathOf } from '../../core/app.js';
-import type { Config } from '../../core/config/schema.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import type { CorpusChoice } from '../corpusChoice.js';
 import { configuredSurfaces, MARK, type Check } from './check.js';
 import { checkCorpus, checkLexicons } from './corpus.js';
@@ -17,7 +17,7 @@ export interface DoctorReport {
 }
 
 export interface DoctorInput {
-  config: Config;
+  config: PalabreConfig;
   /** The environment (PATH for programs, DATABASE_URL, PYTHONPATH…). */
   env: Record<string, string | undefined>;
   corpus: CorpusChoice;

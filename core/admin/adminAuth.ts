@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
-import type { Config } from '../config/schema.js';
+import type { CoreConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Db } from '../store/db.js';
 import type { Store } from '../store/sqlStore.js';
@@ -58,7 +58,7 @@ export interface AdminDeps {
   db: Db;
   /** The store port (sessions and throttle counters); default: SQLite over `db`. */
   store?: Store | undefined;
-  config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
+  config: Pick<CoreConfig, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
   logger: Logger;
   /** Renders and sends the login page (web/admin/loginPage.ts); a bare form without it. */
   loginPage?: (res: Response, view: AdminLoginView) => void;

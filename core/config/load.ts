@@ -2,7 +2,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { z } from 'zod';
-import { configSchema, configShape, SECRET_KEYS, type Config } from './schema.js';
+import { configSections, type CoreConfig } from './schema.js';
+import type { ConfigOf, ConfigSection } from './section.js';
 
 export class ConfigError extends Error {
   /** One line per bad key, never containing a secret value. */
@@ -23,9 +24,12 @@ export interface LoadOptions {
   dotenvPath?: string | null;
 }
 
-const KNOWN = new Set(Object.keys(configShape));
+/** The secret keys of these sections (core's own included). */
+function secretsOf(sections: readonly ConfigSection[]): ReadonlySet<string> {
+  return new Set(sections.flatMap((s) => s.secrets ?? []));
+}
 
-function readJsonFile(path: string, problems: string[]): Record<string, unknown> {
+function readJsonFile(path: string, known: ReadonlySet<string>, problems: string[]): Record<string, unknown> {
   let raw: string;
   try {
     raw = readFileSync(path, 'utf8');
@@ -47,16 +51,16 @@ function readJsonFile(path: string, problems: string[]): Record<string, unknown>
   }
   const obj = parsed as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!KNOWN.has(key)) problems.push(`${key}: unknown key in ${path}`);
+    if (!known.has(key)) problems.push(`${key}: unknown key in ${path}`);
   }
   return obj;
 }
 
 /** The raw values of every source, merged by precedence (defaults not applied). */
-function mergeSources(opts: LoadOptions, problems: string[]): Record<string, unknown> {
+function mergeSources(known: ReadonlySet<string>, opts: LoadOptions, problems: string[]): Record<string, unknown> {
   const env = opts.env ?? process.env;
   const file = opts.file ?? env.PALABRE_CONFIG;
-  const fromFile = file ? readJsonFile(resolve(file), problems) : {};
+  const fromFile = file ? readJsonFile(resolve(file), known, problems) : {};
 
   let fromDotenv: Record<string, string> = {};
   const dotenvPath = opts.dotenvPath === undefined ? resolve('.env') : opts.dotenvPath;
@@ -65,7 +69,7 @@ function mergeSources(opts: LoadOptions, problems: string[]): Record<string, unk
   const merged: Record<string, unknown> = { ...fromFile };
   for (const source of [fromDotenv, env]) {
     for (const [key, value] of Object.entries(source)) {
-      if (KNOWN.has(key) && value !== undefined && value !== '') merged[key] = value;
+      if (known.has(key) && value !== undefined && value !== '') merged[key] = value;
     }
   }
   return merged;
@@ -76,29 +80,35 @@ function mergeSources(opts: LoadOptions, problems: string[]): Record<string, unk
  * default (e.g. CORPUS_DIR unset lets `palabre ask` use the folder `palabre index` indexed last).
  */
 export function isKeySet(key: string, opts: LoadOptions = {}): boolean {
-  const merged = mergeSources(opts, []);
+  const merged = mergeSources(new Set([key]), opts, []);
   return Object.hasOwn(merged, key) && merged[key] !== undefined && merged[key] !== '';
 }
 
 /**
- * Builds the configuration: defaults < JSON file < .env < environment.
+ * Builds the configuration of core's sections and `declared` (the sections of the layers above,
+ * core/config/schema.ts `configSections`): defaults < JSON file < .env < environment. Every
+ * section must be in the list, since the JSON file rejects a key no section declares.
  * Empty strings in the environment count as unset, so `FOO=` does not fail validation.
  * Throws ConfigError listing every bad key at once.
  */
-export function loadConfig(opts: LoadOptions = {}): Config {
+export function loadConfig<const L extends readonly ConfigSection[]>(declared: L, opts: LoadOptions = {}): CoreConfig & ConfigOf<L> {
+  const sections = configSections(declared);
+  const shape = Object.assign({}, ...sections.map((s) => s.shape)) as Record<string, z.ZodType>;
+  const secrets = secretsOf(sections);
   const problems: string[] = [];
-  const merged = mergeSources(opts, problems);
-  const result = configSchema.safeParse(merged);
+  const merged = mergeSources(new Set(Object.keys(shape)), opts, problems);
+  const result = z.object(shape).safeParse(merged);
   if (!result.success) {
     for (const issue of result.error.issues) {
       const key = issue.path.join('.') || '(root)';
       // zod messages may quote the received value; for secrets say only what is wrong.
-      const message = SECRET_KEYS.has(key) ? describeSecretIssue(issue) : issue.message;
+      const message = secrets.has(key) ? describeSecretIssue(issue) : issue.message;
       problems.push(`${key}: ${message}`);
     }
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
-  return result.data;
+  // The object holds exactly the keys of these sections, parsed by their schemas: their types.
+  return result.data as CoreConfig & ConfigOf<L>;
 }
 
 function describeSecretIssue(issue: z.core.$ZodIssue): string {
@@ -107,11 +117,12 @@ function describeSecretIssue(issue: z.core.$ZodIssue): string {
   return 'invalid value';
 }
 
-/** A copy safe to print or serve: secrets replaced by "set" / absent. */
-export function redactConfig(config: Config): Record<string, unknown> {
+/** A copy safe to print or serve: the secrets of core's sections and `declared` replaced by "(set)" / absent. */
+export function redactConfig(config: object, declared: readonly ConfigSection[]): Record<string, unknown> {
+  const secrets = secretsOf(configSections(declared));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    out[key] = SECRET_KEYS.has(key) ? (value ? '(set)' : undefined) : value;
+    out[key] = secrets.has(key) ? (value ? '(set)' : undefined) : value;
   }
   return out;
 }

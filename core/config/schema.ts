@@ -1,55 +1,33 @@
-import { z } from 'zod';
 import { coreSection } from './sections/coreSection.js';
-import { llmSection } from './sections/llmSection.js';
-import { skullSection } from './sections/skullSection.js';
-import { docsSection } from './sections/docsSection.js';
-import { correctionsSection } from './sections/correctionsSection.js';
-import { t2Section } from './sections/t2Section.js';
-import { inspectSection } from './sections/inspectSection.js';
 import { tuningSection } from './sections/tuningSection.js';
+import type { ConfigOf, ConfigSection } from './section.js';
 
 /**
- * The one configuration schema. Each surface owns a section file; keys are environment variable
- * names and the same names are accepted in the JSON config file. Unknown keys are ignored (the
- * environment holds many unrelated variables), except in the JSON file where they are rejected.
+ * What core reads of the configuration, and all it knows of it: its own sections, the process
+ * (HTTP, MQTT, storage, logs, journal, admin login, tokens) and the runtime tuning.
  */
-export const configShape = {
-  ...coreSection,
-  ...llmSection,
-  ...skullSection,
-  ...docsSection,
-  ...correctionsSection,
-  ...t2Section,
-  ...inspectSection,
-  ...tuningSection,
-};
+export type CoreConfig = ConfigOf<[typeof coreSection, typeof tuningSection]>;
 
-/** The sections in documentation order, with the title the generated tables use. */
-export const CONFIG_SECTIONS: ReadonlyArray<{ title: string; shape: Record<string, z.ZodType> }> = [
-  { title: 'Process (HTTP, MQTT, storage, logs)', shape: coreSection },
-  { title: 'LLM providers and resilience', shape: llmSection },
-  { title: 'Skull', shape: skullSection },
-  { title: 'Docs assistant', shape: docsSection },
-  { title: 'Corrections', shape: correctionsSection },
-  { title: 'T2 live', shape: t2Section },
-  { title: 'Inspector', shape: inspectSection },
-  { title: 'Runtime tuning', shape: tuningSection },
-];
+/**
+ * Every section a process loads, in the order of the generated tables: core's process section
+ * first, the sections of the layers above (shared services, then surfaces, as they list them),
+ * core's runtime tuning last. The same list feeds the loader, the redaction and the tables, so a
+ * key is known, secret and documented by one declaration.
+ */
+export function configSections(declared: readonly ConfigSection[]): readonly ConfigSection[] {
+  const all = [coreSection, ...declared, tuningSection];
+  const seen = new Map<string, string>();
+  for (const { title, shape } of new Set(all)) {
+    for (const key of Object.keys(shape)) {
+      const owner = seen.get(key);
+      if (owner !== undefined) throw new Error(`configuration key ${key} is declared by two sections (${owner}, ${title})`);
+      seen.set(key, title);
+    }
+  }
+  return [...new Set(all)];
+}
 
-export const configSchema = z.object(configShape);
-export type Config = z.infer<typeof configSchema>;
-
-/** Keys whose values are never printed, logged or sent to a page. */
-export const SECRET_KEYS: ReadonlySet<string> = new Set([
-  'OPENAI_API_KEY',
-  'DATABASE_URL',
-  'ANTHROPIC_API_KEY',
-  'GEMINI_API_KEY',
-  'SKULL_API_KEY',
-  'CHAT_API_KEY',
-  'CORRECTION_API_KEY',
-  'T2_TEXT_API_KEY',
-  'ADMIN_PASSWORD',
-  'SESSION_SECRET',
-  'JWT_SECRET',
-]);
+/** Every key of core's sections and `declared`, in table order. */
+export function configKeys(declared: readonly ConfigSection[]): string[] {
+  return configSections(declared).flatMap((s) => Object.keys(s.shape));
+}

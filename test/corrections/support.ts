@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { SimulatedClock } from 'xstate';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../core/config/load.js';
-import type { Config } from '../../core/config/schema.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
@@ -14,16 +14,16 @@ import { coreServicesFor } from '../support/coreServices.js';
 import type { WrittenModelOutput } from '../../prompts/corrections/modelOutput.js';
 
 /** A real AppContext on a temp SQLite file; `env` adds configuration (e.g. the wire fake's URL). */
-export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext; config: Config; dir: string; close(): void } {
+export function makeContext(env: Record<string, string> = {}, opts: { clock?: SimulatedClock } = {}): { ctx: AppContext<PalabreConfig>; config: PalabreConfig; dir: string; close(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-corr-'));
   // GRAMMALECTE=off unless a test asks for it: one Python sidecar per test context would cost a
   // second of CPU each; the HTTP and Grammalecte tests run the real engine.
-  const config = loadConfig({ env: { DATA_DIR: dir, JWT_SECRET: 'corrections-test-secret-0123456789', LLM_MAX_RETRIES: '0', GRAMMALECTE: 'off', ...env }, dotenvPath: null });
+  const config = loadPalabreConfig({ env: { DATA_DIR: dir, JWT_SECRET: 'corrections-test-secret-0123456789', LLM_MAX_RETRIES: '0', GRAMMALECTE: 'off', ...env }, dotenvPath: null });
   const logger = silentLogger();
   const metrics = createMetrics({ defaults: false });
   const db = openStore({ path: join(dir, 'palabre.db') });
   const runtime = new Runtime(opts.clock ? { clock: opts.clock } : {});
-  const ctx: AppContext = {
+  const ctx: AppContext<PalabreConfig> = {
     config, logger, db, runtime, metrics,
     ...coreServicesFor(db, config, logger),
     providers: createProviders(config, { logger, metrics }),

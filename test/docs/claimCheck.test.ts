@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocsAssistant } from '../../actors/docs/assistant.js';
 import { docsSurface } from '../../actors/docs/surface.js';
 import { createProviders } from '../../actors/llm/providers.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { splitClaims } from '../../machines/chat.js';
@@ -149,7 +149,7 @@ describe('the claim check through Claude (Anthropic wire fake, real SDK)', () =>
 describe('the claim check in /metrics (palabre serve)', () => {
   it('counts supported and removed sentences and the check\'s latency; the client never reads a removed one, the admin does', async () => {
     const data = mkdtempSync(join(tmpdir(), 'palabre-claims-'));
-    const config = loadConfig({
+    const config = loadPalabreConfig({
       env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-openai', OPENAI_BASE_URL: `${fake.url}/v1`, CHAT_MODEL: 'gpt-4o-mini', CHAT_SCORE_THRESHOLD: '0.3', DOCS_LEXICONS: 'off', LLM_MAX_RETRIES: '0', ADMIN_PASSWORD, SESSION_SECRET: 'claims-session-secret-0123456789abcdef' },
       dotenvPath: null,
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CONFIDENCE_MODEL, confidenceFeatures, FEATURES, parseConfidenceModel, probability, questionSignals } from '../../actors/retrieval/confidence.js';
 import { analyzeQuery } from '../../actors/retrieval/analyze.js';
 import { analysePassage, parseRerankModel, RERANK_MODEL, textFeatures } from '../../actors/retrieval/rerank.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 
 /** docs/docs-assistant.md § Fifth round — the learned probability the guard's high bound applies to, and the learned reranker. */
 const words = [
@@ -14,7 +14,7 @@ const words = [
 describe('the confidence model', () => {
   it('ships valid, with the configuration defaults at its cross-validated bounds', () => {
     expect(CONFIDENCE_MODEL.features.length).toBeGreaterThan(0);
-    const config = loadConfig({ env: {}, dotenvPath: null });
+    const config = loadPalabreConfig({ env: {}, dotenvPath: null });
     expect(Math.abs(config.CHAT_SCORE_CONFIDENT - CONFIDENCE_MODEL.bounds.high)).toBeLessThan(0.005);
     expect(config.CHAT_SCORE_THRESHOLD).toBe(CONFIDENCE_MODEL.bounds.low);
   });
@@ -99,7 +99,7 @@ describe('the answer-type cue (§ Sixth round)', () => {
 describe('the admin form and the shipped bounds', () => {
   it('every default fits its number input\'s step, so the browser lets the form be sent as shown', async () => {
     const { settingsFields } = await import('../../web/docs/views.js');
-    const config = loadConfig({ env: {}, dotenvPath: null });
+    const config = loadPalabreConfig({ env: {}, dotenvPath: null });
     const values = { model: 'm', k: config.CHAT_TOP_K, threshold: config.CHAT_SCORE_THRESHOLD, confident: config.CHAT_SCORE_CONFIDENT, temperature: config.CHAT_TEMPERATURE, maxTokens: config.CHAT_MAX_TOKENS, historyTurns: config.CHAT_HISTORY_TURNS };
     const inputs = [...String(settingsFields(values, {}, 'p', ['m'])).matchAll(/<input type="number" id="p_(\w+)" name="\w+" value="([^"]*)" step="([^"]*)"/g)];
     expect(inputs.map((m) => m[1])).toContain('confident');

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configShape } from '../../core/config/schema.js';
-import { loadConfig } from '../../core/config/load.js';
+import { configKeys } from '../../core/config/schema.js';
+import { loadPalabreConfig, PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
 import { slugify } from '../../machines/docAnchors.js';
@@ -39,7 +39,7 @@ describe('docs/ pages', () => {
   });
 
   it('are what the default corpus indexes: the pages docs/index.md links, nothing else', () => {
-    const config = loadConfig({ env: {}, dotenvPath: null });
+    const config = loadPalabreConfig({ env: {}, dotenvPath: null });
     expect(config.CORPUS_DIR).toBe('docs');
     const indexed = listCorpusFiles(join(PROJECT_ROOT, config.CORPUS_DIR)).map((f) => f.path);
     const index = readFileSync(join(DOCS, 'index.md'), 'utf8');
@@ -75,7 +75,7 @@ describe('docs/ pages', () => {
   const NOT_CONFIG = new Set(['MQTT_HOST', 'MQTT_PORT']);
 
   it('name only configuration variables the schema has, and npm scripts package.json has', () => {
-    const keys = new Set(Object.keys(configShape));
+    const keys = new Set(configKeys(PALABRE_SECTIONS));
     const scripts = Object.keys((JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
     const unknown: string[] = [];
     let variables = 0;

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../core/config/load.js';
-import type { Config } from '../../core/config/schema.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import type { GenerateRequest, GenerateResult, LlmProvider } from '../../machines/llmPort.js';
 import type { ProviderRegistry } from '../../actors/llm/registry.js';
 
@@ -27,8 +27,8 @@ export function makeCorpus(): string {
 }
 
 /** Dictionaries off unless a test asks: results must not depend on what the machine's cache holds. */
-export function testConfig(env: Record<string, string>): Config {
-  return loadConfig({ env: { CHAT_SCORE_THRESHOLD: '0.3', LLM_MAX_RETRIES: '0', DOCS_LEXICONS: 'off', ...env }, dotenvPath: null });
+export function testConfig(env: Record<string, string>): PalabreConfig {
+  return loadPalabreConfig({ env: { CHAT_SCORE_THRESHOLD: '0.3', LLM_MAX_RETRIES: '0', DOCS_LEXICONS: 'off', ...env }, dotenvPath: null });
 }
 
 /** An LlmProvider (our port, not an SDK) that records requests and answers from a script. */

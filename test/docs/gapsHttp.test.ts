@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { docsSurface } from '../../actors/docs/surface.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';
@@ -19,7 +19,7 @@ let base: string;
 beforeAll(async () => {
   root = makeCorpus();
   data = mkdtempSync(join(tmpdir(), 'palabre-gaps-'));
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'offline', ADMIN_PASSWORD, SESSION_SECRET: 'gaps-session-secret-0123456789abcdef', DOCS_LEXICONS: 'off', CHAT_SCORE_THRESHOLD: '0.3' },
     dotenvPath: null,
   });

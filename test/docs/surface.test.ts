@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';
@@ -18,7 +18,7 @@ let base: string;
 beforeAll(async () => {
   root = makeCorpus();
   data = mkdtempSync(join(tmpdir(), 'palabre-serve-'));
-  const config = loadConfig({ env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'offline' }, dotenvPath: null });
+  const config = loadPalabreConfig({ env: { CORPUS_DIR: root, DATA_DIR: data, PORT: '0', MQTT_EMBEDDED_PORT: '0', CHAT_PROVIDER: 'offline' }, dotenvPath: null });
   running = await startServer({ config, logger: silentLogger(), surfaces: [async () => docsSurface] });
   base = running.ctx.publicUrl.replace(/\/$/, '');
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';
@@ -19,7 +19,7 @@ export interface InspectServer {
 /** `palabre serve` in-process on free ports, with the given surfaces and an admin password. */
 export async function startInspectServer(surfaces: readonly SurfaceLoader[], env: Record<string, string> = {}): Promise<InspectServer> {
   const dir = mkdtempSync(join(tmpdir(), 'palabre-inspect-'));
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, ADMIN_PASSWORD, SESSION_SECRET: 'inspect-session-secret-0123456789', LOG_LEVEL: 'silent', LLM_PROVIDER: 'offline', ...env },
     dotenvPath: null,
   });

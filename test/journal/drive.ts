@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { createAuth } from '../../core/auth.js';
@@ -15,7 +15,7 @@ import { LiveClient, type T2Env } from '../t2/support.js';
  * Used by the journal's tests and by scripts/record-journal-fixtures.ts.
  */
 export async function driveSurfaces(opts: { data: string; corpus: string; prefix: string; env?: Record<string, string> }): Promise<void> {
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: {
       DATA_DIR: opts.data, CORPUS_DIR: opts.corpus, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent',
       CHAT_PROVIDER: 'offline', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: opts.prefix, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMachine, type AnyStateMachine } from 'xstate';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { JournalStore } from '../../core/journal/store.js';
@@ -166,7 +166,7 @@ describe('the journal of palabre serve', () => {
   it('JOURNAL=off records nothing', async () => {
     const off = mkdtempSync(join(tmpdir(), 'palabre-journal-off-'));
     try {
-      const config = loadConfig({ env: { DATA_DIR: off, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: `${prefix}-off`, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt', JOURNAL: 'off' }, dotenvPath: null, file: '' });
+      const config = loadPalabreConfig({ env: { DATA_DIR: off, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: `${prefix}-off`, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt', JOURNAL: 'off' }, dotenvPath: null, file: '' });
       const server = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface] });
       const mqtt = await Listener.open(server.ctx.mqttUrl, [`${prefix}-off/ai/response`]);
       await mqtt.publish(`${prefix}-off/ai/request`, JSON.stringify({ text: 'Bonjour' }));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../core/log.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { checkModels, modelProblemLines, RECHECK_INTERVAL_MS, skullPrimaryRoute, watchModels, type ListModels, type ModelStatus } from '../../actors/llm/modelStatus.js';
 import { startAnthropicFake, type AnthropicFake } from '../fakes/anthropicFake.js';
 import { startGeminiFake, type GeminiFake } from '../fakes/geminiFake.js';
@@ -18,7 +18,7 @@ afterAll(async () => {
   await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
 });
 
-const config = (env: Record<string, string>) => loadConfig({ env: { LOG_LEVEL: 'silent', ...env }, dotenvPath: null, file: '' });
+const config = (env: Record<string, string>) => loadPalabreConfig({ env: { LOG_LEVEL: 'silent', ...env }, dotenvPath: null, file: '' });
 const find = (all: ModelStatus[], surface: string, model: string) => all.find((s) => s.surface === surface && s.model === model);
 
 describe('checkModels', () => {

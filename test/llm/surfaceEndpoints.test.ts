@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, redactConfig } from '../../core/config/load.js';
-import { SECRET_KEYS } from '../../core/config/schema.js';
+import { redactConfig } from '../../core/config/load.js';
+import { loadPalabreConfig, PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { createProviders } from '../../actors/llm/providers.js';
 import { surfaceProvider } from '../../actors/llm/surfaceEndpoints.js';
@@ -34,7 +34,7 @@ const env = () => ({
 
 describe('per-surface endpoint and key', () => {
   it('two surfaces call two servers, each with its own key; the others keep the shared one', async () => {
-    const config = loadConfig({ env: env(), dotenvPath: null, file: '' });
+    const config = loadPalabreConfig({ env: env(), dotenvPath: null, file: '' });
     const registry = createProviders(config, { logger: silentLogger() });
     const skull = surfaceProvider(registry, config, 'skull');
     const corrections = surfaceProvider(registry, config, 'corrections');
@@ -54,7 +54,7 @@ describe('per-surface endpoint and key', () => {
     for (const f of [skullFake, correctionsFake, sharedFake]) f.reset();
     skullFake.setModels([{ id: 'gpt-6.1-terra' }, { id: 'gpt-6-luna' }]);
     correctionsFake.setModels([{ id: 'deepseek-flash' }]);
-    const config = loadConfig({ env: { ...env(), SURFACES: 'skull,corrections' }, dotenvPath: null, file: '' });
+    const config = loadPalabreConfig({ env: { ...env(), SURFACES: 'skull,corrections' }, dotenvPath: null, file: '' });
     const all = await checkModels(config);
     expect(all.map((s) => [s.surface, s.model, s.status])).toEqual([
       ['skull', 'gpt-6.1-terra', 'ok'],
@@ -67,16 +67,18 @@ describe('per-surface endpoint and key', () => {
   });
 
   it('surface keys are secrets: redacted wherever the config is shown', () => {
-    const config = loadConfig({ env: { ...env(), CHAT_API_KEY: 'sk-chat', T2_TEXT_API_KEY: 'sk-t2' }, dotenvPath: null, file: '' });
-    for (const key of ['SKULL_API_KEY', 'CHAT_API_KEY', 'CORRECTION_API_KEY', 'T2_TEXT_API_KEY']) expect(SECRET_KEYS.has(key)).toBe(true);
-    const shown = JSON.stringify(redactConfig(config));
+    const config = loadPalabreConfig({ env: { ...env(), CHAT_API_KEY: 'sk-chat', T2_TEXT_API_KEY: 'sk-t2' }, dotenvPath: null, file: '' });
+    // Each surface's section names its own key among its secrets.
+    const secrets = PALABRE_SECTIONS.flatMap((s) => s.secrets ?? []);
+    for (const key of ['SKULL_API_KEY', 'CHAT_API_KEY', 'CORRECTION_API_KEY', 'T2_TEXT_API_KEY']) expect(secrets).toContain(key);
+    const shown = JSON.stringify(redactConfig(config, PALABRE_SECTIONS));
     for (const secret of ['sk-skull', 'sk-deepseek', 'sk-chat', 'sk-t2', 'sk-shared']) expect(shown).not.toContain(secret);
-    expect(redactConfig(config).SKULL_BASE_URL).toBe(`${skullFake.url}/v1`);
+    expect(redactConfig(config, PALABRE_SECTIONS).SKULL_BASE_URL).toBe(`${skullFake.url}/v1`);
   });
 
   it('a surface endpoint with SKULL_PROVIDER=auto is OpenAI-compatible even when another provider has a key', async () => {
     skullFake.reset();
-    const config = loadConfig({ env: { LOG_LEVEL: 'silent', ANTHROPIC_API_KEY: 'sk-ant', SKULL_BASE_URL: `${skullFake.url}/v1` }, dotenvPath: null, file: '' });
+    const config = loadPalabreConfig({ env: { LOG_LEVEL: 'silent', ANTHROPIC_API_KEY: 'sk-ant', SKULL_BASE_URL: `${skullFake.url}/v1` }, dotenvPath: null, file: '' });
     const registry = createProviders(config, { logger: silentLogger() });
     const skull = surfaceProvider(registry, config, 'skull');
     expect(skull.name).toBe('openai');

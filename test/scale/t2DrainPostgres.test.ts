@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
@@ -32,7 +32,7 @@ describe.skipIf(!pgReq.ok)(`T2 drain on Postgres (${pgReq.reason})`, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'palabre-t2-drain-pg-'));
     database = await createTestDatabase(pgReq.path);
-    const config = loadConfig({
+    const config = loadPalabreConfig({
       env: {
         PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, INSTANCE_ID: 'drain',
         JWT_SECRET: 'drain-jwt-secret-0123456789abcdef', SESSION_SECRET: 'drain-session-secret-0123456789',

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAuth } from '../../core/auth.js';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { freePort, spawnServe, type ServeProcess } from '../serve/spawnServe.js';
 import { requirePostgres } from '../support/requires.js';
 import { createTestDatabase } from '../support/stores.js';
@@ -46,7 +46,7 @@ describe.skipIf(!pgReq.ok)(`T2 failover between two processes on one Postgres ($
     return { proc, ws: `ws://127.0.0.1:${port}` };
   };
   const open = async (ws: string, sub: string, resume: boolean): Promise<LiveClient> => {
-    const token = await createAuth(loadConfig({ env: { JWT_SECRET: SECRET }, dotenvPath: null })).mintToken({ sub, plan: 'premium' });
+    const token = await createAuth(loadPalabreConfig({ env: { JWT_SECRET: SECRET }, dotenvPath: null })).mintToken({ sub, plan: 'premium' });
     const c = new LiveClient(new WebSocket(`${ws}/t2/live?sujet=club-de-sport&mode=text${resume ? '&resume=1' : ''}`, ['palabre.t2', `palabre.bearer.${token}`]));
     await c.opened;
     return c;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
@@ -45,7 +45,7 @@ describe.skipIf(!pgReq.ok)(`T2 on two instances, one Postgres (${pgReq.reason})`
     dir = mkdtempSync(join(tmpdir(), 'palabre-t2-two-'));
     database = await createTestDatabase(pgReq.path);
     for (const name of ['a', 'b']) {
-      const config = loadConfig({
+      const config = loadPalabreConfig({
         env: {
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',
@@ -142,7 +142,7 @@ describe.skipIf(!pgReq.ok)(`T2 self-fencing across two instances, one Postgres (
     let cut = false;
     const flaky = (s: Store): Store => ({ ...s, writeAll: (q) => (cut ? Promise.reject(new Error('store unreachable')) : s.writeAll(q)) });
     for (const name of ['a', 'b']) {
-      const config = loadConfig({
+      const config = loadPalabreConfig({
         env: {
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), T2_RECORDINGS_DIR: join(dir, 'shared-audio'), DATABASE_URL: database.url, INSTANCE_ID: name,
           JWT_SECRET: 'shared-jwt-secret-0123456789', SESSION_SECRET: 'shared-session-secret-0123456789',

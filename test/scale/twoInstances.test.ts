@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createAuth } from '../../core/auth.js';
 import { silentLogger } from '../../core/log.js';
 import type { RunningServer } from '../../core/server.js';
@@ -45,7 +45,7 @@ describe.skipIf(!pgReq.ok)(`two instances on one Postgres (${pgReq.reason})`, ()
     writeFileSync(join(corpus, 'conservation.md'), '# Conservation\n\nLes journaux techniques sont conservés trente jours.\n');
     database = await createTestDatabase(pgReq.path);
     for (const name of ['a', 'b']) {
-      const config = loadConfig({
+      const config = loadPalabreConfig({
         env: {
           PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), CORPUS_DIR: corpus, DATABASE_URL: database.url, INSTANCE_ID: name,
           ADMIN_PASSWORD: PASSWORD, SESSION_SECRET: 'shared-session-secret-0123456789', JWT_SECRET: 'shared-jwt-secret-0123456789',
@@ -143,7 +143,7 @@ describe.skipIf(!pgReq.ok)(`/healthz when the store goes away (${pgReq.reason})`
   it('ready turns false (503, store_unreachable) while /livez stays 200: the balancer stops sending work here', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'palabre-gone-'));
     const database = await createTestDatabase(pgReq.path);
-    const config = loadConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, SURFACES: 'none' }, dotenvPath: null });
+    const config = loadPalabreConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: dir, DATABASE_URL: database.url, SURFACES: 'none' }, dotenvPath: null });
     const server = await startServer({ config, logger: silentLogger(), surfaces: [] });
     try {
       const url = server.ctx.publicUrl.replace(/\/$/, '');

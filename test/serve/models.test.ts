@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createLogger } from '../../core/log.js';
 import { startServer, type PalabreServer as RunningServer } from '../../actors/serve.js';
 import { skullSurface } from '../../actors/skull/surface.js';
@@ -33,7 +33,7 @@ interface LogLine { level: number; msg: string; [k: string]: unknown }
 function setup(name: string, extra: Record<string, string>) {
   const lines: string[] = [];
   const stream: DestinationStream = { write: (s: string) => void lines.push(s) };
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), OPENAI_API_KEY: 'sk-process-secret', OPENAI_BASE_URL: `${fake.url}/v1`, ...extra },
     dotenvPath: null,
     file: '',

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createLogger } from '../../core/log.js';
 import { StartupError } from '../../core/server.js';
 import { startServer } from '../../actors/serve.js';
@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function setup(name: string, extra: Record<string, string> = {}) {
   const lines: string[] = [];
   const stream: DestinationStream = { write: (s: string) => void lines.push(s) };
-  const config = loadConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), ...extra }, dotenvPath: null });
+  const config = loadPalabreConfig({ env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, name), ...extra }, dotenvPath: null });
   return { config, logger: createLogger({ destination: stream, level: 'debug' }), logs: () => lines.join('') };
 }
 

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configShape } from '../../core/config/schema.js';
+import { configKeys } from '../../core/config/schema.js';
+import { PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 
 /** The systemd unit and wrapper of deploy/: valid shell, and every variable they set exists. */
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -18,7 +19,7 @@ describe('deploy/', () => {
     const unit = read('skull-ai.service');
     expect(unit).toMatch(/^ExecStart=\/opt\/Skull\/bin\/skull-ai\.sh$/m);
     expect(unit).toMatch(/^Restart=on-failure$/m);
-    const known = new Set([...Object.keys(configShape), 'PALABRE_HOME']);
+    const known = new Set([...configKeys(PALABRE_SECTIONS), 'PALABRE_HOME']);
     const set = [...unit.matchAll(/^Environment=([A-Z_]+)=/gm)].map((m) => m[1]!);
     const env = [...read('skull-ai.env.example').matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]!);
     expect([...set, ...env].filter((k) => !known.has(k))).toEqual([]);

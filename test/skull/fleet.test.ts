@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from '../../core/log.js';
 import { type SkullFleet } from '../../transports/mqtt/skullEdge.js';
 import { startWiredSkullFleet } from '../../actors/skull/surface.js';
 import { fnv1a, inShard, parseFleetTopic } from '../../transports/mqtt/skullFleetTopics.js';
-import { deviceIdSchema, shardSchema } from '../../core/config/sections/skullSection.js';
+import { deviceIdSchema, shardSchema } from '../../transports/mqtt/skullEdgeConfig.js';
 import { LlmError, type GenerateRequest, type GenerateResult } from '../../machines/llmPort.js';
 import { APOLOGY_TEXT } from '../../machines/skullTypes.js';
 import { requireBinary } from '../support/requires.js';

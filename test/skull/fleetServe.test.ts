@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { startServer } from '../../actors/serve.js';
 import { skullSurface } from '../../actors/skull/surface.js';
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('palabre serve with a Skull fleet', () => {
   it('answers two devices under the prefix (offline provider) and reports the fleet in /healthz', async () => {
-    const config = loadConfig({
+    const config = loadPalabreConfig({
       env: { PORT: '0', MQTT_EMBEDDED_PORT: '0', DATA_DIR: join(dir, 'data'), SURFACES: 'skull', SKULL_PROVIDER: 'offline', SKULL_FLEET_PREFIX: 'ecole', SKULL_FLEET_INSTANCE: 'serve-1', SKULL_HEALTH_INTERVAL_MS: '0' },
       dotenvPath: null,
       file: '',

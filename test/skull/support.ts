@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import mqtt, { type MqttClient } from 'mqtt';
-import { loadConfig } from '../../core/config/load.js';
-import type { Config } from '../../core/config/schema.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { startEmbeddedBroker } from '../../core/broker.js';
 import { createLogger, silentLogger, type Logger } from '../../core/log.js';
 import { LlmError, type GenerateRequest, type GenerateResult, type LlmProvider } from '../../machines/llmPort.js';
@@ -74,8 +74,8 @@ export function uniquePrefix(): string {
   return `t${process.pid}-${Date.now().toString(36)}-${prefixCounter}`;
 }
 
-export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({
+export function testConfig(overrides: Record<string, string> = {}): PalabreConfig {
+  return loadPalabreConfig({
     env: {
       SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt',
       LOG_LEVEL: 'silent',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config/load.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { LIVE_MODEL_DEVELOPER, LIVE_MODEL_VERTEX, liveModelFor } from '../../actors/llm/liveModel.js';
 import { LiveClient, startT2, type T2Env } from './support.js';
 
@@ -13,7 +13,7 @@ afterEach(async () => {
   env = undefined;
 });
 
-const cfg = (env: Record<string, string>) => loadConfig({ env, dotenvPath: null, file: '' });
+const cfg = (env: Record<string, string>) => loadPalabreConfig({ env, dotenvPath: null, file: '' });
 
 describe('Gemini Live model per backend', () => {
   it('defaults to a Developer API id, to the Vertex id with GEMINI_VERTEX, and T2_LIVE_MODEL wins over both', () => {

@@ -9,8 +9,8 @@ import { GoogleGenAI } from '@google/genai';
 import WebSocket from 'ws';
 import { createProviders } from '../../actors/llm/providers.js';
 import { createAuth } from '../../core/auth.js';
-import { loadConfig } from '../../core/config/load.js';
-import type { Config } from '../../core/config/schema.js';
+import { loadPalabreConfig } from '../../actors/palabreConfig.js';
+import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { silentLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
 import { Runtime } from '../../core/runtime.js';
@@ -57,8 +57,8 @@ export interface T2Env {
   wsUrl: string;
   fake: GeminiLiveFake | undefined;
   corrections: RecordingCorrections;
-  ctx: AppContext;
-  config: Config;
+  ctx: AppContext<PalabreConfig>;
+  config: PalabreConfig;
   server: Server;
   /** The express app the surface is mounted on (a test may add a route, e.g. /readyz behind a proxy). */
   app: express.Express;
@@ -91,7 +91,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'palabre-t2-'));
   const fake = opts.gemini ? await startGeminiLiveFake(typeof opts.gemini === 'object' ? opts.gemini : {}) : undefined;
   const viaConfig = opts.geminiFromConfig && fake ? { GEMINI_API_KEY: 'config-key', GOOGLE_GEMINI_BASE_URL: fake.baseUrl } : {};
-  const config = loadConfig({
+  const config = loadPalabreConfig({
     env: { DATA_DIR: dir, ...(opts.devAuth ? {} : { JWT_SECRET: 'test-secret-test-secret-0123456789' }), LOG_LEVEL: 'silent', ...viaConfig, ...(opts.env ?? {}) },
     dotenvPath: null,
     file: '',
@@ -108,7 +108,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const ctx: AppContext = { config, logger, db, runtime, metrics, providers, ...coreServicesFor(db, config, logger), mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
+  const ctx: AppContext<PalabreConfig> = { config, logger, db, runtime, metrics, providers, ...coreServicesFor(db, config, logger), mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
   const surface = createT2Surface({ ...(opts.surface ?? {}), ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
   const running: RunningSurface = await surface.start(ctx);
   surfaceMounter({ app, server })('t2', running);

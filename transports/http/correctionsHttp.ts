@@ -53,7 +53,8 @@ interface CorrectionsApi extends CorrectionService {
 }
 
 export interface CorrectionsRouterDeps {
-  ctx: AppContext;
+  /** The process's services; of the corrections' section it reads the server-side time limit. */
+  ctx: AppContext<{ CORRECTION_TIMEOUT_MS: number }>;
   service: CorrectionsApi;
   /** Admin guard for the review endpoint (the docs engineer's admin session); absent = 404. */
   requireAdmin?: express.RequestHandler;

@@ -1,6 +1,6 @@
 import type { AnyActorLogic } from 'xstate';
 import type { MqttClient } from 'mqtt';
-import type { Config } from '../../core/config/schema.js';
+import type { SkullEdgeConfig } from './skullEdgeConfig.js';
 import type { Logger } from '../../core/log.js';
 import type { Runtime } from '../../core/runtime.js';
 import { isBreakerOpen } from '../../machines/breaker.js';
@@ -44,7 +44,7 @@ export interface SkullDevicesOptions {
   addressing: SkullAddressing;
   client: MqttClient;
   runtime: Runtime;
-  config: Config;
+  config: Pick<SkullEdgeConfig, 'SKULL_OUTBOX_MAX' | 'SKULL_REPLY_TTL_MS'>;
   skull: SkullWiring;
   configs: RetainedConfigs;
   publish: (message: OutboxMessage) => Promise<void>;

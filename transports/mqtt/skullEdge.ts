@@ -1,13 +1,13 @@
 import { hostname } from 'node:os';
 import { createActor, type Actor } from 'xstate';
 import type { MqttClient } from 'mqtt';
-import type { Config } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
 import type { SkullActorRef, SkullEvent } from '../../machines/skull.js';
 import type { FleetHooks, skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from './skullPort.js';
+import type { SkullEdgeConfig } from './skullEdgeConfig.js';
 import { connectMqtt } from './client.js';
 import { coalesceWritesOfThisTurn } from '../../core/tuning/holdWritesPerTurn.js';
 import { ackedPublisher } from './replyChannel.js';
@@ -48,7 +48,7 @@ import { deviceAddressing, skullTopics, SKULL_INPUTS, type SkullAddressing, type
  * the service dies).
  */
 interface SkullEdgeOptions {
-  config: Config;
+  config: SkullEdgeConfig;
   logger: Logger;
   runtime: Runtime;
   /** The device chart's actors, settings and input, wired by the composition root (actors/skull/skullWiring.ts). */

@@ -1,4 +1,4 @@
-import { deviceIdSchema } from '../../core/config/sections/skullSection.js';
+import { deviceIdSchema } from './skullEdgeConfig.js';
 import { SKULL_INPUTS, type SkullAddressing, type SkullInputName } from './skullTopics.js';
 
 /**

@@ -16,11 +16,16 @@ export const ECHO_PATH = '/echo/ws';
 
 const MAX_FRAME_BYTES = 4096;
 
-const clientFrame = z.object({ type: z.literal('say'), text: z.string().trim().min(1, 'text is empty').max(1000, 'text longer than 1000 characters') }).strict();
+/** A client frame, its text at most `maxText` characters. */
+function clientFrame(maxText: number) {
+  return z.object({ type: z.literal('say'), text: z.string().trim().min(1, 'text is empty').max(maxText, `text longer than ${maxText} characters`) }).strict();
+}
 
 export interface EchoSocketDeps {
   runtime: Runtime;
   logger: Logger;
+  /** Longest text of a `say` frame, in characters (at most 1000: a frame holds MAX_FRAME_BYTES). */
+  maxText: number;
   /** The conversation's chart with its actors, for one client (actors/echo/echoWiring.ts). */
   wire(send: (reply: EchoReply) => void): AnyActorLogic;
 }
@@ -34,20 +39,21 @@ export interface EchoSocket {
 }
 
 /** The parsed frame, or the error the client gets. */
-function parseEchoFrame(data: RawData): { ok: true; event: EchoEvent } | { ok: false; message: string } {
+function parseEchoFrame(data: RawData, schema: ReturnType<typeof clientFrame>): { ok: true; event: EchoEvent } | { ok: false; message: string } {
   let json: unknown;
   try {
     json = JSON.parse(data.toString());
   } catch {
     return { ok: false, message: 'frame is not JSON: send {"type":"say","text":"…"}' };
   }
-  const frame = clientFrame.safeParse(json);
+  const frame = schema.safeParse(json);
   if (!frame.success) return { ok: false, message: `bad frame: ${frame.error.issues.map((i) => `${i.path.join('.') || 'frame'}: ${i.message}`).join('; ')}. Send {"type":"say","text":"…"}` };
   return { ok: true, event: { type: 'echo.say', text: frame.data.text } };
 }
 
 export function echoSocket(deps: EchoSocketDeps): EchoSocket {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  const schema = clientFrame(deps.maxText);
   const live = new Map<WebSocket, AnyActorRef>();
   let closing = false;
   const send = (ws: WebSocket, reply: EchoReply | { type: 'error'; code: 'bad_frame'; message: string }): void => {
@@ -59,7 +65,7 @@ export function echoSocket(deps: EchoSocketDeps): EchoSocket {
     const actor = deps.runtime.start('echo', systemId, deps.wire((reply) => send(ws, reply)));
     live.set(ws, actor);
     ws.on('message', (data) => {
-      const parsed = parseEchoFrame(data);
+      const parsed = parseEchoFrame(data, schema);
       if (parsed.ok) actor.send(parsed.event);
       else send(ws, { type: 'error', code: 'bad_frame', message: parsed.message });
     });

@@ -3,7 +3,7 @@ import type { DocsAssistant } from '../../machines/chatContract.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import { chatSettingsOverridesSchema } from '../../machines/chatSettings.js';
-import type { Config } from '../../core/config/schema.js';
+import type { CoreConfig } from '../../core/config/schema.js';
 import type { Logger } from '../../core/log.js';
 import type { Db } from '../../core/store/db.js';
 import { addNavLink, mountHome, mountStatic } from '../layout.js';
@@ -25,7 +25,8 @@ export interface DocsPagesDeps<C extends ChatConfigEditor = ChatConfigEditor> {
   admin: AdminAuth;
   /** The store port; default: SQLite over `db`. */
   store?: Store | undefined;
-  config: Pick<Config, 'ADMIN_PASSWORD' | 'SESSION_SECRET'>;
+  /** Signs the visitor cookie (default: a random secret per process). */
+  config: Pick<CoreConfig, 'SESSION_SECRET'>;
   logger: Logger;
   assistant: DocsAssistant;
   /** The saved ChatConfig of /docs (actors/docs/chatConfigStore.ts, built by the composition root). */

@@ -9,14 +9,14 @@ afterEach(() => setTuningOff([]));
 
 describe('TUNING_OFF (the runtime tuning’s off switches)', () => {
   it('is `none` by default: every piece on', () => {
-    const config = loadConfig({ env: {}, dotenvPath: null });
+    const config = loadConfig([], { env: {}, dotenvPath: null });
     expect(config.TUNING_OFF).toBe('none');
     expect(applyTuningOff(config.TUNING_OFF)).toEqual([]);
     for (const t of TUNINGS) expect(tuningOn(t)).toBe(true);
   });
 
   it('takes a comma list or `all`, and turns off exactly what it names', () => {
-    const config = loadConfig({ env: { TUNING_OFF: ' gc-flags , mqtt-writes-per-turn' }, dotenvPath: null });
+    const config = loadConfig([], { env: { TUNING_OFF: ' gc-flags , mqtt-writes-per-turn' }, dotenvPath: null });
     expect(applyTuningOff(config.TUNING_OFF)).toEqual(['gc-flags', 'mqtt-writes-per-turn']);
     expect(TUNINGS.filter((t) => !tuningOn(t))).toEqual(['gc-flags', 'mqtt-writes-per-turn']);
     expect(applyTuningOff('all')).toEqual([...TUNINGS]);
@@ -26,8 +26,8 @@ describe('TUNING_OFF (the runtime tuning’s off switches)', () => {
 
   it('refuses an unknown name with the list of known ones', () => {
     expect(parseTuningOff('gc,jit-budget').unknown).toEqual(['gc']);
-    expect(() => loadConfig({ env: { TUNING_OFF: 'gc' }, dotenvPath: null })).toThrow(ConfigError);
-    expect(() => loadConfig({ env: { TUNING_OFF: 'gc' }, dotenvPath: null })).toThrow(/TUNING_OFF.*chart-events-after-audio/s);
+    expect(() => loadConfig([], { env: { TUNING_OFF: 'gc' }, dotenvPath: null })).toThrow(ConfigError);
+    expect(() => loadConfig([], { env: { TUNING_OFF: 'gc' }, dotenvPath: null })).toThrow(/TUNING_OFF.*chart-events-after-audio/s);
   });
 
   it('gc-flags: palabre serve sets no V8 flag', () => {

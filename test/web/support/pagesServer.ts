@@ -12,7 +12,7 @@ import { mountDocsPages, type DocsPages } from '../../../web/docs/docsMount.js';
 import { ChatConfigStore } from '../../../actors/docs/chatConfigStore.js';
 import { createDocsAssistant, type DocsCore } from '../../../actors/docs/assistant.js';
 import { createProviders } from '../../../actors/llm/providers.js';
-import { loadConfig } from '../../../core/config/load.js';
+import { loadPalabreConfig } from '../../../actors/palabreConfig.js';
 import { errorPage, notFoundPage } from '../../../web/errorPage.js';
 import { GapStore } from '../../../actors/docs/gapStore.js';
 import { sqliteAppStore } from '../../../core/store/appStore.js';
@@ -35,7 +35,7 @@ export interface PagesServer {
 
 /** The real DocsAssistant (actors/docs/assistant.ts) with the offline provider, index in memory. */
 export async function realAssistant(corpus: string, dataDir: string): Promise<DocsCore> {
-  const config = loadConfig({ env: { CORPUS_DIR: corpus, DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' }, dotenvPath: null });
+  const config = loadPalabreConfig({ env: { CORPUS_DIR: corpus, DATA_DIR: dataDir, CHAT_PROVIDER: 'offline', LOG_LEVEL: 'silent' }, dotenvPath: null });
   const assistant = createDocsAssistant({ config, providers: createProviders(config, { logger: silentLogger() }), persist: false });
   await assistant.ready();
   return assistant;

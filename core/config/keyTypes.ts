@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Helpers shared by the config sections. Every key is an environment variable name (UPPER_SNAKE);
- * the optional JSON config file uses the same names.
+ * Key types every section may use, whoever declares it (core, a shared service, a surface). Every
+ * key is an environment variable name (UPPER_SNAKE); the optional JSON config file uses the same
+ * names, so values arrive as strings and numbers are coerced.
  */
 
 export const port = z.coerce.number().int().min(0).max(65535);
