@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import type { App } from './app.js';
 import type { RunningSurface } from './surfaceContract.js';
 import type { Store } from './store/sqlStore.js';
+import type { MqttConnectionHealth } from './mqtt/service.js';
 import { VERSION } from './version.js';
 
 /**
@@ -31,6 +32,8 @@ export interface ProbeDeps {
   /** The surfaces started so far, in start order (filled while the process warms up). */
   started: readonly StartedSurface[];
   mqttMode: 'embedded' | 'external';
+  /** The process's MQTT connections, one per surface that has one. */
+  mqtt: { health(): MqttConnectionHealth[] };
 }
 
 /** One `SELECT 1` on the store, bounded: a store that hangs makes the instance not ready. */
@@ -137,6 +140,7 @@ async function readyHealth(d: ProbeDeps, store: { engine: Store['dialect']; late
     ...app.services.health?.(),
     actors: app.runtime.countByKind(),
     mqtt: d.mqttMode,
+    mqttConnections: d.mqtt.health(),
     surfaces,
   };
 }

@@ -13,6 +13,8 @@ import { createAdminAuth, type AdminLoginView } from './admin/adminAuth.js';
 import { machineRegistry } from './machineRegistry.js';
 import { errorMessage, errorStatus, wantsPage } from './http/errors.js';
 import { routeUpgrades } from './http/upgrades.js';
+import { createMqttService, type ProcessMqtt } from './mqtt/service.js';
+import { drainSurfaces } from './surfaceHost.js';
 
 /** A failure to start that the user can fix; `exitCode` 2 (busy port, bad host) or 1. */
 export class StartupError extends Error {
@@ -175,8 +177,9 @@ function addFinalHandlers(app: Express, logger: Logger, pages: SitePages | undef
 /**
  * Starts `palabre serve`: loads the surfaces, builds the shared services once (store with every
  * surface's migrations, runtime, metrics, admin auth, the services of the layers above), the
- * embedded MQTT broker unless MQTT_URL is set, the HTTP server with its probes (core/probes.ts),
- * then starts every surface and mounts the routes and sockets it returns.
+ * embedded MQTT broker unless MQTT_URL is set and the MQTT service on it (core/mqtt/service.ts),
+ * the HTTP server with its probes (core/probes.ts), then starts every surface and mounts the
+ * routes, sockets and MQTT subscriptions it declares.
  * Throws StartupError for a busy port or bad address, after closing what had started.
  */
 export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): Promise<RunningServer<C>> {
@@ -191,6 +194,8 @@ export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): 
   lap('app');
   const { logger } = app;
   const { broker, mqttUrl } = await startBroker(config, app);
+  // In `palabre serve` an unreachable MQTT_URL must fail the start of a surface that connects, not hang it.
+  const mqtt = createMqttService({ url: mqttUrl, logger, connectTimeoutMs: 10_000 });
   lap('mqtt');
 
   const state: Lifecycle = { ready: false, stopping: false, warming: null };
@@ -198,7 +203,7 @@ export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): 
   const server: Server = createServer(expressApp);
   const connections = trackConnections(server);
   const started: StartedSurface[] = [];
-  mountProbes(expressApp, { app, state, startedAt, started, mqttMode: broker ? 'embedded' : 'external' });
+  mountProbes(expressApp, { app, state, startedAt, started, mqttMode: broker ? 'embedded' : 'external', mqtt });
   const admin = createAdminAuth({
     db: app.db, store: app.store, config, logger,
     ...(opts.pages ? { loginPage: opts.pages.adminLogin, errorPage: (res: Response, status: number, message: string) => opts.pages?.sendError(res, status, { message }) } : {}),
@@ -224,16 +229,16 @@ export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): 
     engines: app.engines,
     admin,
     machines: opts.machines ?? machineRegistry(known),
-    mqttUrl,
+    mqtt,
     publicUrl,
   };
   const http: HttpServer = { app: expressApp, server };
   let shuttingDown: Promise<ShutdownOutcome> | undefined;
   const shutdown = (reason: string): Promise<ShutdownOutcome> =>
-    (shuttingDown ??= stopAll({ app, config, state, server, connections, started, broker }, reason));
+    (shuttingDown ??= stopAll({ app, config, state, server, connections, started, broker, mqtt }, reason));
 
   try {
-    await startSurfaces(selected, { ctx, http, sockets, state, started, lap });
+    await startSurfaces(selected, { ctx, http, sockets, mqtt, state, started, lap });
   } catch (err) {
     logger.error({ err }, 'startup failed');
     await shutdown('startup failed');
@@ -318,10 +323,10 @@ function trackConnections(server: Server): Connections {
 }
 
 /**
- * Mounts what a started surface declared: its routes on the app, its WebSocket paths in the
- * upgrade routing. A path two surfaces declare is a mistake, refused here.
+ * Mounts what a started surface declared over HTTP: its routes on the app, its WebSocket paths in
+ * the upgrade routing. A path two surfaces declare is a mistake, refused here.
  */
-function mountSurface(http: HttpServer, sockets: Map<string, UpgradeHandler>, name: string, running: RunningSurface): void {
+function mountHttp(http: HttpServer, sockets: Map<string, UpgradeHandler>, name: string, running: RunningSurface): void {
   if (running.routes) http.app.use(running.routes);
   for (const [path, handler] of Object.entries(running.sockets ?? {})) {
     if (sockets.has(path)) throw new Error(`the WebSocket path ${path} of ${name} is already taken`);
@@ -333,11 +338,11 @@ function mountSurface(http: HttpServer, sockets: Map<string, UpgradeHandler>, na
 export function surfaceMounter(http: HttpServer): (name: string, running: RunningSurface) => void {
   const sockets = new Map<string, UpgradeHandler>();
   routeUpgrades(http.server, sockets);
-  return (name, running) => mountSurface(http, sockets, name, running);
+  return (name, running) => mountHttp(http, sockets, name, running);
 }
 
 /** Starts the surfaces one by one in list order, mounting each one's edges as it is ready. */
-async function startSurfaces(loaded: readonly Surface[], s: { ctx: AppContext; http: HttpServer; sockets: Map<string, UpgradeHandler>; state: Lifecycle; started: StartedSurface[]; lap: (phase: string) => void }): Promise<void> {
+async function startSurfaces(loaded: readonly Surface[], s: { ctx: AppContext; http: HttpServer; sockets: Map<string, UpgradeHandler>; mqtt: ProcessMqtt; state: Lifecycle; started: StartedSurface[]; lap: (phase: string) => void }): Promise<void> {
   s.state.warming = loaded.map((x) => x.name);
   for (const surface of loaded) {
     let running: RunningSurface;
@@ -347,8 +352,10 @@ async function startSurfaces(loaded: readonly Surface[], s: { ctx: AppContext; h
       throw new StartupError(`palabre: the ${surface.name} surface failed to start: ${err instanceof Error ? err.message : String(err)}`, 1, err);
     }
     s.started.push({ name: surface.name, running });
+    // Every edge it declared, in one place: routes, WebSocket paths, MQTT subscriptions.
     try {
-      mountSurface(s.http, s.sockets, surface.name, running);
+      mountHttp(s.http, s.sockets, surface.name, running);
+      if (running.mqtt) await s.mqtt.mount(surface.name, running.mqtt);
     } catch (err) {
       throw new StartupError(`palabre: the ${surface.name} surface cannot be mounted: ${(err as Error).message}`, 1, err);
     }
@@ -381,6 +388,7 @@ interface Stoppable {
   connections: Connections;
   started: readonly StartedSurface[];
   broker: EmbeddedBroker | undefined;
+  mqtt: ProcessMqtt;
 }
 
 /** How a stop went: `forced` when the deadline cut it; `failed` names surfaces whose stop threw. */
@@ -405,7 +413,7 @@ async function stopAll(s: Stoppable, reason: string): Promise<ShutdownOutcome> {
     logger.warn({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS, requestsCut: connections.inFlight() }, 'shutdown deadline reached: closing what is left');
     server.close();
     for (const socket of connections.sockets) socket.destroy();
-    void broker?.close();
+    void s.mqtt.close({ force: true }).then(() => broker?.close());
   }
   logger[failed.length > 0 ? 'warn' : 'info']({ forced, ...(failed.length > 0 ? { failed } : {}), ms: Date.now() - stopStart }, 'stopped');
   await app.close();
@@ -414,10 +422,11 @@ async function stopAll(s: Stoppable, reason: string): Promise<ShutdownOutcome> {
 
 /**
  * Stop accepting: the port stays open while draining so that a new request gets 503 +
- * Retry-After (and /healthz `ready: false`) rather than a refused connection. Requests in flight
- * complete while every surface drains its own work (T2 sessions end and save, Skull finishes its
- * turn) within the same deadline; then the engines surfaces share (Grammalecte), then the server,
- * the actors and the broker close.
+ * Retry-After (and /healthz `ready: false`) rather than a refused connection; each surface's MQTT
+ * filters are unsubscribed. Requests in flight complete while every surface drains its own work
+ * (T2 sessions end and save, Skull finishes its turn) within the same deadline; then the MQTT
+ * connections end, then the engines surfaces share (Grammalecte), the server, the actors and the
+ * broker close.
  */
 async function drainAndClose(s: Stoppable, deadlineAt: number, failed: string[]): Promise<void> {
   const { app, server, connections } = s;
@@ -425,16 +434,7 @@ async function drainAndClose(s: Stoppable, deadlineAt: number, failed: string[])
   const requestsAtStop = connections.inFlight();
   server.closeIdleConnections();
   const httpDone = connections.requestsDone().then(() => server.closeIdleConnections());
-  await Promise.all(
-    [...s.started].reverse().map(async ({ name, running }) => {
-      try {
-        await running.stop({ deadlineAt });
-      } catch (err) {
-        failed.push(name);
-        app.logger.error({ err, surface: name }, 'surface stop failed');
-      }
-    }),
-  );
+  await drainSurfaces(s.started, s.mqtt, deadlineAt, failed, app.logger);
   await httpDone;
   app.logger.info({ requests: requestsAtStop, ms: Date.now() - stopStart }, 'http requests in flight at the stop completed');
   // Only now: T2's drained sessions and the last HTTP corrections were graded with these engines.

@@ -11,6 +11,7 @@ import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { SharedEngines } from './sharedEngines.js';
 import type { AdminAuth } from './admin/adminAuth.js';
+import type { MqttEdge, MqttService } from './mqtt/service.js';
 
 /** Statecharts by name, loaded on demand: `palabre machines`, /inspect, the docs images, model tests. */
 export type MachineRegistry = Readonly<Record<string, () => Promise<AnyStateMachine>>>;
@@ -77,11 +78,20 @@ export interface RunningSurface {
   routes?: Router;
   /** Its WebSocket paths with their upgrade handler; core routes every upgrade by path. */
   sockets?: Readonly<Record<string, UpgradeHandler>>;
+  /**
+   * Its MQTT subscriptions, on the connection it got from `ctx.mqtt`: core subscribes them in
+   * order, routes each message whose topic they match to `onMessage`, and unsubscribes them at the
+   * start of the drain, before `stop`.
+   */
+  mqtt?: MqttEdge;
   /** Facts for /healthz, read from selectors its machines export. Never secrets. */
   health?(): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Why it should get no new connections now (/readyz and /healthz answer 503), or undefined. */
   unready?(): string | undefined;
-  /** The drain: stop taking work, finish what is in flight by `deadlineAt`, stop its actors and sockets. */
+  /**
+   * The drain: stop taking work, finish what is in flight by `deadlineAt`, stop its actors and
+   * sockets. Its MQTT filters are already unsubscribed; core ends its MQTT connection afterwards.
+   */
   stop(opts?: StopOptions): Promise<void>;
   /** URLs printed at start, e.g. { assistant: '/assistant' }. */
   urls?: Record<string, string>;
@@ -121,8 +131,11 @@ export interface AppContext<C = unknown> extends AppServices {
   admin: AdminAuth;
   /** Every machine of the surfaces this process knows, for the inspector. */
   machines?: MachineRegistry;
-  /** The broker every MQTT surface connects to (embedded or MQTT_URL). */
-  mqttUrl: string;
+  /**
+   * The process's MQTT service on its broker (embedded or MQTT_URL): a surface gets its own
+   * connection from it (its client id, its last will); core/mqtt/service.ts.
+   */
+  mqtt: MqttService;
   /** Base URL the HTTP server is reachable at. */
   publicUrl: string;
   /** Engines shared by several surfaces, stopped by core after every surface has drained. */

@@ -20,7 +20,8 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   const tuningOff = applyTuningOff(config.TUNING_OFF);
   tuneJitForSkull();
   // No prom-client here: nothing serves /metrics in this process, and it costs ~4 MB on a Pi.
-  // The Skull's composition root wires the chart and hands it to the MQTT edge.
+  // The Skull's composition root wires the chart and hands it to the MQTT edge, which runs on
+  // core's MQTT service without the HTTP server (startHeadless, core/surfaceHost.ts).
   const [{ createLogger, redactUrl }, { Runtime }, { createProviders }, { startWiredSkull, startWiredSkullFleet }] = await Promise.all([
     import('../../core/log.js'),
     import('../../core/runtime.js'),

@@ -27,7 +27,6 @@ export function makeContext(env: Record<string, string> = {}, opts: { clock?: Si
     config, logger, db, runtime, metrics,
     ...coreServicesFor(db, config, logger),
     providers: createProviders(config, { logger, metrics }),
-    mqttUrl: 'mqtt://127.0.0.1:1',
     publicUrl: 'http://127.0.0.1',
   };
   return {

@@ -31,7 +31,7 @@ describe('skull drain on stop', () => {
     const listener = await Listener.open(broker.url, [`${prefix}/ai/response`]);
     open.push(() => listener.close());
     const ask = (text: string) => listener.publish(`${prefix}/ai/request`, JSON.stringify({ ts_ms: 0, text }));
-    return { svc, provider, listener, prefix, lines, ask };
+    return { svc, provider, listener, prefix, lines, ask, broker };
   }
 
   it('answers the turn in flight and the queued one before stopping; an input after the stop is not taken', async () => {
@@ -61,5 +61,20 @@ describe('skull drain on stop', () => {
     expect(lines.filter((l) => l.msg === 'skull stop: queued turn dropped (shutdown deadline)')).toHaveLength(1);
     expect(lines.some((l) => l.msg === 'skull stop: the turn in flight was cut at the shutdown deadline')).toBe(true);
     expect(lines.find((l) => l.msg === 'skull drained')).toMatchObject({ drained: 0, cut: { inFlight: 1, queued: 1 } });
+  });
+
+  it('a clean stop leaves ai/health { ok: false, reason: "stopped" } retained and ends the connection without its last will', async () => {
+    const { svc, provider, listener, prefix, ask, broker } = await setup();
+    await ask('Une dernière ?');
+    await until(() => provider.waiting === 1, 'the call');
+    const stopped = svc.stop({ deadlineAt: Date.now() + 5000 });
+    provider.release();
+    await stopped;
+    expect(await listener.waitFor(`${prefix}/ai/response`)).toHaveLength(1);
+    expect(svc.client.connected).toBe(false);
+    // What a device reading ai/health now finds: the clean stop, not the will's `offline`.
+    const later = await Listener.open(broker.url, [`${prefix}/ai/health`]);
+    open.push(() => later.close());
+    expect(await later.waitFor(`${prefix}/ai/health`)).toEqual([{ ok: false, reason: 'stopped' }]);
   });
 });

@@ -30,7 +30,7 @@ export async function driveSurfaces(opts: { data: string; corpus: string; prefix
     const base = running.ctx.publicUrl.replace(/\/$/, '');
 
     // Skull: one request over the MQTT edge, its reply.
-    const mqtt = await Listener.open(running.ctx.mqttUrl, [`${opts.prefix}/ai/response`]);
+    const mqtt = await Listener.open(running.ctx.mqtt.url, [`${opts.prefix}/ai/response`]);
     await mqtt.publish(`${opts.prefix}/ai/request`, JSON.stringify({ text: 'Raconte-moi une blague sur les pirates' }));
     await mqtt.waitFor(`${opts.prefix}/ai/response`, 1, 10_000);
     await mqtt.client.endAsync();

@@ -168,7 +168,7 @@ describe('the journal of palabre serve', () => {
     try {
       const config = loadPalabreConfig({ env: { DATA_DIR: off, PORT: '0', MQTT_EMBEDDED_PORT: '0', LOG_LEVEL: 'silent', SKULL_PROVIDER: 'offline', SKULL_TOPIC_PREFIX: `${prefix}-off`, SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt', JOURNAL: 'off' }, dotenvPath: null, file: '' });
       const server = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface] });
-      const mqtt = await Listener.open(server.ctx.mqttUrl, [`${prefix}-off/ai/response`]);
+      const mqtt = await Listener.open(server.ctx.mqtt.url, [`${prefix}-off/ai/response`]);
       await mqtt.publish(`${prefix}-off/ai/request`, JSON.stringify({ text: 'Bonjour' }));
       await mqtt.waitFor(`${prefix}-off/ai/response`, 1, 10_000);
       await mqtt.client.endAsync();

@@ -106,7 +106,7 @@ describe('model check at start', () => {
     running.push(server);
     const statuses = await server.models.firstCheck;
     expect(statuses.find((s) => s.model === 'gpt-5-mini')).toMatchObject({ status: 'missing', variable: 'AI_MODEL' });
-    const listener = await Listener.open(server.ctx.mqttUrl, ['ai/#']);
+    const listener = await Listener.open(server.ctx.mqtt.url, ['ai/#']);
     try {
       await listener.publish('ai/request', JSON.stringify({ text: 'Bonjour, qui es-tu ?' }));
       await listener.waitFor('ai/usage');

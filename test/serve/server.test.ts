@@ -41,7 +41,7 @@ describe('startServer (in process, with test surfaces)', () => {
         await other.arrayBuffer();
         during = { health: health.status, body: await health.json(), ready: (await fetch(`${ctx.publicUrl}/readyz`)).status, other: other.status, retryAfter: other.headers.get('retry-after') };
         const routes = express.Router();
-        routes.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqttUrl.startsWith('mqtt://') }); });
+        routes.get('/api/demo', (_req, res) => { res.json({ ok: true, mqtt: ctx.mqtt.url.startsWith('mqtt://') }); });
         routes.get('/api/boom', () => { throw new Error('secret internals at /srv/app.ts:12'); });
         return { routes, stop: async () => {}, health: () => ({ sessions: 3 }), urls: { page: '/demo' } };
       },
@@ -132,7 +132,7 @@ describe('startServer (in process, with test surfaces)', () => {
       name: 'broken',
       async start(ctx) {
         httpPort = Number(new URL(ctx.publicUrl).port);
-        brokerPort = Number(new URL(ctx.mqttUrl).port);
+        brokerPort = Number(new URL(ctx.mqtt.url).port);
         throw new Error('corpus missing');
       },
     };

@@ -20,7 +20,7 @@ describe('palabre serve with a Skull fleet', () => {
       file: '',
     });
     const server = await startServer({ config, logger: silentLogger(), surfaces: [async () => skullSurface] });
-    const l = await Listener.open(server.ctx.mqttUrl, ['ecole/+/ai/#']);
+    const l = await Listener.open(server.ctx.mqtt.url, ['ecole/+/ai/#']);
     try {
       await l.publish('ecole/s1/ai/request', JSON.stringify({ text: 'Dis une courte devinette.' }));
       await l.publish('ecole/s2/ai/request', JSON.stringify({ text: 'Dis une courte devinette.' }));

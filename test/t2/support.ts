@@ -108,7 +108,7 @@ export async function startT2(opts: T2EnvOptions = {}): Promise<T2Env> {
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const ctx: AppContext<PalabreConfig> = { config, logger, db, runtime, metrics, providers, ...coreServicesFor(db, config, logger), mqttUrl: 'mqtt://127.0.0.1:1', publicUrl: `http://127.0.0.1:${port}` };
+  const ctx: AppContext<PalabreConfig> = { config, logger, db, runtime, metrics, providers, ...coreServicesFor(db, config, logger), publicUrl: `http://127.0.0.1:${port}` };
   const surface = createT2Surface({ ...(opts.surface ?? {}), ...(opts.realCorrections ? {} : { corrections: () => corrections }), ...(genai ? { genai } : {}) });
   const running: RunningSurface = await surface.start(ctx);
   surfaceMounter({ app, server })('t2', running);

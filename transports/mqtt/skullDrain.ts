@@ -29,14 +29,13 @@ function idleOrDeadline(devices: SkullDevices, deadlineAt: number): Promise<void
 const CUT_LOG_LINES = 20;
 
 /**
- * Graceful stop: no new input (unsubscribed), the turns in flight and the queues run to their
- * publish while time allows, then the kept replies go out if the broker is there; what is left
- * is logged and dropped.
+ * Graceful stop, once core has unsubscribed the inputs (no new input): the turns in flight and the
+ * queues run to their publish while time allows, then the kept replies go out if the broker is
+ * there; what is left is logged and dropped.
  */
-export async function drain(d: { client: MqttClient; topics: string[]; devices: SkullDevices; log: Logger; fleet: boolean }, deadlineAt: number): Promise<void> {
+export async function drain(d: { client: MqttClient; devices: SkullDevices; log: Logger; fleet: boolean }, deadlineAt: number): Promise<void> {
   const { client, devices, log } = d;
   const startedAt = Date.now();
-  await client.unsubscribeAsync(d.topics).catch((err: Error) => log.warn({ err: err.message }, 'inputs not unsubscribed (broker away)'));
   let atStart = 0;
   for (const [, actor] of devices.live()) atStart += inFlight(actor.getSnapshot());
   if (atStart > 0) await idleOrDeadline(devices, deadlineAt);

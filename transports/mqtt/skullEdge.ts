@@ -4,11 +4,11 @@ import type { MqttClient } from 'mqtt';
 import type { Logger } from '../../core/log.js';
 import type { Metrics } from '../../core/metrics.js';
 import type { Runtime } from '../../core/runtime.js';
+import type { MqttEdge, MqttService } from '../../core/mqtt/service.js';
 import type { SkullActorRef, SkullEvent } from '../../machines/skull.js';
 import type { FleetHooks, skullFleetMachine } from '../../machines/skullFleet.js';
 import type { SkullWiring } from './skullPort.js';
 import type { SkullEdgeConfig } from './skullEdgeConfig.js';
-import { connectMqtt } from './client.js';
 import { coalesceWritesOfThisTurn } from '../../core/tuning/holdWritesPerTurn.js';
 import { ackedPublisher } from './replyChannel.js';
 import { decodeSkullInput, InputLedger, type EdgeRejectReason } from './skullCodec.js';
@@ -42,6 +42,11 @@ import { deviceAddressing, skullTopics, SKULL_INPUTS, type SkullAddressing, type
  *   the same wildcards and ignores the devices whose id does not hash to i (FNV-1a). Its health is
  *   the process's: `<p>/_service/<instance>/health`.
  *
+ * Its connection is its own, opened by core's MQTT service (`ctx.mqtt`, core/mqtt/service.ts) with
+ * its client id and its last will; its subscriptions are declared (`mqtt`: retained configs first,
+ * then work) and core subscribes them, routes their messages here, and unsubscribes them at the
+ * start of the drain, before `stop`; core ends the connection once the surfaces have drained.
+ *
  * Outputs: ai/response then ai/usage (QoS 1, from the chart's `publishReply`), ai/capabilities
  * (retained, QoS 1, when a device starts and on every reconnection), the health every
  * SKULL_HEALTH_INTERVAL_MS (retained; the connection's last will replaces it with `ok:false` if
@@ -53,16 +58,13 @@ interface SkullEdgeOptions {
   runtime: Runtime;
   /** The device chart's actors, settings and input, wired by the composition root (actors/skull/skullWiring.ts). */
   skull: SkullWiring;
-  mqttUrl: string;
+  /** The process's MQTT service: the edge's connection comes from it. */
+  mqtt: MqttService;
   metrics?: Metrics;
   /** Clock for latency figures (SimulatedClock.now in tests); the same as the wiring's. */
   now?: () => number;
   /** 0 disables the periodic health (tests publish it by hand). */
   healthIntervalMs?: number;
-  /** First reconnect delay, ms (default 1000). */
-  reconnectBaseMs?: number;
-  /** Give up the first connection after this long (default: keep trying, as a device should). */
-  connectTimeoutMs?: number;
 }
 
 export type SkullServiceOptions = SkullEdgeOptions;
@@ -83,10 +85,13 @@ export interface SkullService {
   client: MqttClient;
   health(): HealthPayload;
   publishHealth(): Promise<void>;
+  /** Its subscriptions and their handler, for core to mount. */
+  mqtt: MqttEdge;
   /**
-   * Without `deadlineAt`: stops now. With it (a signal): inputs are unsubscribed, the turns in
-   * flight and the queued ones finish and publish while time allows (what is left is logged as
-   * dropped), kept replies are sent if the broker is there, then it stops.
+   * Without `deadlineAt`: stops now. With it (a signal; core has unsubscribed the inputs): the
+   * turns in flight and the queued ones finish and publish while time allows (what is left is
+   * logged as dropped), kept replies are sent if the broker is there, then it stops and says so
+   * on its health topic. Core ends the connection afterwards.
    */
   stop(opts?: { deadlineAt?: number }): Promise<void>;
 }
@@ -102,6 +107,8 @@ export interface SkullFleet {
   device(deviceId: string): SkullActorRef | undefined;
   health(): FleetHealth;
   publishHealth(): Promise<void>;
+  /** Its subscriptions and their handler, for core to mount. */
+  mqtt: MqttEdge;
   stop(opts?: { deadlineAt?: number }): Promise<void>;
 }
 
@@ -149,14 +156,14 @@ export async function startSkullService(opts: SkullServiceOptions): Promise<Skul
       promptSource: typeof edge.configs.peek(deviceId)?.prompt === 'string' ? 'retained' : opts.skull.promptFromFile ? 'file' : 'builtin',
       now: edge.now,
     });
-  const { publishHealth, stop } = await edge.serve(health, {
+  const systemId = addressing.systemId(deviceId);
+  const { publishHealth, stop, mqtt } = edge.serve(health, {
     route: (id, event) => edge.devices.forward(id, event),
     stopDevices: () => edge.devices.stop(deviceId, 'shutdown'),
     subscribed: () => edge.devices.publishCapabilities(deviceId),
+    ready: () => mode.log.info({ systemId, topics: topics.asrText, model: opts.skull.settings.model, provider: opts.skull.providerName, protocolVersion: edge.protocolVersion }, 'skull ready'),
   });
-  const systemId = addressing.systemId(deviceId);
-  mode.log.info({ systemId, topics: topics.asrText, model: opts.skull.settings.model, provider: opts.skull.providerName, protocolVersion: edge.protocolVersion }, 'skull ready');
-  return { actor, systemId, topics, protocolVersion: edge.protocolVersion, client: edge.client, health, publishHealth, stop };
+  return { actor, systemId, topics, protocolVersion: edge.protocolVersion, client: edge.client, health, publishHealth, mqtt, stop };
 }
 
 /** A fleet (SKULL_FLEET_PREFIX): devices under `<p>/<deviceId>/…`, spawned and stopped by the supervisor chart. */
@@ -210,18 +217,19 @@ export async function startSkullFleet(opts: SkullFleetOptions): Promise<SkullFle
       protocolVersion: edge.protocolVersion,
       now: edge.now,
     });
-  const { publishHealth, stop } = await edge.serve(health, {
+  const { publishHealth, stop, mqtt } = edge.serve(health, {
     route: (deviceId, event) => supervisor.send({ type: 'device.input', deviceId, event }),
     stopDevices: () => {
       supervisor.send({ type: 'fleet.stopAll' });
       supervisor.stop();
     },
+    ready: () =>
+      mode.log.info(
+        { instance, healthTopic: mode.healthTopic, subscriptions: addressing.subscriptions(SKULL_INPUTS), maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopS: config.SKULL_IDLE_STOP_S, provider: opts.skull.providerName, protocolVersion: edge.protocolVersion },
+        'skull fleet ready',
+      ),
   });
-  mode.log.info(
-    { instance, healthTopic: mode.healthTopic, subscriptions: addressing.subscriptions(SKULL_INPUTS), maxActors: config.SKULL_FLEET_MAX_ACTORS, idleStopS: config.SKULL_IDLE_STOP_S, provider: opts.skull.providerName, protocolVersion: edge.protocolVersion },
-    'skull fleet ready',
-  );
-  return { prefix, instance, shard, client: edge.client, protocolVersion: edge.protocolVersion, supervisor, device: (deviceId) => devices.device(deviceId), health, publishHealth, stop };
+  return { prefix, instance, shard, client: edge.client, protocolVersion: edge.protocolVersion, supervisor, device: (deviceId) => devices.device(deviceId), health, publishHealth, mqtt, stop };
 }
 
 type Reject = (topic: string, reason: EdgeRejectReason, detail: string, deviceId?: string) => void;
@@ -233,6 +241,8 @@ interface Lifecycle {
   stopDevices(): void;
   /** Once subscribed, before the first health: one device announces its capabilities. */
   subscribed?: () => Promise<void>;
+  /** Once subscribed and the first health sent: the `ready` log line. */
+  ready(): void;
 }
 
 /** The connection and what every mode shares: devices, codec, publisher, health, drain. */
@@ -241,14 +251,12 @@ async function startEdge(opts: SkullEdgeOptions, mode: Mode) {
   const { log, addressing } = mode;
   const now = opts.now ?? Date.now;
   if (!skull.promptFromFile) log.warn({ path: config.SKULL_PROMPT_FILE }, 'prompt file missing or empty: using the built-in prompt');
-  const { client, protocolVersion } = await connectMqtt({
-    url: opts.mqttUrl,
+  const connection = await opts.mqtt.connect({
     clientId: mode.clientId,
     logger: log,
     will: { topic: mode.healthTopic, payload: JSON.stringify({ ok: false, reason: 'offline' }), retain: true, qos: 1 },
-    ...(opts.reconnectBaseMs !== undefined ? { reconnectBaseMs: opts.reconnectBaseMs } : {}),
-    ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
+  const { client, protocolVersion } = connection;
   // Every reply in flight listens for 'close' (ackedPublisher): hundreds at once in a fleet.
   client.setMaxListeners(0);
   // Registered once connected, so a failed start leaves nothing behind.
@@ -262,11 +270,15 @@ async function startEdge(opts: SkullEdgeOptions, mode: Mode) {
   };
   const devices = new SkullDevices({ addressing, client, runtime, config, skull, configs, publish: ackedPublisher(client), log, now, fleet: mode.fleet, reject });
 
-  /** Starts routing, subscribes, publishes the health; returns the health publisher and the stop. */
-  async function serve(health: () => object, life: Lifecycle) {
+  /**
+   * Its MQTT edge as core mounts it (the handler, retained configs subscribed before work; once
+   * subscribed: capabilities, then the health), the health publisher and the stop.
+   */
+  function serve(health: () => object, life: Lifecycle): { publishHealth(): Promise<void>; stop(opts?: { deadlineAt?: number }): Promise<void>; mqtt: MqttEdge } {
     // A retained config may only pick among the models and the language ai/capabilities announces.
-    routeInputs({ client, addressing, iaSchema: iaConfigFor(capabilitiesOf(skull.settings)), devices, configs, ledger, reject, route: life.route, log, fleet: mode.fleet });
-    // Every reconnection republishes capabilities (a broker restart without persistence loses them).
+    const onMessage = routeInputs({ client, addressing, iaSchema: iaConfigFor(capabilitiesOf(skull.settings)), devices, configs, ledger, reject, route: life.route, log, fleet: mode.fleet });
+    // Every reconnection republishes capabilities (a broker restart without persistence loses them);
+    // the subscriptions come back by themselves (mqtt.js, core/mqtt/connect.ts).
     client.on('connect', () => {
       log.info({ live: devices.edges.size, kept: [...devices.edges.values()].reduce((n, e) => n + e.replies.outbox.size, 0) }, 'mqtt reconnected');
       for (const [deviceId, edge] of devices.edges) {
@@ -274,28 +286,35 @@ async function startEdge(opts: SkullEdgeOptions, mode: Mode) {
         if (edge.replies.outbox.size > 0) void edge.replies.flush();
       }
     });
-    if (mode.configTopics.length > 0) await client.subscribeAsync(mode.configTopics, { qos: 1 });
-    await client.subscribeAsync(mode.workTopics, { qos: 1 });
-    await life.subscribed?.();
     const publishHealth = async () => {
       if (!client.connected) return;
       await client.publishAsync(mode.healthTopic, JSON.stringify(health()), { qos: 0, retain: true });
     };
     const interval = opts.healthIntervalMs ?? config.SKULL_HEALTH_INTERVAL_MS;
-    const timer = interval > 0
-      ? setInterval(() => {
-          // Expiries are logged when they happen, not only when the broker returns.
-          for (const edge of devices.edges.values()) edge.replies.outbox.sweep();
-          void publishHealth().catch(() => undefined);
-        }, interval)
-      : undefined;
-    timer?.unref();
-    void publishHealth().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const mqtt: MqttEdge = {
+      connection,
+      subscriptions: [...(mode.configTopics.length > 0 ? [{ filters: mode.configTopics, qos: 1 as const }] : []), { filters: mode.workTopics, qos: 1 }],
+      onMessage,
+      async subscribed() {
+        await life.subscribed?.();
+        timer = interval > 0
+          ? setInterval(() => {
+              // Expiries are logged when they happen, not only when the broker returns.
+              for (const edge of devices.edges.values()) edge.replies.outbox.sweep();
+              void publishHealth().catch(() => undefined);
+            }, interval)
+          : undefined;
+        timer?.unref();
+        void publishHealth().catch(() => undefined);
+        life.ready();
+      },
+    };
 
     let stopping: Promise<void> | undefined;
     const stop = (stopOpts?: { deadlineAt?: number }): Promise<void> => {
       stopping ??= (async () => {
-        if (stopOpts?.deadlineAt !== undefined) await drain({ client, topics: [...mode.configTopics, ...mode.workTopics], devices, log, fleet: mode.fleet }, stopOpts.deadlineAt);
+        if (stopOpts?.deadlineAt !== undefined) await drain({ client, devices, log, fleet: mode.fleet }, stopOpts.deadlineAt);
         if (timer) clearInterval(timer);
         life.stopDevices();
         unregister();
@@ -303,11 +322,10 @@ async function startEdge(opts: SkullEdgeOptions, mode: Mode) {
         if (client.connected) {
           await client.publishAsync(mode.healthTopic, JSON.stringify({ ok: false, reason: 'stopped' }), { qos: 1, retain: true }).catch(() => undefined);
         }
-        await client.endAsync();
       })();
       return stopping;
     };
-    return { publishHealth, stop };
+    return { publishHealth, stop, mqtt };
   }
 
   return { client, protocolVersion, ledger, configs, devices, now, reject, serve };
@@ -327,11 +345,11 @@ interface RouteOptions {
 }
 
 /** Every message: topic addressed, payload decoded (zod), then to its device (work) or the config map. */
-function routeInputs(r: RouteOptions): void {
+function routeInputs(r: RouteOptions): MqttEdge['onMessage'] {
   const { client, addressing, devices, configs, ledger, reject, log } = r;
   // A fleet receives every device's retained config at subscribe: one line each would flood the log.
   const configLog = r.fleet ? log.debug.bind(log) : log.info.bind(log);
-  client.on('message', (topic, payload) => {
+  return (topic, payload) => {
     const t = addressing.parse(topic);
     if (!t.ok) {
       if (t.reason === 'invalid_device_id') reject(topic, t.reason, t.detail);
@@ -368,5 +386,5 @@ function routeInputs(r: RouteOptions): void {
         coalesceWritesOfThisTurn(client);
         return r.route(deviceId, event);
     }
-  });
+  };
 }

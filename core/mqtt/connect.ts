@@ -1,5 +1,13 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import type { Logger } from '../../core/log.js';
+import { redactUrl, type Logger } from '../log.js';
+
+/** The message a broker publishes for a connection lost without a clean DISCONNECT. */
+export interface MqttWill {
+  topic: string;
+  payload: string;
+  retain: boolean;
+  qos: 0 | 1;
+}
 
 /**
  * An MQTT connection that negotiates the protocol: MQTT 5 where the broker accepts it (mosquitto),
@@ -7,11 +15,11 @@ import type { Logger } from '../../core/log.js';
  * After the first connection it reconnects by itself with exponential backoff (1 s doubling to
  * 30 s, reset on success), keeping the negotiated version.
  */
-export interface ConnectOptions {
+interface ConnectOptions {
   url: string;
   clientId: string;
   logger: Logger;
-  will?: { topic: string; payload: string; retain: boolean; qos: 0 | 1 };
+  will?: MqttWill;
   /** First reconnect delay, ms. */
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
@@ -37,6 +45,10 @@ function attempt(opts: ConnectOptions, version: 4 | 5): Promise<MqttClient> {
     reconnectPeriod: 0,
     connectTimeout: 5000,
     clean: true,
+    // A clean session loses its subscriptions with the connection: mqtt.js subscribes again to
+    // what is subscribed after every reconnection (`resubscribe`, its default), in the order it was
+    // first subscribed; nothing here or in a surface does it by hand.
+    resubscribe: true,
     keepalive: 10,
     // mqtt-packet otherwise builds, on the first packet written, a cache of 65,536 two-byte
     // Buffers (every message id): ≈ 6 MB of heap held for good, in `palabre skull` on a Pi as in
@@ -113,15 +125,4 @@ function keepReconnecting(client: MqttClient, logger: Logger, base: number, max:
     client.options.reconnectPeriod = Math.min(max, (client.options.reconnectPeriod ?? base) * 2);
   });
   client.on('error', (err) => logger.warn({ err: err.message }, 'mqtt error'));
-}
-
-/** Strips credentials from a broker URL before it is logged. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = 'redacted';
-    return u.toString();
-  } catch {
-    return '(invalid url)';
-  }
 }
