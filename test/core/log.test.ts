@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DestinationStream } from 'pino';
 import { createLogger, redactText } from '../../core/log.js';
+import { coreSection } from '../../core/config/sections/coreSection.js';
+import { PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 
 const OPENAI_KEY = 'sk-proj-Abc123def456ghi789';
 const ANTHROPIC_KEY = 'sk-ant-api03-zyxwvu987654';
@@ -58,3 +60,17 @@ describe('log redaction (asserted on the written lines)', () => {
     expect(redactText(`key ${GEMINI_KEY}.`)).toBe('key [redacted-key].');
   });
 });
+
+describe('every secret a configuration section declares stays out of log lines', () => {
+  it('its value is redacted as a field, at the top and nested, whatever it looks like', () => {
+    const declared = [coreSection, ...PALABRE_SECTIONS].flatMap((section) => section.secrets ?? []);
+    expect(declared).toContain('SKULL_API_KEY');
+    for (const key of declared) {
+      const { log, lines } = capture();
+      const value = key === 'DATABASE_URL' ? 'postgres://palabre:plain-value-7Qz@db:5432/palabre' : 'plain-value-7Qz';
+      log.info({ [key]: value, config: { [key]: value } }, 'config');
+      expect(lines()[0], key).not.toContain('plain-value-7Qz');
+    }
+  });
+});
+
