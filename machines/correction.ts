@@ -15,7 +15,7 @@ import type { FallbackReason, Report } from './correctionReport.js';
  *   deadline: the report comes from the detectors alone, marked with the reason. So a candidate
  *   always gets a valid report, and nothing of an invalid answer goes further than `validating`.
  * - `failed` is reached only when building, merging or saving itself breaks (a bug or the disk).
- * Every step is a named actor provided at wiring time (actors/corrections/wiring.ts); the
+ * Every step is a named actor provided at wiring time (actors/corrections/correctionsWiring.ts); the
  * deadline is the named delay `gradingDeadline`. No I/O, no SDK here.
  */
 
