@@ -12,8 +12,8 @@ import { headings, hasAnchor } from '../support/markdownHeadings.js';
  * Comments are read with the TypeScript scanner, so a path inside a string is not one.
  */
 const DIRS = ['core', 'prompts', 'machines', 'transports', 'web', 'actors', 'cli', 'scripts', 'test', 'bench'];
-/** Data, recorded runs and third-party files, not the project's prose. */
-const SKIP = /(^|\/)(node_modules|fixtures|eval|journal|vendor|recorded)(\/|$)/;
+/** Data sets, fixtures, third-party files and the dated journals, not the project's prose. */
+const SKIP = /(^|\/)(node_modules|fixtures|eval|vendor)(\/|$)|^bench\/journal(\/|$)/;
 
 function sources(): string[] {
   const out: string[] = [];
