@@ -1,8 +1,6 @@
 import type { AppContext } from '../../core/surfaceContract.js';
 import type { CorrectionService } from '../../machines/correctionContract.js';
 
-export type { CorrectionService };
-
 /**
  * The corrections surface's port for the other surfaces (T2 grades its transcripts through it),
  * loaded explicitly: the engine module is imported when a surface first asks for the service, so
