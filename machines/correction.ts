@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
-import type { ChatMessage } from './llmPort.js';
+import type { ChatMessage } from '../prompts/chatMessage.js';
 import type { Production } from '../prompts/corrections/tasks.js';
 import type { ModelOutput } from '../prompts/corrections/modelOutput.js';
 import type { FallbackReason, Report } from './correctionReport.js';
