@@ -1,5 +1,6 @@
 import { configFromArgs } from '../configArgs.js';
 import { EXIT, processIo, type CliIo } from '../io.js';
+import { catchStopSignals } from '../signals.js';
 
 /**
  * `palabre skull`: the Skull service alone, light enough for a Raspberry Pi Zero 2 W. It loads
@@ -29,31 +30,16 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
-  // Signals are caught from here on. Without a listener, SIGTERM's default action ends the process
-  // at once: pino's exit hook, which writes what the asynchronous file destination still holds,
-  // never runs, and a line logged just before the signal is lost.
+  // Signals are caught from here on, so that a line logged just before one is never lost
+  // (cli/signals.ts says why); a second one skips the rest of the drain.
   let stopping = false;
   let stop = (reason: string, code: number): void => {
     // Before the service is up nothing has been taken to drain, and the first MQTT connection is
-    // retried for as long as the broker is away: exit now (the exit hook writes the log).
-    stopping = true;
+    // retried for as long as the broker is away: exit now (pino's exit hook writes the log).
     logger.info({ reason }, 'palabre skull stopping before it was ready');
     process.exit(code);
   };
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (stopping) {
-      // A second signal means "now": skip the rest of the drain.
-      io.stderr.write('palabre skull: second signal, exiting now\n');
-      process.exit(EXIT.failure);
-    }
-    stop(sig, EXIT.ok);
-  };
-  const release = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const release = catchStopSignals('palabre skull', io.stderr, (sig) => stop(sig, EXIT.ok));
 
   let broker: { url: string; close(): Promise<void> } | undefined;
   let mqttUrl = config.MQTT_URL;
