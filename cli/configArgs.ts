@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../core/config/load.js';
 import type { Config } from '../core/config/schema.js';
-import type { CommandName } from './definitions.js';
-import { EXIT, type CliIo } from './io.js';
+import { EXIT, type CommandName } from './definitions.js';
+import type { CliIo } from './io.js';
 import { parseCommand, type ParsedArgs } from './parse.js';
 
 /**

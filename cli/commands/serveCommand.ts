@@ -1,7 +1,8 @@
 import { configFromArgs } from '../configArgs.js';
 import { chooseCorpus } from '../corpusChoice.js';
 import { catchStopSignals } from '../signals.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 
 /** Lines printed once the process serves: one per surface with its URLs. */
 export function readyLines(version: string, urls: Record<string, Record<string, string>>, providers: Record<string, string>, mqttMode: string): string[] {

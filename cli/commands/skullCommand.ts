@@ -1,5 +1,6 @@
 import { configFromArgs } from '../configArgs.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { catchStopSignals } from '../signals.js';
 
 /**
