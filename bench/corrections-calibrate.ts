@@ -14,7 +14,7 @@
 import { assembleReport } from '../actors/corrections/assemble.js';
 import { cacheDir } from '../actors/corrections/cache.js';
 import { Checker } from '../actors/corrections/checker.js';
-import type { Finding } from '../actors/corrections/detectors/allDetectors.js';
+import type { Finding } from '../actors/corrections/detectors/context.js';
 import { locateGrammalecte } from '../actors/corrections/grammalecte/locate.js';
 import { GrammalecteSidecar } from '../actors/corrections/grammalecte/sidecar.js';
 import { GRAVITY, SCORING, SPILL, type ScoringParams } from '../actors/corrections/scoring.js';

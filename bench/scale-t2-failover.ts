@@ -1,5 +1,5 @@
 /**
- * A live T2 session survives the death of its instance (docs/scaling.md § A live session survives
+ * A live T2 session survives the death of its instance (docs/scaling.md § A live T2 session survives
  * its instance). Two real `palabre serve` processes (corrections + T2 in text mode, offline
  * interlocutor and grading) on one Postgres behind HAProxy (deploy/haproxy.cfg); a dozen T2 text
  * sessions, all on instance `a` (the `palabre_srv` cookie), two candidate turns each; then `a` is

@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/config/load.js';
 import { loadPalabreConfig, type PalabreConfig } from '../actors/palabreConfig.js';
-import type { CommandName } from './definitions.js';
-import { EXIT, type CliIo } from './io.js';
+import { EXIT, type CommandName } from './definitions.js';
+import type { CliIo } from './io.js';
 import { parseCommand, type ParsedArgs } from './parse.js';
 
 /**

@@ -15,5 +15,3 @@ export interface CliIo {
 export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
-
-export { EXIT } from './definitions.js';

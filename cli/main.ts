@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { COMMAND_DEFS, DEFAULT_COMMAND } from './definitions.js';
-import { EXIT, processIo, type CliIo } from './io.js';
+import { COMMAND_DEFS, DEFAULT_COMMAND, EXIT } from './definitions.js';
+import { processIo, type CliIo } from './io.js';
 
 /**
  * `palabre <command> [args]`. Commands live in `cli/commands/<file>.ts` and are imported only

@@ -1,3 +1,5 @@
+import { EXIT } from './definitions.js';
+
 /**
  * Ctrl-C under `npm start` reaches node twice: once from the terminal (the whole foreground
  * process group gets SIGINT) and once forwarded by npm, which relays SIGINT and SIGTERM to its
@@ -19,5 +21,31 @@ export function signalClassifier(now: () => number = () => performance.now()): (
       return 'first';
     }
     return sig === first.sig && at - first.at < ECHO_WINDOW_MS ? 'echo' : 'again';
+  };
+}
+
+/**
+ * Catches SIGINT and SIGTERM from now on, for a command that must stop gracefully. Without a
+ * listener their default action ends the process at once, before any exit hook runs (pino's exit
+ * hook writes what an asynchronous log destination still holds). The first signal calls
+ * `onFirst`; the copy npm relays is ignored; a real second one means "now": `<name>: second
+ * signal, exiting now` on stderr and exit 1. Returns the function that stops catching them.
+ */
+export function catchStopSignals(name: string, stderr: { write(text: string): unknown }, onFirst: (sig: NodeJS.Signals) => void): () => void {
+  const classify = signalClassifier();
+  const onSignal = (sig: NodeJS.Signals) => {
+    const kind = classify(sig);
+    if (kind === 'echo') return;
+    if (kind === 'again') {
+      stderr.write(`${name}: second signal, exiting now\n`);
+      process.exit(EXIT.failure);
+    }
+    onFirst(sig);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
 }

@@ -15,8 +15,9 @@ import { CHAT_SYSTEM_PROMPT, LOW_CONFIDENCE_NOTICES, OUT_OF_SCOPE_ANSWERS, type 
  * - when `signals.inScope`, the calibrated probability that the documentation answers the
  *   question (actors/retrieval/confidence.ts, over the lexical cues below: unknown words and
  *   names, live data…), reaches `settings.confident`, it is answered with confidence "high" (the
- *   cues were rules of their own until the fifth round; kept as vetoes next to it they brought
- *   no gain that held across the cross-validation splits);
+ *   cues are features, not rules of their own: kept as vetoes next to it they brought no gain
+ *   that held across the cross-validation splits, bench/journal/2026-12-docs-assistant.md
+ *   § Fifth round);
  * - in between it is "ask": with a provider (`canJudge`), one short relevance call (`judge`)
  *   says which passages answer the question; none → out of scope, some → answered from those only
  *   ("high"); a failed, late or malformed verdict → answered with confidence "low". Offline there
@@ -100,7 +101,7 @@ export type VerifyOutput = { ok: true; supported: boolean[]; ms: number } | { ok
 
 /** Over this share of unseen weight the question is about something the docs never mention. */
 export const REFUSE_UNSEEN_SHARE = 0.75;
-/** The cue of rounds 1–4 that kept a question from "high"; now a feature (bench/rag-quality.ts counts it). */
+/** Over this share of unseen weight a question is in doubt: a feature of the confidence model, not a veto (bench/rag-quality.ts counts it). */
 export const DOUBT_UNSEEN_SHARE = 0.5;
 
 type Confidence = 'high' | 'low';
@@ -421,7 +422,8 @@ export const chatMachine = setup({
         { guard: 'underLowBound', target: 'outOfScope', actions: 'bandRefuse' },
         // Past the guard every retrieved passage goes on, in rank order, those under the low bound
         // too: the learned ranking put them there, and the offline answer cited a relevant source
-        // more often with them on every left-out labelled set (docs/docs-assistant.md § Sixth round).
+        // more often with them on every left-out labelled set
+        // (bench/journal/2026-12-docs-assistant.md § Sixth round).
         { guard: 'overHighBound', target: 'generating', actions: 'bandAnswer' },
         { guard: 'canJudge', target: 'asking', actions: 'bandAsk' },
         { target: 'generating', actions: ['bandAsk', 'noteLowConfidence'] },

@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
 import { llmCallMachine, type LlmCallInput, type LlmCallOutput } from './llmCall.js';
-import type { ChatMessage } from './llmPort.js';
+import type { ChatMessage } from '../prompts/chatMessage.js';
 import type { Production } from '../prompts/corrections/tasks.js';
 import type { ModelOutput } from '../prompts/corrections/modelOutput.js';
 import type { FallbackReason, Report } from './correctionReport.js';
@@ -15,7 +15,7 @@ import type { FallbackReason, Report } from './correctionReport.js';
  *   deadline: the report comes from the detectors alone, marked with the reason. So a candidate
  *   always gets a valid report, and nothing of an invalid answer goes further than `validating`.
  * - `failed` is reached only when building, merging or saving itself breaks (a bug or the disk).
- * Every step is a named actor provided at wiring time (actors/corrections/wiring.ts); the
+ * Every step is a named actor provided at wiring time (actors/corrections/correctionsWiring.ts); the
  * deadline is the named delay `gradingDeadline`. No I/O, no SDK here.
  */
 

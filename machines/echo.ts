@@ -29,6 +29,7 @@ export const echoMachine = setup({
   },
 }).createMachine({
   id: 'echo',
+  description: 'One echo conversation over a WebSocket: each line the client sends is counted in the store and sent back with the total.',
   context: { echoes: 0, pending: null },
   initial: 'listening',
   on: { 'echo.close': '.closed' },

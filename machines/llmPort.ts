@@ -11,8 +11,6 @@ import type { ChatMessage } from '../prompts/chatMessage.js';
 
 export type ProviderName = 'openai' | 'anthropic' | 'gemini' | 'offline';
 
-export type { ChatMessage };
-
 /** A retrieved passage handed to the model as a citable source (Claude `search_result` blocks). */
 export interface SourceDocument {
   /** Stable id of the passage; citations refer back to it. */

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { html, renderPage, sendPage } from './layout.js';
+import { renderPage, sendPage } from './layout.js';
+import { html } from './html.js';
 import { errorMessage, errorStatus, wantsPage } from '../core/http/errors.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { IRouter, RequestHandler } from 'express';
 import { journalIdSchema } from '../transports/http/inspectJournal.js';
 import { sendErrorPage } from './errorPage.js';
-import { html, renderPage, sendPage } from './layout.js';
+import { renderPage, sendPage } from './layout.js';
+import { html } from './html.js';
 
 /**
  * `/inspect/journal/:id`: a recorded conversation scrubbed step by step. The page is a shell; its

@@ -3,8 +3,6 @@ import { fileURLToPath } from 'node:url';
 import express, { type IRouter, type Response } from 'express';
 import { html, type HtmlValue, type SafeHtml } from './html.js';
 
-export { html, trusted, SafeHtml } from './html.js';
-
 /**
  * The page shell every palabre page shares (docs assistant, T2, inspector): landmarks (header,
  * nav, main, footer), a skip link, the site navigation, the stylesheet, and scripts only as

@@ -1,6 +1,7 @@
 import { TAXONOMY_VERSION } from '../../prompts/taxonomy.js';
 import { PROMPT_VERSION } from '../../prompts/corrections/gradingPrompt.js';
-import { DETECTORS, type Finding } from './detectors/allDetectors.js';
+import { DETECTORS } from './detectors/allDetectors.js';
+import type { Finding } from './detectors/context.js';
 import { candidateText, countWords, normaliseQuote } from './production.js';
 import { type Production } from '../../prompts/corrections/tasks.js';
 import { measureTask, type Measured } from './ceiling.js';

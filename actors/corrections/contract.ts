@@ -3,8 +3,8 @@ import type { LlmConfig } from '../llm/llmConfig.js';
 import type { CorrectionsConfig } from './correctionsConfig.js';
 import type { CorrectionService } from '../../machines/correctionContract.js';
 
-/** The service, and what grading reads of the configuration (a surface that grades types its context with it). */
-export type { CorrectionService, CorrectionsConfig };
+/** What grading reads of the configuration (a surface that grades types its context with it). */
+export type { CorrectionsConfig };
 
 /**
  * The corrections surface's port for the other surfaces (T2 grades its transcripts through it),

@@ -18,9 +18,10 @@ export const chatConfigMigrations: PortableMigration[] = [
   },
   {
     // The high bound `confident` was a lexical score and is now a probability (the learned
-    // confidence model, docs/docs-assistant.md § Fifth round): a value saved under the old meaning
-    // (0.5 answered "high" far less often than the probability 0.5 does) is dropped, so the saved
-    // ChatConfig and each visitor's overrides fall back to the default bound until set again.
+    // confidence model, bench/journal/2026-12-docs-assistant.md § Fifth round): a value saved
+    // under the old meaning (0.5 answered "high" far less often than the probability 0.5 does) is
+    // dropped, so the saved ChatConfig and each visitor's overrides fall back to the default bound
+    // until set again.
     version: 303,
     name: 'docs_confident_bound_is_a_probability',
     up: (k, dialect) => {

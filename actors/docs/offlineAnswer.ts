@@ -33,20 +33,20 @@ const MAX_UNIT_CHARS = MAX_SENTENCE_CHARS + 500;
  *   carries `leadShare` of the best sentence's weight. Two leads helped on both folds of the tuning
  *   data (relevant source cited 78.9 → 80.6 %) only by citing more passages: fewer quotes came from a
  *   relevant document and a code line of an unrelated page was quoted next to the right answer
- *   (docs/docs-assistant.md § Fourth round). So one.
+ *   (bench/journal/2026-12-docs-assistant.md § Fourth round). So one.
  * - `sentences`, `closeShare`: up to four sentences, and the best sentence of every passage whose
  *   best carries 50 % of the top sentence's weight comes first. Chosen by leave-one-set-out
  *   cross-validation over the five labelled sets (§ Sixth round): with the chart sending every
  *   retrieved passage, answers citing a relevant source rose on every left-out set (80.0 → 86.4 %
- *   pooled), quoted sentences from a relevant document fell (54.2 → 46.7 %). 60 % until the ninth
- *   round: with one source per page, 50 % was chosen on every left-out set (§ Ninth round).
+ *   pooled), quoted sentences from a relevant document fell (54.2 → 46.7 %). With one source per
+ *   page, 50 % is also what every left-out set chose (§ Ninth round).
  */
 export const extractive = { leads: 1, leadShare: 0.3, sentences: 4, closeShare: 0.5 };
 
 /**
  * The first `n` of `ranked` (best first), the best sentence of every passage whose best carries
- * `closeShare` of the top sentence's weight first: three sentences of the lead passage no longer
- * crowd out a passage of another page nearly as close to the question. Over 1: plain score order.
+ * `closeShare` of the top sentence's weight first, so that three sentences of the lead passage do
+ * not crowd out a passage of another page nearly as close to the question. Over 1: plain score order.
  */
 function spread<T extends { doc: number; score: number }>(ranked: T[], closeShare: number, n: number): T[] {
   const top = ranked[0]?.score ?? 0;

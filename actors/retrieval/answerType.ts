@@ -8,12 +8,12 @@ import { fold } from '../../machines/textFold.js';
  *   corpus is about French and EU law and an international protocol;
  * - `live`: the world as it is now or was last year (« cette année », « last year », « latest
  *   version », « demain »): docs are not a live source; a release still to come (« Quand sortira… »,
- *   « when will … be released ») neither (seventh round);
+ *   « when will … be released ») neither (§ Seventh round);
  * - `task`: a request to produce something (« Write a SQL query… », « Rédige… »): the assistant
- *   quotes the docs, it does not write for them (seventh round).
+ *   quotes the docs, it does not write for them (§ Seventh round).
  * Such a question is never answered with confidence "high" (confidence.ts): its words can all be in
  * the docs — the traps of the labelled sets reuse the docs' own tools, figures and names — while
- * its answer is not. Measured in the sixth round (docs/docs-assistant.md § Sixth round): on the 644
+ * its answer is not. Measured (bench/journal/2026-12-docs-assistant.md § Sixth round): on the 644
  * labelled tuning questions these fire on 0 of 486 answerable and 28 of 158 out-of-scope ones, in
  * every set; words that also fired on answerable questions (« charge », « euros », « statistiques »,
  * « combien de ») were left out.

@@ -9,7 +9,8 @@ import { capitalisedNames, relevanceSignals, type LexicalCues } from './relevanc
 
 /**
  * Whether the documentation answers a question, as one calibrated probability: a logistic
- * regression over cues the retriever already computes (docs/docs-assistant.md § Fifth round).
+ * regression over cues the retriever already computes (bench/journal/2026-12-docs-assistant.md
+ * § Fifth round).
  * The weights are learned by bench/rag-confidence.ts on the labelled tuning questions and ship in
  * confidence-model.json with the cross-validated figures they were chosen on; this file only reads
  * them. The chat guard answers with confidence "high" from the admin's high bound on.
@@ -57,11 +58,11 @@ export const FEATURES = [
   'files', // distinct files among the retrieved passages, over their number
   'heaviestMissing', // the question's heaviest word is in none of the retrieved passages
   'missingShare', // weight share of the heaviest word missing from every retrieved passage
-  // Number of informative words, ln(1 + n) / 3. Computed, not in the shipped model since the sixth
-  // round: the labelled sets' answerable questions are longer than their out-of-scope ones, and the
-  // fifth set's long traps showed it learns how the sets were written (§ Sixth round).
+  // Number of informative words, ln(1 + n) / 3. Computed, not in the shipped model: the labelled
+  // sets' answerable questions are longer than their out-of-scope ones, and the fifth set's long
+  // traps showed it learns how the sets were written (§ Sixth round).
   'words',
-  // Seventh round (expectedAnswer.ts): the question asks for a figure, a date, a version… that none
+  // expectedAnswer.ts (§ Seventh round): the question asks for a figure, a date, a version… that none
   // of the closest sentences holds (a veto, as answer types are: questionSignals); a specific name
   // of the question the corpus knows is in none of the closest sentences.
   'typeUnmet',
@@ -110,7 +111,7 @@ const modelSchema = linearModelSchema(FEATURES, {
   bias: z.number(),
   /**
    * The operating points bench/rag-confidence.ts chose: `high` is CHAT_SCORE_CONFIDENT's default,
-   * `low` (on the best passage's score, since the ninth round) CHAT_SCORE_THRESHOLD's.
+   * `low` (on the best passage's score, § Ninth round) CHAT_SCORE_THRESHOLD's.
    */
   bounds: z.object({ high: z.number().min(0).max(1), low: z.number().min(0).max(1) }),
 });

@@ -3,7 +3,7 @@ import { fold } from '../../machines/textFold.js';
 
 /**
  * What a question's answer must contain, QA-style, and whether the retrieved passages' sentences
- * closest to the question contain it (docs/docs-assistant.md § Seventh round):
+ * closest to the question contain it (bench/journal/2026-12-docs-assistant.md § Seventh round):
  * - `duration`: « combien de temps », « how long », « quel délai » — a number with a unit of time;
  * - `date`: « en quelle année », « which year », « depuis quand », « when was » — a year or a month
  *   (not « quand … » alone: « Quand un utilisateur part, … » is a condition, not a date asked);

@@ -4,8 +4,8 @@ import { linearModelSchema, linearScore } from './linearModel.js';
 import shipped from './rerank-model.json' with { type: 'json' };
 
 /**
- * The learned reranking of BM25's first candidates (docs/docs-assistant.md § Fifth round): a
- * linear score over per-passage features, its weights fitted listwise (softmax over each
+ * The learned reranking of BM25's first candidates (bench/journal/2026-12-docs-assistant.md
+ * § Fifth round): a linear score over per-passage features, its weights fitted listwise (softmax over each
  * question's candidates) by bench/rag-rerank.ts on the labelled tuning questions and shipped in
  * rerank-model.json with the cross-validated figures they were kept on.
  */

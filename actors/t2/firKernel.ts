@@ -4,8 +4,8 @@
  *
  * Why: the polyphase filter (24 multiply-adds per output sample, 480 outputs per 20 ms chunk) is
  * most of the work of assembling a session's recording when it ends (bench/t2-journal.ts), the
- * one part of palabre's T2 CPU the bare relay has no counterpart for (bench/t2-ratio.ts, issue
- * 17). The filter runs in single precision: its inputs are 16-bit samples (exact in float32), its
+ * one part of palabre's T2 CPU the bare relay has no counterpart for (bench/t2-ratio.ts
+ * measures it). The filter runs in single precision: its inputs are 16-bit samples (exact in float32), its
  * outputs are rounded to 16 bits, and float32's 24-bit mantissa leaves the error of a 24-tap sum
  * far below half a step of the output (test/t2/audio.test.ts compares with a double-precision
  * filter). Four lanes of float32 are twice the work per instruction of two lanes of float64.

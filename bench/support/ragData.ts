@@ -38,7 +38,7 @@ export const docsItems = (): EvalItem[] => readSet(SETS.docs);
 /**
  * `dir` resolved, or exit with a message when it is not a folder: a wrong relative CORPUS_DIR
  * (`../../shared/corpus` is for a worktree under /work/wt; from /work/main it is `../shared/corpus`)
- * used to index nothing and print a run of refusals that looked like figures.
+ * would index nothing and print a run of refusals that look like figures.
  */
 export function existingCorpus(dir: string): string {
   const abs = resolve(dir);

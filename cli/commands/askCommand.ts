@@ -7,7 +7,8 @@ import { createLogger } from '../../core/log.js';
 import { createMetrics } from '../../core/metrics.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { chooseCorpus } from '../corpusChoice.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 /** The labels around an answer, in the answer's language (the question's). */

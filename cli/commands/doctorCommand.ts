@@ -1,6 +1,7 @@
 import { configFromArgs } from '../configArgs.js';
 import { chooseCorpus } from '../corpusChoice.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 
 /**
  * `palabre doctor`: what each configured surface needs, checked on this machine, one line each

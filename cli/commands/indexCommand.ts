@@ -5,7 +5,8 @@ import { Retriever } from '../../actors/retrieval/retriever.js';
 import { createLogger } from '../../core/log.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import { chooseCorpus, rememberCorpus } from '../corpusChoice.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand } from '../parse.js';
 
 /**

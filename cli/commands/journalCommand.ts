@@ -1,7 +1,8 @@
 import { journalText, summaryLine } from '../journalText.js';
 import { openJournal } from '../journalStore.js';
 import { loadConfigOrExit } from '../configArgs.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 /** `palabre journal list [--surface S] [--json]`, `palabre journal show ID [--json]`: the recorded conversations. */

@@ -7,7 +7,8 @@ import { chartOf, type Chart } from '../../actors/statecharts/chart.js';
 import { toMermaid } from '../../actors/statecharts/mermaid.js';
 import { toScxml } from '../../actors/statecharts/scxml.js';
 import { chartToSvg } from '../../actors/statecharts/svg.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 const FORMATS = ['json', 'mermaid', 'scxml', 'svg'] as const;

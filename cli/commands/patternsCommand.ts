@@ -5,7 +5,8 @@ import { allMigrations } from '../../actors/serve.js';
 import { CorrectionStore } from '../../actors/corrections/correctionsStore.js';
 import { autreReview, candidatePatterns, AUTRE_MIN, PATTERN_MIN, PATTERN_WINDOW } from '../../actors/corrections/patterns.js';
 import { loadConfigOrExit } from '../configArgs.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 const WINDOW_NOTE = `A pattern: a code in ≥ ${PATTERN_MIN} of the candidate's last ${PATTERN_WINDOW} productions; --autre lists descriptions seen ≥ ${AUTRE_MIN} times.`;

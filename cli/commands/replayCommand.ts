@@ -7,7 +7,8 @@ import { openJournal } from '../journalStore.js';
 import { loadConfigOrExit } from '../configArgs.js';
 import type { PalabreConfig } from '../../actors/palabreConfig.js';
 import { replayTargets } from '../replayTargets.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 export const DIVERGED = 4;

@@ -1,7 +1,8 @@
 import { configFromArgs } from '../configArgs.js';
 import { chooseCorpus } from '../corpusChoice.js';
-import { signalClassifier } from '../signals.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { catchStopSignals } from '../signals.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 
 /** Lines printed once the process serves: one per surface with its URLs. */
 export function readyLines(version: string, urls: Record<string, Record<string, string>>, providers: Record<string, string>, mqttMode: string): string[] {
@@ -47,23 +48,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   let stop: (reason: string, code: number) => void = (reason, code) => {
     requested ??= { reason, code };
   };
-  const classify = signalClassifier();
-  const onSignal = (sig: NodeJS.Signals) => {
-    const kind = classify(sig);
-    if (kind === 'echo') return; // the same Ctrl-C relayed by npm (cli/signals.ts)
-    if (kind === 'again') {
-      // A second Ctrl-C means "now": skip the rest of the graceful path.
-      io.stderr.write('palabre: second signal, exiting now\n');
-      process.exit(EXIT.failure);
-    }
-    stop(sig, EXIT.ok);
-  };
-  const release = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const release = catchStopSignals('palabre', io.stderr, (sig) => stop(sig, EXIT.ok));
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

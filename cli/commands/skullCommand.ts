@@ -1,5 +1,7 @@
 import { configFromArgs } from '../configArgs.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
+import { catchStopSignals } from '../signals.js';
 
 /**
  * `palabre skull`: the Skull service alone, light enough for a Raspberry Pi Zero 2 W. It loads
@@ -30,6 +32,16 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   ]);
   const logFile = config.SKULL_LOG_FILE ?? config.LOG_FILE;
   const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, name: 'palabre-skull', ...(logFile ? { destination: logFile } : {}) });
+  // Signals are caught from here on, so that a line logged just before one is never lost
+  // (cli/signals.ts says why); a second one skips the rest of the drain.
+  let stopping = false;
+  let stop = (reason: string, code: number): void => {
+    // Before the service is up nothing has been taken to drain, and the first MQTT connection is
+    // retried for as long as the broker is away: exit now (pino's exit hook writes the log).
+    logger.info({ reason }, 'palabre skull stopping before it was ready');
+    process.exit(code);
+  };
+  const release = catchStopSignals('palabre skull', io.stderr, (sig) => stop(sig, EXIT.ok));
 
   let broker: { url: string; close(): Promise<void> } | undefined;
   let mqttUrl = config.MQTT_URL;
@@ -40,6 +52,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
     } catch (err) {
       if (err instanceof ListenError) {
         io.stderr.write(`palabre skull: cannot listen on ${err.host}:${err.port} (${err.code}). Set MQTT_EMBEDDED_PORT to a free port, or MQTT_URL to an existing broker.\n`);
+        release();
         return EXIT.usage;
       }
       throw err;
@@ -79,8 +92,7 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
   });
 
   return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (reason: string, code: number) => {
+    stop = (reason: string, code: number) => {
       if (stopping) return;
       stopping = true;
       logger.info({ reason, timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'palabre skull stopping');
@@ -90,39 +102,14 @@ export async function run(args: string[], io: CliIo = processIo()): Promise<numb
         await svc.stop({ deadlineAt: Date.now() + config.SHUTDOWN_TIMEOUT_MS }).catch(() => undefined);
         runtime.shutdown();
         await broker?.close().catch(() => undefined);
-        await flushLogger(logger);
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        // What the file destination still holds is written synchronously by pino's exit hook.
+        release();
         resolve(code);
       })();
     };
-    const onSignal = (sig: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal means "now": skip the rest of the drain.
-        io.stderr.write('palabre skull: second signal, exiting now\n');
-        process.exit(EXIT.failure);
-      }
-      stop(sig, EXIT.ok);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
     process.once('uncaughtException', (err) => {
       logger.fatal({ err }, 'uncaught exception');
       stop('uncaughtException', EXIT.failure);
     });
-  });
-}
-
-/**
- * Resolves once pino's asynchronous destination has written what it holds (core/app.ts has the
- * same helper, but importing it would load the SQLite store, which `palabre skull` never needs).
- */
-function flushLogger(logger: { flush(cb?: (err?: Error) => void): void }): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      logger.flush(() => resolve());
-    } catch {
-      resolve();
-    }
   });
 }

@@ -7,7 +7,8 @@ import { allMigrations } from '../../actors/serve.js';
 import { SEED_SUBJECTS } from '../../actors/t2/seedSubjects.js';
 import { SubjectStore } from '../../actors/t2/subjects.js';
 import { loadConfigOrExit } from '../configArgs.js';
-import { EXIT, processIo, type CliIo } from '../io.js';
+import { processIo, type CliIo } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 /** `palabre sujets`: the T2 subjects in the store (seeded with the 9 built-in ones): Postgres with DATABASE_URL. */

@@ -2,7 +2,7 @@ import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 import { createAuth, PLANS, type Plan } from '../../core/auth.js';
 import { pino } from 'pino';
 import { createLogger } from '../../core/log.js';
-import { EXIT } from '../io.js';
+import { EXIT } from '../definitions.js';
 import { parseCommand, usageError } from '../parse.js';
 
 export interface CommandIo {

@@ -20,9 +20,9 @@ import { tuningOn } from './switches.js';
  * is pending if any of it must reach the chart first (a turn's end, an interruption — the page
  * empties its playback queue on it —, the link's events). Transcript fragments and usage may be
  * overtaken by the audio that came after them, by one slice at most: the first audio of a reply
- * no longer waits for the bookkeeping of the candidate's transcript that precedes it (a chart
- * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies, made
- * the later sessions' first audio wait for all the earlier sessions'.
+ * does not wait for the bookkeeping of the candidate's transcript that precedes it (a chart
+ * macrostep, a page frame, a turn write), which, in a burst of a hundred sessions' replies,
+ * would make the later sessions' first audio wait for all the earlier sessions'.
  *
  * With `TUNING_OFF=chart-events-after-audio` each event is delivered when pushed (in order; an
  * event pushed while one is being delivered follows it), as without this queue.

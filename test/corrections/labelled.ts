@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Production } from '../../prompts/corrections/tasks.js';
 import { candidateText } from '../../actors/corrections/production.js';
-import type { Finding } from '../../actors/corrections/detectors/allDetectors.js';
+import type { Finding } from '../../actors/corrections/detectors/context.js';
 
 /**
  * The labelled set: realistic productions with their planted errors marked inline as

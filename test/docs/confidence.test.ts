@@ -4,7 +4,7 @@ import { analyzeQuery } from '../../actors/retrieval/analyze.js';
 import { analysePassage, parseRerankModel, RERANK_MODEL, textFeatures } from '../../actors/retrieval/rerank.js';
 import { loadPalabreConfig } from '../../actors/palabreConfig.js';
 
-/** docs/docs-assistant.md § Fifth round — the learned probability the guard's high bound applies to, and the learned reranker. */
+/** bench/journal/2026-12-docs-assistant.md § Fifth round — the learned probability the guard's high bound applies to, and the learned reranker. */
 const words = [
   { word: 'dossier', df: 3, weight: 2, matched: true },
   { word: 'medical', df: 2, weight: 3, matched: true },

@@ -5,7 +5,7 @@ import { configKeys } from '../../core/config/schema.js';
 import { loadPalabreConfig, PALABRE_SECTIONS } from '../../actors/palabreConfig.js';
 import { PROJECT_ROOT } from '../../core/version.js';
 import { listCorpusFiles } from '../../actors/retrieval/ingest.js';
-import { slugify } from '../../machines/docAnchors.js';
+import { hasAnchor } from '../support/markdownHeadings.js';
 
 /**
  * docs/ is the user documentation and the default corpus of the docs assistant: reference pages
@@ -95,20 +95,6 @@ describe('docs/ pages', () => {
     expect(unknown).toEqual([]);
   });
 
-  /** Headings of a page, outside fenced code. */
-  function headings(page: string): string[] {
-    let fenced = false;
-    const out: string[] = [];
-    for (const line of readFileSync(page, 'utf8').split('\n')) {
-      if (line.startsWith('```')) fenced = !fenced;
-      const m = fenced ? null : /^#{1,6} (.*)$/.exec(line);
-      if (m) out.push(m[1]!);
-    }
-    return out;
-  }
-  /** GitHub's anchors (where the pages are also read): lower case, punctuation but `-` and `_` dropped. */
-  const githubSlug = (heading: string): string => heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
-
   it('link to pages and headings that exist (the viewer’s anchors or GitHub’s)', () => {
     const broken: string[] = [];
     let anchors = 0;
@@ -123,7 +109,7 @@ describe('docs/ pages', () => {
         const anchor = m[2]?.slice(1);
         if (anchor === undefined) continue;
         anchors++;
-        if (!headings(target).some((h) => slugify(h) === anchor || githubSlug(h) === anchor)) broken.push(name);
+        if (!hasAnchor(target, anchor)) broken.push(name);
       }
     }
     expect(anchors).toBeGreaterThan(15);

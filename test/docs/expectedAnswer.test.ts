@@ -3,7 +3,7 @@ import { analyzeQuery } from '../../actors/retrieval/analyze.js';
 import { answerTypeUnmet, closestSentences, expectedAnswer, holdsAnswer, nameNotClose } from '../../actors/retrieval/expectedAnswer.js';
 import { confidenceFeatures, questionSignals } from '../../actors/retrieval/confidence.js';
 
-/** docs/docs-assistant.md § Seventh round — the answer a question asks for, against the sentences closest to it. */
+/** bench/journal/2026-12-docs-assistant.md § Seventh round — the answer a question asks for, against the sentences closest to it. */
 describe('the answer type a question asks for', () => {
   it('reads it from the question in French and English, and none from a question asking how or whether', () => {
     expect(expectedAnswer('Combien de temps garder un dossier médical ?')).toBe('duration');

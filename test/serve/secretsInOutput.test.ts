@@ -85,9 +85,18 @@ describe('MQTT_URL with a password, in what the processes print and log', () => 
       if (skull.child.exitCode === null) skull.child.kill('SIGKILL');
       await skull.exited;
     });
-    await until(() => skull.stdout().includes('palabre skull ready'), 'skull ready', 60_000);
-    skull.child.kill('SIGTERM');
-    await skull.exited;
+    // SIGTERM the moment the banner arrives, as a supervisor would: the « ready » line logged right
+    // after it must still reach the file, and the stop must be the graceful one (exit 0, not killed).
+    await new Promise<void>((resolve) => {
+      const onData = () => {
+        if (!skull.stdout().includes('palabre skull ready')) return;
+        skull.child.stdout!.off('data', onData);
+        skull.child.kill('SIGTERM');
+        resolve();
+      };
+      skull.child.stdout!.on('data', onData);
+    });
+    expect((await skull.exited).code).toBe(0);
     expect(skull.stdout()).toContain('ready on mqtt://skull-user:***@127.0.0.1');
     expect(skull.stdout()).not.toContain(PASSWORD);
     const log = readFileSync(logFile, 'utf8');

@@ -72,7 +72,7 @@ type Payload = EventObject & { text?: string; result?: GenerateResult; error?: u
 
 const usableText = (text: string): string => (/[\p{L}\p{N}]/u.test(text.replace(/```[^`]*```/g, '')) ? text : '');
 
-/** Transient failures are retried: timeouts, 429, 5xx, network, empty (docs/skull.md § resilience). */
+/** Transient failures are retried: timeouts, 429, 5xx, network, empty (docs/skull.md § What happens to an input, step 7). */
 const transient = (error: unknown): boolean => error instanceof LlmError && error.transient;
 
 function expectedSkull(events: readonly EventObject[], settings: SkullSettings): Expected {

@@ -79,7 +79,7 @@ export function testConfig(overrides: Record<string, string> = {}): PalabreConfi
     env: {
       SKULL_PROMPT_FILE: 'prompts/skull/prompt.txt',
       LOG_LEVEL: 'silent',
-      // The spec's ids (its cases name them); the shipped defaults moved on (docs/providers.md).
+      // The spec's ids (its cases name them); the shipped defaults differ (docs/providers.md).
       AI_MODEL: 'gpt-5-mini',
       AI_FALLBACK_MODEL: 'gpt-5-nano',
       ...overrides,

@@ -191,4 +191,11 @@ describe('docs images of the statecharts', () => {
       expect(readFileSync(file, 'utf8') === expected, `${name}.svg is stale: run npm run docs:charts`).toBe(true);
     }
   });
+
+  it('docs/reading-statecharts.md shows every machine\'s drawing', async () => {
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(new URL('../../docs/reading-statecharts.md', import.meta.url), 'utf8');
+    const missing = Object.keys(MACHINES).filter((name) => !page.includes(`](img/machines/${name}.svg)`));
+    expect(missing, 'machines without a row in the table of docs/reading-statecharts.md § The charts').toEqual([]);
+  });
 });

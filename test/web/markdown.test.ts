@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMarkdown, plainText } from '../../actors/retrieval/markdown.js';
 import { createLinkResolver } from '../../web/docs/corpusLinks.js';
 import { docHref, renderAnswer, renderDocument, stripMdx } from '../../web/docs/markdownRender.js';
-import { html, trusted } from '../../web/layout.js';
+import { html, trusted } from '../../web/html.js';
 
 /** What reaches the page from a document or a model: allow-listed HTML only. */
 

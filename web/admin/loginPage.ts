@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { AdminLoginView } from '../../core/admin/adminAuth.js';
-import { html, renderPage, sendPage, type SafeHtml } from '../layout.js';
+import { renderPage, sendPage } from '../layout.js';
+import { html, type SafeHtml } from '../html.js';
 
 /**
  * The admin login page (/admin/login) and the CSRF field of the admin forms. The session, the

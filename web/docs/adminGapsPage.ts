@@ -2,7 +2,8 @@ import type { IRouter, Request, Response } from 'express';
 import { z } from 'zod';
 import type { AdminAuth } from '../../core/admin/adminAuth.js';
 import { csrfField } from '../admin/loginPage.js';
-import { html, renderPage, sendPage } from '../layout.js';
+import { renderPage, sendPage } from '../layout.js';
+import { html } from '../html.js';
 
 /**
  * /admin/docs/gaps: the questions the docs assistant refused or answered with confidence "low" over

@@ -1,5 +1,5 @@
 import type { ChatSettings, DocMeta } from '../../machines/chatContract.js';
-import { html, trusted, type SafeHtml } from '../layout.js';
+import { html, trusted, type SafeHtml } from '../html.js';
 import type { Exchange } from '../../transports/http/session.js';
 import { SETTINGS_LABELS } from '../../machines/chatSettings.js';
 import { docHref, renderAnswer } from './markdownRender.js';

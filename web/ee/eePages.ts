@@ -1,4 +1,5 @@
-import { html, renderPage } from '../layout.js';
+import { renderPage } from '../layout.js';
+import { html } from '../html.js';
 import { signinSection, type SigninOptions } from '../t2/t2Pages.js';
 
 /**

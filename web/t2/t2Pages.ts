@@ -1,4 +1,5 @@
-import { html, renderPage, type SafeHtml } from '../layout.js';
+import { renderPage } from '../layout.js';
+import { html, type SafeHtml } from '../html.js';
 
 /**
  * Server-rendered T2 pages (docs/t2-live.md § The candidate's pages): the subject list, then the preparation

@@ -6,8 +6,6 @@ import { abreviationsSms, anglicisme, connecteursRepetes, homophones, repetition
 import { majuscules, phraseTropLongue, pointAbsent, ponctuation } from './punctuation.js';
 import { orthographe } from './spelling.js';
 
-export type { Detector, Finding } from './context.js';
-
 /** Every deterministic detector, in report order. None calls a model. */
 export const DETECTORS: readonly Detector[] = [
   longueur, salutationCloture, paragraphes, enonceCopie, tutoiement, abreviationsSms,

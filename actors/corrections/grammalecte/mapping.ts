@@ -8,8 +8,8 @@ import type { CheckResult, GrammarError, SpellingError } from './sidecar.js';
 import { subjunctiveFindings } from './subjunctive.js';
 
 /**
- * Grammalecte's rules → the closed taxonomy (prompts/taxonomy.source.fr.md; the mapping is
- * described in docs/corrections.md#grammalectes-rules--the-taxonomy).
+ * Grammalecte's rules → the closed taxonomy (prompts/taxonomy.source.fr.md), for the offline
+ * checker (docs/corrections.md#the-offline-checker-grammalecte--built-in-detectors).
  *
  * Grammalecte names each error with a rule id (`g3__gn_les_2m__b1_a1_1`) and a family (`sType`:
  * conj, gn, ppas, conf…). Only the families whose precision was measured on the tuning part of

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { assembleReport } from '../../../actors/corrections/assemble.js';
 import type { Checker } from '../../../actors/corrections/checker.js';
-import type { Finding } from '../../../actors/corrections/detectors/allDetectors.js';
+import type { Finding } from '../../../actors/corrections/detectors/context.js';
 import { countWords } from '../../../actors/corrections/production.js';
 import { type Production } from '../../../prompts/corrections/tasks.js';
 import { CODE_CRITERE } from '../../../prompts/taxonomy.js';
