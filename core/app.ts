@@ -14,7 +14,7 @@ import type { JournalRecorder } from './journal/recorder.js';
 import type { AppContext, AppServices, Surface } from './surfaceContract.js';
 
 /** Everything of the AppContext that does not depend on a listening socket. */
-type CoreContext = Omit<AppContext, 'mqtt' | 'publicUrl' | 'admin' | 'machines'>;
+type CoreContext = Omit<AppContext, 'mqtt' | 'publicUrl' | 'admin' | 'auth' | 'machines'>;
 
 /**
  * What the layers above core bring to the process besides surfaces (actors/llm/llmServices.ts:

@@ -215,14 +215,3 @@ export function principalOf(res: Response): Principal {
   return p;
 }
 
-const shared = new WeakMap<object, Authenticator>();
-
-/** One authenticator per config object, so surfaces of one process share the JWKS cache and secret. */
-export function authFor(config: AuthConfig & object, opts: { logger?: Logger } = {}): Authenticator {
-  let auth = shared.get(config);
-  if (!auth) {
-    auth = createAuth(config, opts);
-    shared.set(config, auth);
-  }
-  return auth;
-}

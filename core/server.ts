@@ -10,6 +10,7 @@ import { mountProbes, type Lifecycle, type StartedSurface } from './probes.js';
 import { collectAfterWarmUp } from './tuning/gcAfterWarmUp.js';
 import type { AppContext, MachineRegistry, RunningSurface, Surface, SurfaceLoader, UpgradeHandler } from './surfaceContract.js';
 import { createAdminAuth, type AdminLoginView } from './admin/adminAuth.js';
+import { createAuth } from './auth.js';
 import { machineRegistry } from './machineRegistry.js';
 import { errorMessage, errorStatus, wantsPage } from './http/errors.js';
 import { routeUpgrades } from './http/upgrades.js';
@@ -228,6 +229,7 @@ export async function startServer<C extends CoreConfig>(opts: ServeOptions<C>): 
     metrics: app.metrics,
     engines: app.engines,
     admin,
+    auth: createAuth(config, { logger }),
     machines: opts.machines ?? machineRegistry(known),
     mqtt,
     publicUrl,

@@ -11,6 +11,7 @@ import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import type { SharedEngines } from './sharedEngines.js';
 import type { AdminAuth } from './admin/adminAuth.js';
+import type { Authenticator } from './auth.js';
 import type { MqttEdge, MqttService } from './mqtt/service.js';
 
 /** Statecharts by name, loaded on demand: `palabre machines`, /inspect, the docs images, model tests. */
@@ -129,6 +130,8 @@ export interface AppContext<C = unknown> extends AppServices {
   metrics: Metrics;
   /** Admin login for /admin/* and /inspect (core/admin/adminAuth.ts), one per process. */
   admin: AdminAuth;
+  /** Candidates' bearer tokens (core/auth.ts: JWT_SECRET, JWT_JWKS_URL or the dev secret), one per process: one JWKS cache. */
+  auth: Authenticator;
   /** Every machine of the surfaces this process knows, for the inspector. */
   machines?: MachineRegistry;
   /**

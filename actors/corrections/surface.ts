@@ -1,5 +1,4 @@
 import express from 'express';
-import { authFor } from '../../core/auth.js';
 import type { AppContext, Surface } from '../../core/surfaceContract.js';
 import { correctionsRouter } from '../../transports/http/correctionsHttp.js';
 import { createCorrectionService, type CorrectionEngine } from './service.js';
@@ -45,8 +44,7 @@ export const correctionsSurface: Surface<CorrectionsConfig & LlmConfig> = {
     routes.use(correctionsHttp(ctx, service, ctx.config.ADMIN_PASSWORD ? ctx.admin.requireAdmin : undefined));
     // Development (the dev secret signs): the page offers T2's dev sign-in (POST /api/t2/dev/token).
     const devSignin = !ctx.config.JWT_SECRET && !ctx.config.JWT_JWKS_URL;
-    const auth = authFor(ctx.config, { logger: ctx.logger });
-    mountEePages(routes, { tasks: EE_TASKS, subjects: EE_SUBJECTS, verifyToken: (t) => auth.verifyToken(t), logger: ctx.logger, devSignin });
+    mountEePages(routes, { tasks: EE_TASKS, subjects: EE_SUBJECTS, verifyToken: (t) => ctx.auth.verifyToken(t), logger: ctx.logger, devSignin });
     addNavLink({ href: '/ee', label: 'Expression écrite', order: 22 });
     // The banner and /healthz say which engine runs: give Grammalecte its warm-up (≈ 0.3–1 s, another
     // process) before answering, bounded so a slow machine does not hold the start.

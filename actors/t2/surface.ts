@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { GoogleGenAI } from '@google/genai';
 import express from 'express';
 import type { AnyActorLogic } from 'xstate';
-import { authFor } from '../../core/auth.js';
 import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
@@ -122,7 +121,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface<T2Config &
       const graceMs = config.T2_RESUME_GRACE_MS;
       const recovered = await closeInterruptedSessions(sessions, log, othersAlive, recover, { now: claimsNow(), graceMs, atStart: true });
       const unregister = registerT2OfflineResponder();
-      const auth = authFor(config, { logger: log });
+      const { auth } = ctx;
       const corrections = await (opts.corrections ?? loadCorrectionService)(ctx);
       const audio = Boolean(opts.genai) || geminiConfigured(config);
       const ai = audio ? opts.genai ?? (await genaiFromConfig(config)) : undefined;

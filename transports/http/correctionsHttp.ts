@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { authFor, principalOf } from '../../core/auth.js';
+import { principalOf } from '../../core/auth.js';
 import type { AppContext } from '../../core/surfaceContract.js';
 import type { CorrectionService, OralTask, WrittenTask } from '../../machines/correctionContract.js';
 import { mountWrittenPractice, type WrittenPracticeDeps } from './eePracticeHttp.js';
@@ -69,8 +69,7 @@ export interface CorrectionsRouterDeps {
 export function correctionsRouter({ ctx, service, requireAdmin, tasks, language, practice }: CorrectionsRouterDeps): Router {
   const { eeBody, eoBody } = bodies(tasks);
   const router = express.Router();
-  const auth = authFor(ctx.config, { logger: ctx.logger });
-  const bearer = auth.middleware();
+  const bearer = ctx.auth.middleware();
   const jsonBody = express.json({ limit: '256kb' });
   const timeoutMs = ctx.config.CORRECTION_TIMEOUT_MS;
 
