@@ -115,20 +115,9 @@ export async function createApp<C extends CoreConfig>(opts: CreateAppOptions<C>)
         await engines.stop();
         await store.close().catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'store close failed'));
         if (db.open) db.close();
-        await flushLogger(logger);
       })();
       return closed;
     },
   };
 }
 
-/** Resolves once pino's asynchronous destination has written everything it holds. */
-function flushLogger(logger: Logger): Promise<void> {
-  return new Promise((resolve) => {
-    try {
-      logger.flush(() => resolve());
-    } catch {
-      resolve();
-    }
-  });
-}

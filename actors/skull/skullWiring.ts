@@ -16,7 +16,6 @@ import { skullSettings } from './settings.js';
 import { o200k } from './tokens.js';
 import type { SkullSettings } from '../../machines/skullTypes.js';
 
-export type { SkullWiring } from '../../transports/mqtt/skullPort.js';
 
 /**
  * A fleet's supervisor chart provided over the edge's device set (the only `.provide()` of that
