@@ -201,9 +201,9 @@ export class SessionStore {
     return this.store.writeAll([this.db.updateTable('t2_sessions').set({ exam_ends_at: Math.round(endsAt) }).where('id', '=', id).where('status', '=', 'live')]);
   }
 
-  /** The last Gemini Live resumption handle: the instance taking the session over reconnects with it. */
-  setHandle(id: string, handle: string): Promise<void> {
-    return this.store.writeAll([this.db.updateTable('t2_sessions').set({ live_handle: handle }).where('id', '=', id).where('status', '=', 'live')]);
+  /** The sessions' last Gemini Live resumption handles, in one write: the instance taking a session over reconnects with it. */
+  setHandles(entries: ReadonlyArray<readonly [id: string, handle: string]>): Promise<void> {
+    return this.store.writeAll(entries.map(([id, handle]) => this.db.updateTable('t2_sessions').set({ live_handle: handle }).where('id', '=', id).where('status', '=', 'live')));
   }
 
   /** A live session handed over (its instance stops): it awaits another instance from `at`. */

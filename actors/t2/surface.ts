@@ -28,6 +28,7 @@ import { wireT2Session } from './t2Wiring.js';
 import { provideT2Instance, startT2Instance, type T2Instance } from './t2InstanceWiring.js';
 import { liveModelFor } from '../llm/liveModel.js';
 import { surfaceProvider } from '../llm/surfaceEndpoints.js';
+import { HandleWrites } from './handleWrites.js';
 import { closeFencedSessions, closeInterruptedSessions, finalisePendingRecordings, gradePendingSessions } from './recovery.js';
 import { admitReconnect } from './takeover.js';
 import type { RestoredSession } from '../../machines/t2live.js';
@@ -58,6 +59,9 @@ export interface T2SurfaceOptions {
 
 /** Lifetime of a development sign-in token: a working session, not a standing credential. */
 const DEV_TOKEN_TTL_S = 2 * 3600;
+
+/** Gemini's resumption handles of all sessions are written at most this often, together (actors/t2/handleWrites.ts). */
+const HANDLE_WRITE_EVERY_MS = 250;
 
 function geminiConfigured(config: LlmConfig): boolean {
   return Boolean(config.GEMINI_API_KEY) || (config.GEMINI_VERTEX && Boolean(config.GOOGLE_CLOUD_PROJECT));
@@ -136,7 +140,8 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface<T2Config &
       const liveModel = liveModelFor(config);
       // One Gemini actor logic per session: it carries that session's audio pipe.
       // A session taken over resumes Gemini with the handle its instance stored, and stores its own.
-      const saveHandle = (sessionId: string, handle: string): void => void sessions.setHandle(sessionId, handle).catch((err: unknown) => log.warn({ err: (err as Error).message, session: sessionId }, 't2 resumption handle not stored: a takeover would open a new Live session'));
+      const handles = new HandleWrites((entries) => sessions.setHandles(entries), HANDLE_WRITE_EVERY_MS, (err, n) => log.warn({ err: (err as Error).message, sessions: n }, 't2 resumption handles not stored: a takeover would resume from an older one or open a new Live session'));
+      const saveHandle = (sessionId: string, handle: string): void => handles.save(sessionId, handle);
       const gemini = ai && geminiInterlocutor ? (audioPort: InterlocutorAudioPort, restore?: RestoredSession): AnyActorLogic => geminiInterlocutor({ ai, model: liveModel, systemPrompt: prompt, logger: log, audio: audioPort, saveHandle, ...(restore ? { restore } : {}) }) : undefined;
       // One per session: its reply waits for that session's turn writes (`written`).
       const text = (written: () => Promise<void>, restore?: RestoredSession): AnyActorLogic =>
@@ -275,9 +280,12 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface<T2Config &
             // The save after a grading takes milliseconds; keep a quarter of the budget (≤ 1 s) for it.
             const gradeBy = deadlineAt - Math.min(1000, Math.max(0, deadlineAt - startedAt) / 4);
             const live = socket.sessions();
+            // The instance that takes a session over resumes Gemini from its newest handle.
+            await handles.flush();
             // Other instances running (the chart asked): each live session is handed over (its page
             // reconnects to one of them, which takes it over) instead of ended.
             const outcome = await socket.drain({ gradeBy, deadlineAt, handOver });
+            await handles.flush();
             const level = outcome.cut > 0 ? 'warn' : 'info';
             log[level]({ ...outcome, live, ms: Date.now() - startedAt }, outcome.cut > 0 ? 't2 drain cut sessions short: the next start recovers them' : 't2 sessions drained');
             await socket.close();

@@ -35,7 +35,7 @@ describe.each(ENGINES)('T2 takeover store conformance: $name', (engine) => {
       await onA.open({ id: 's1', candidateId: 'cand', sujetId: 'club-de-sport', mode: 'audio', audioPath: '/recordings/s1.wav' });
       await onA.appendTurn('s1', { speaker: 'candidate', text: 'Bonjour, les horaires ?', atMs: 5, final: true });
       await onA.setExamEnd('s1', 1_234_567);
-      await onA.setHandle('s1', 'handle-7');
+      await onA.setHandles([['s1', 'handle-6'], ['s1', 'handle-7']]);
       await ca.acquire('candidate:cand', 's1');
 
       // `a` dies. Before its claims expire, nobody may take the candidate.
