@@ -7,6 +7,11 @@ import type { Logger } from './log.js';
  * sessions after the corrections surface has stopped taking requests).
  */
 export interface SharedEngines {
+  /**
+   * The engine called `name`: created by the first surface that asks, the same instance for every
+   * other; `stop` runs once, after every surface has drained (or at the shutdown deadline).
+   */
+  shared<T>(name: string, create: () => T, stop: (engine: T) => Promise<void>): T;
   /** `stop` runs once, after every surface has drained (or at the shutdown deadline). */
   register(name: string, stop: () => Promise<void>): void;
 }
@@ -15,7 +20,17 @@ export class EngineSet implements SharedEngines {
   private readonly engines: Array<{ name: string; stop: () => Promise<void> }> = [];
   private stopped: Promise<void> | undefined;
 
+  private readonly instances = new Map<string, unknown>();
+
   constructor(private readonly logger?: Logger) {}
+
+  shared<T>(name: string, create: () => T, stop: (engine: T) => Promise<void>): T {
+    if (this.instances.has(name)) return this.instances.get(name) as T;
+    const engine = create();
+    this.instances.set(name, engine);
+    this.register(name, () => stop(engine));
+    return engine;
+  }
 
   register(name: string, stop: () => Promise<void>): void {
     this.engines.push({ name, stop });

@@ -142,5 +142,5 @@ export interface AppContext<C = unknown> extends AppServices {
   /** Base URL the HTTP server is reachable at. */
   publicUrl: string;
   /** Engines shared by several surfaces, stopped by core after every surface has drained. */
-  engines?: SharedEngines;
+  engines: SharedEngines;
 }

@@ -258,21 +258,15 @@ function waitForOutput(ref: AnyActorRef, signal?: AbortSignal): Promise<Correcti
   });
 }
 
-const shared = new WeakMap<object, CorrectionEngine>();
-
 /**
- * One engine per application context (the corrections surface and the T2 surface share it), so one
- * Grammalecte process per server. Its start is begun here, off the event loop (a child process).
+ * One engine per process (the corrections surface and the T2 surface share it), so one Grammalecte
+ * process per server; stopped by core after both surfaces have drained, never by one of them. Its
+ * start is begun here, off the event loop (a child process).
  */
 export function createCorrectionService(ctx: AppContext<CorrectionsConfig & LlmConfig>): CorrectionEngine {
-  let engine = shared.get(ctx);
-  if (!engine) {
-    const created = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
-    engine = created;
-    shared.set(ctx, engine);
-    // Shared by corrections and T2: stopped by core after both have drained, never by one of them.
-    ctx.engines?.register('grammalecte', () => created.close());
+  return ctx.engines.shared('corrections', () => {
+    const engine = new CorrectionEngine({ db: ctx.db, store: ctx.store, runtime: ctx.runtime, providers: ctx.providers, config: ctx.config, logger: ctx.logger, metrics: ctx.metrics });
     void engine.startChecker();
-  }
-  return engine;
+    return engine;
+  }, (engine) => engine.close());
 }
