@@ -125,7 +125,7 @@ export interface AppContext<C = unknown> extends AppServices {
   /** The instance's SQLite file: stores not on the store port (kv). */
   db: Db;
   /** The store port (core/store/sqlStore.ts): SQLite over `db`, or Postgres with DATABASE_URL. */
-  store?: Store;
+  store: Store;
   runtime: Runtime;
   metrics: Metrics;
   /** Admin login for /admin/* and /inspect (core/admin/adminAuth.ts), one per process. */

@@ -3,7 +3,6 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import express from 'express';
 import type { Surface } from '../../core/surfaceContract.js';
 import { mountDocsApi } from '../../transports/http/docsApi.js';
-import { storeOf } from '../../core/store/appStore.js';
 import { VISITOR_MIGRATIONS } from '../../transports/http/visitorStore.js';
 import { mountDocsPages } from '../../web/docs/docsMount.js';
 import { GAP_MIGRATIONS, GapStore } from './gapStore.js';
@@ -65,7 +64,7 @@ export const docsSurface: Surface<DocsConfig & LlmConfig> = {
   config: docsConfig,
   async start(ctx) {
     const metrics = docsMetrics(ctx.metrics.registry);
-    const gaps = new GapStore(storeOf({ db: ctx.db, store: ctx.store }), { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });
+    const gaps = new GapStore(ctx.store, { retentionDays: ctx.config.DOCS_GAPS_RETENTION_DAYS });
     const assistant = createDocsAssistant({
       config: ctx.config,
       providers: ctx.providers,
@@ -109,7 +108,7 @@ export const docsSurface: Surface<DocsConfig & LlmConfig> = {
     running = assistant;
     const routes = express.Router();
     mountDocsApi(routes, { assistant, logger: ctx.logger, metrics: ctx.metrics });
-    const chatConfig = new ChatConfigStore(storeOf({ db: ctx.db, store: ctx.store }), ctx.logger);
+    const chatConfig = new ChatConfigStore(ctx.store, ctx.logger);
     const pages = mountDocsPages({ app: routes, db: ctx.db, store: ctx.store, admin: ctx.admin, config: ctx.config, logger: ctx.logger, assistant, gaps, chatConfig });
     await pages.chatConfig.ready;
     return {

@@ -1,5 +1,4 @@
 import type { Surface } from '../../core/surfaceContract.js';
-import { storeOf } from '../../core/store/appStore.js';
 import { echoSocket, ECHO_PATH } from '../../transports/ws/echoSocket.js';
 import { ECHO_MIGRATIONS, EchoStore } from './echoStore.js';
 import { wireEcho } from './echoWiring.js';
@@ -18,7 +17,7 @@ export const echoSurface: Surface<EchoConfig> = {
   migrations: ECHO_MIGRATIONS,
   config: echoConfig,
   async start(ctx) {
-    const store = new EchoStore(storeOf(ctx));
+    const store = new EchoStore(ctx.store);
     const socket = echoSocket({ runtime: ctx.runtime, logger: ctx.logger, maxText: ctx.config.ECHO_MAX_TEXT, wire: (send) => wireEcho(store, send) });
     return {
       sockets: { [ECHO_PATH]: socket.upgrade },

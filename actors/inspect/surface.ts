@@ -8,7 +8,6 @@ import { addNavLink, mountStatic, renderPage, sendPage } from '../../web/layout.
 import { html } from '../../web/html.js';
 import { attachInspectSocket, INSPECT_WS_PATH } from '../../transports/ws/inspectSocket.js';
 import { JournalStore } from '../../core/journal/store.js';
-import { storeOf } from '../../core/store/appStore.js';
 import { mountInspectJournal } from '../../transports/http/inspectJournal.js';
 import { mountInspectJournalPage } from '../../web/inspectJournalPage.js';
 import { inspectConfig, type InspectConfig } from './inspectConfig.js';
@@ -50,7 +49,7 @@ export const inspectSurface: Surface<InspectConfig> = {
     });
 
     // Recorded conversations (the journal), scrubbed step by step: /inspect/journal/:id and /api/inspect/journal.
-    mountInspectJournal(app, { journal: new JournalStore(storeOf(ctx)), machines, adminEnabled: admin.enabled, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
+    mountInspectJournal(app, { journal: new JournalStore(ctx.store), machines, adminEnabled: admin.enabled, isAdmin: async (req) => Boolean(await admin.sessionOf(req)) });
     mountInspectJournalPage(app, admin.requireAdmin);
 
     app.get('/inspect/api/conversations', admin.requireAdmin, (_req, res) => {

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { GoogleGenAI } from '@google/genai';
 import express from 'express';
 import type { AnyActorLogic } from 'xstate';
-import { storeOf } from '../../core/store/appStore.js';
 import type { Store } from '../../core/store/sqlStore.js';
 import type { AppContext, RunningSurface, Surface } from '../../core/surfaceContract.js';
 import { upgradeChannel } from '../../core/http/upgrades.js';
@@ -107,7 +106,7 @@ export function createT2Surface(opts: T2SurfaceOptions = {}): Surface<T2Config &
       const { config, logger } = ctx;
       const log = logger.child({ surface: 't2' });
       // T2's tables are on the store port (migrations 400–499).
-      const store = opts.store ? opts.store(storeOf(ctx)) : storeOf(ctx);
+      const store = opts.store ? opts.store(ctx.store) : ctx.store;
       const instanceId = config.INSTANCE_ID ?? hostname();
       const subjects = new SubjectStore(store);
       const seeded = await subjects.seed(SEED_SUBJECTS);
