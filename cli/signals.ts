@@ -29,7 +29,10 @@ export function signalClassifier(now: () => number = () => performance.now()): (
  * listener their default action ends the process at once, before any exit hook runs (pino's exit
  * hook writes what an asynchronous log destination still holds). The first signal calls
  * `onFirst`; the copy npm relays is ignored; a real second one means "now": `<name>: second
- * signal, exiting now` on stderr and exit 1. Returns the function that stops catching them.
+ * signal, exiting now` on stderr and exit 1. Returns the function to call once the stop is done:
+ * from then on a signal is ignored, since the process is exiting. npm's relayed copy can arrive
+ * that late on a busy machine, and the default action would end the process by the signal, which
+ * npm then reports as a crash of `npm start`.
  */
 export function catchStopSignals(name: string, stderr: { write(text: string): unknown }, onFirst: (sig: NodeJS.Signals) => void): () => void {
   const classify = signalClassifier();
@@ -47,5 +50,9 @@ export function catchStopSignals(name: string, stderr: { write(text: string): un
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // One listener per process, however many commands ran in it (the tests run several).
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) if (!process.listeners(sig).includes(ignoreSignal)) process.on(sig, ignoreSignal);
   };
 }
+
+function ignoreSignal(): void {}
